@@ -1,0 +1,80 @@
+package events
+
+// OrganizationCreated is gateway.organization.created.v1.
+type OrganizationCreated struct {
+	OrganizationID string `json:"organizationId"`
+	Name           string `json:"name"`
+	Tier           string `json:"tier"`
+}
+
+// ReserveRequest is the body of billing.rpc.reserve.v1. ReservationID is
+// derived from the operation by the caller so a retried call reserves once.
+type ReserveRequest struct {
+	ReservationID string `json:"reservationId"`
+	OrgID         string `json:"orgId"`
+	Credits       int64  `json:"credits"`
+	Operation     string `json:"operation"`
+	ResourceType  string `json:"resourceType"`
+	ResourceID    string `json:"resourceId"`
+}
+
+// Reserve outcomes.
+const (
+	ReserveOK                  = "ok"
+	ReserveInsufficientCredits = "insufficient_credits"
+	ReserveQuotaExceeded       = "quota_exceeded"
+	ReserveInvalid             = "invalid"
+)
+
+// ReserveReply answers a ReserveRequest.
+type ReserveReply struct {
+	Outcome string `json:"outcome"`
+	// Message explains a refusal (which quota, how many credits are left).
+	Message string `json:"message,omitempty"`
+}
+
+// Settlement is the part of every *.completed.v1 and *.failed.v1 payload
+// that billing reads: the reservation the outcome settles.
+type Settlement struct {
+	ReservationID string `json:"reservationId"`
+}
+
+// OperationCompleted is thumbnails.operation.completed.v1.
+type OperationCompleted struct {
+	ReservationID string `json:"reservationId"`
+	Operation     string `json:"operation"`
+	ResourceID    string `json:"resourceId"`
+}
+
+// OperationFailed is thumbnails.operation.failed.v1.
+type OperationFailed struct {
+	ReservationID string `json:"reservationId"`
+	Operation     string `json:"operation"`
+	ResourceID    string `json:"resourceId"`
+	Reason        string `json:"reason"`
+}
+
+// CreditsMoved is the payload of the billing.credit.* events: what moved,
+// from which buckets, for which reservation or grant.
+type CreditsMoved struct {
+	AccountID     string `json:"accountId"`
+	ReservationID string `json:"reservationId,omitempty"`
+	GrantID       string `json:"grantId,omitempty"`
+	Credits       int64  `json:"credits"`
+	Subscription  int64  `json:"subscription"`
+	Purchased     int64  `json:"purchased"`
+	Operation     string `json:"operation,omitempty"`
+	ResourceType  string `json:"resourceType,omitempty"`
+	ResourceID    string `json:"resourceId,omitempty"`
+	Version       int64  `json:"version"`
+}
+
+// CreditsGrantRequested is gateway.credits.granted.v1: an administrator
+// granted credits. GrantID makes the grant idempotent in billing.
+type CreditsGrantRequested struct {
+	GrantID        string `json:"grantId"`
+	OrganizationID string `json:"organizationId"`
+	Credits        int64  `json:"credits"`
+	Kind           string `json:"kind"` // subscription | purchased
+	Reason         string `json:"reason"`
+}

@@ -1,0 +1,149 @@
+// Package pgkit connects a service to its own Postgres schema and applies
+// the service's embedded migrations. Every connection of a pool has
+// search_path set to the schema, so SQL in services names no schema.
+package pgkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// Options tune a pool; zero values keep pgx defaults.
+type Options struct {
+	MaxConns int32
+	MinConns int32
+}
+
+// Connect opens a pool whose connections use schema, creating the schema
+// when it does not exist.
+func Connect(ctx context.Context, url, schema string, opt Options) (*pgxpool.Pool, error) {
+	if !schemaName.MatchString(schema) {
+		return nil, fmt.Errorf("pgkit: invalid schema name %q", schema)
+	}
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("pgkit: parse url: %w", err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	if opt.MaxConns > 0 {
+		cfg.MaxConns = opt.MaxConns
+	}
+	if opt.MinConns > 0 {
+		cfg.MinConns = opt.MinConns
+	}
+	if err := ensureSchema(ctx, cfg.ConnConfig, schema); err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgkit: connect: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("pgkit: ping: %w", err)
+	}
+	return pool, nil
+}
+
+func ensureSchema(ctx context.Context, cc *pgx.ConnConfig, schema string) error {
+	conn, err := pgx.ConnectConfig(ctx, cc.Copy())
+	if err != nil {
+		return fmt.Errorf("pgkit: connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	// Concurrent first starts race on CREATE SCHEMA IF NOT EXISTS; the
+	// advisory lock makes the check-and-create atomic.
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('hookline.schema.' || $1))`, schema); err != nil {
+		return fmt.Errorf("pgkit: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('hookline.schema.' || $1))`, schema) //nolint:errcheck // the connection closes right after
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{schema}.Sanitize()); err != nil {
+		return fmt.Errorf("pgkit: create schema %s: %w", schema, err)
+	}
+	return nil
+}
+
+// Migrate applies, in name order, every NNNN_name.sql file of migrations
+// not yet recorded in the schema's schema_migrations table. Each file runs
+// in its own transaction; an advisory lock keeps replicas from racing.
+func Migrate(ctx context.Context, pool *pgxpool.Pool, migrations fs.FS) error {
+	names, err := fs.Glob(migrations, "*.sql")
+	if err != nil {
+		return fmt.Errorf("pgkit: list migrations: %w", err)
+	}
+	sort.Strings(names)
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return fmt.Errorf("pgkit: acquire: %w", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('hookline.migrate.' || current_schema()))`); err != nil {
+		return fmt.Errorf("pgkit: migration lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('hookline.migrate.' || current_schema()))`) //nolint:errcheck // released with the session anyway
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version text PRIMARY KEY,
+		applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return fmt.Errorf("pgkit: migrations table: %w", err)
+	}
+	for _, name := range names {
+		version := strings.TrimSuffix(name, ".sql")
+		var done bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = $1)`, version).Scan(&done); err != nil {
+			return fmt.Errorf("pgkit: check %s: %w", version, err)
+		}
+		if done {
+			continue
+		}
+		sql, err := fs.ReadFile(migrations, name)
+		if err != nil {
+			return fmt.Errorf("pgkit: read %s: %w", name, err)
+		}
+		err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, string(sql)); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, version)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("pgkit: apply %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// InTx runs fn in a transaction, committing when it returns nil.
+func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, pool, fn)
+}
+
+// IsUniqueViolation reports a unique_violation (23505), optionally on a
+// named constraint.
+func IsUniqueViolation(err error, constraint string) bool {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "23505" {
+		return false
+	}
+	return constraint == "" || pe.ConstraintName == constraint
+}
+
+// DropSchema removes a schema and everything in it (tests and tooling).
+func DropSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error {
+	if !schemaName.MatchString(schema) {
+		return fmt.Errorf("pgkit: invalid schema name %q", schema)
+	}
+	_, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
+	return err
+}

@@ -1,0 +1,160 @@
+// Package testkit gives integration tests real dependencies: Postgres,
+// NATS JetStream and MinIO at the HOOKLINE_TEST_* addresses that `make test`
+// provides. Each test gets its own Postgres schema, NATS namespace and
+// bucket, so packages can run in parallel against one set of servers.
+// A missing dependency fails the test with instructions; it never skips.
+package testkit
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Variables read by the kit.
+const (
+	EnvDatabaseURL = "HOOKLINE_TEST_DATABASE_URL"
+	EnvNATSURL     = "HOOKLINE_TEST_NATS_URL"
+	EnvS3Endpoint  = "HOOKLINE_TEST_S3_ENDPOINT"
+	EnvS3AccessKey = "HOOKLINE_TEST_S3_ACCESS_KEY"
+	EnvS3SecretKey = "HOOKLINE_TEST_S3_SECRET_KEY"
+)
+
+// require returns the value of an environment variable or fails the test.
+func require(t testing.TB, name string) string {
+	t.Helper()
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	if v := fromContainers(t, name); v != "" {
+		return v
+	}
+	t.Fatalf("%s is not set: run the tests with `make test`, which starts Postgres, NATS JetStream and MinIO and sets HOOKLINE_TEST_*; or set them to running servers", name)
+	return ""
+}
+
+// Suffix returns a short random lowercase identifier for names that must
+// not collide between concurrently running tests.
+func Suffix() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// DatabaseURL is the test Postgres URL.
+func DatabaseURL(t testing.TB) string { return require(t, EnvDatabaseURL) }
+
+// NATSURL is the test NATS URL (JetStream enabled).
+func NATSURL(t testing.TB) string { return require(t, EnvNATSURL) }
+
+// Schema creates a fresh schema for the test and drops it afterwards.
+func Schema(t testing.TB, prefix string) string {
+	t.Helper()
+	url := DatabaseURL(t)
+	name := strings.ToLower(prefix) + "_t" + Suffix()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatalf("testkit: connect postgres at %s: %v", url, err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
+		t.Fatalf("testkit: create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		if os.Getenv("HOOKLINE_TEST_KEEP") != "" {
+			t.Logf("testkit: keeping schema %s", name)
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Logf("testkit: drop schema %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
+			t.Logf("testkit: drop schema %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+// Namespace returns a NATS namespace unique to the test; services and
+// messaging helpers given it prefix their subjects and streams with it.
+func Namespace(t testing.TB) string {
+	t.Helper()
+	NATSURL(t)
+	return "t" + Suffix()
+}
+
+// S3 describes a test bucket.
+type S3 struct {
+	Endpoint, AccessKey, SecretKey, Bucket string
+}
+
+// Bucket returns MinIO credentials and a bucket name unique to the test.
+// The bucket is created by the code under test (EnsureBucket).
+func Bucket(t testing.TB) S3 {
+	t.Helper()
+	return S3{
+		Endpoint:  require(t, EnvS3Endpoint),
+		AccessKey: require(t, EnvS3AccessKey),
+		SecretKey: require(t, EnvS3SecretKey),
+		Bucket:    "hl-t" + Suffix(),
+	}
+}
+
+// FreeAddr returns a loopback address with a port that was free a moment ago.
+func FreeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("testkit: free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// Getenv builds a getenv function over vars, falling back to nothing else,
+// so a service under test sees exactly the configuration the test chose.
+func Getenv(vars map[string]string) func(string) string {
+	return func(k string) string { return vars[k] }
+}
+
+// WaitHTTP polls url until it answers 200 or the deadline passes.
+func WaitHTTP(t testing.TB, url string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		resp, err := httpGet(url)
+		if err == nil && resp == 200 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("testkit: %s not ready after %s (last: status %d, err %v)", url, within, resp, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Eventually polls cond until it holds or the deadline passes.
+func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("testkit: %s did not happen within %s", what, within)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

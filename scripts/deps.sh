@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# Installs (when missing) and starts the dependencies of Hookline on this
+# kind of machine: Postgres (the machine's, or a local cluster), a pinned
+# nats-server with JetStream and a pinned MinIO. Idempotent: servers that
+# already answer are left alone. Prints `export` lines for the addresses.
+#
+#   scripts/deps.sh install   build/install what is missing
+#   scripts/deps.sh start     install, then start what is not running
+#   scripts/deps.sh stop      stop the servers this script started
+#   scripts/deps.sh env       print the environment for tests and services
+set -euo pipefail
+
+NATS_VERSION=v2.11.9
+MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # RELEASE.2026-02-12
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
+BIN=$CACHE/bin
+STATE=${HOOKLINE_STATE:-$ROOT/.hookline}
+NATS_PORT=${HOOKLINE_NATS_PORT:-4233}
+MINIO_PORT=${HOOKLINE_MINIO_PORT:-9000}
+MINIO_CONSOLE_PORT=${HOOKLINE_MINIO_CONSOLE_PORT:-9001}
+PG_HOST=127.0.0.1
+PG_PORT=${HOOKLINE_PG_PORT:-5432}
+MINIO_USER=hookline
+MINIO_PASSWORD=hookline-dev-secret
+
+log() { echo "deps: $*" >&2; }
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+wait_port() {
+  local port=$1 what=$2
+  for _ in $(seq 1 150); do
+    port_open "$port" && return 0
+    sleep 0.2
+  done
+  log "$what did not open port $port; see $STATE/*.log"
+  return 1
+}
+
+install_go_bin() {
+  local name=$1 module=$2 version=$3
+  local stamp=$BIN/.$name-$version
+  if [ -x "$BIN/$name" ] && [ -f "$stamp" ]; then return 0; fi
+  log "building $name $version with go install (cached in $BIN; the first MinIO build takes ~2 minutes)"
+  mkdir -p "$BIN"
+  GOBIN=$BIN GOFLAGS=-buildvcs=false GOWORK=off go install "$module@$version"
+  rm -f "$BIN"/.$name-*
+  touch "$stamp"
+}
+
+install_apt() {
+  local missing=()
+  command -v ffmpeg >/dev/null || missing+=(ffmpeg)
+  command -v wrk >/dev/null || missing+=(wrk)
+  command -v pg_isready >/dev/null || missing+=(postgresql-client)
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing ${missing[*]} from Debian"
+    if [ "$(id -u)" = 0 ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    else
+      log "not root: install ${missing[*]} yourself (sudo apt-get install ${missing[*]})"
+    fi
+  fi
+}
+
+install() {
+  install_go_bin nats-server github.com/nats-io/nats-server/v2 "$NATS_VERSION"
+  install_go_bin minio github.com/minio/minio "$MINIO_VERSION"
+  install_apt
+}
+
+start_postgres() {
+  if pg_isready -q -h "$PG_HOST" -p "$PG_PORT" 2>/dev/null; then return 0; fi
+  if ls /etc/postgresql >/dev/null 2>&1 && command -v pg_ctlcluster >/dev/null; then
+    log "starting the machine's Postgres cluster"
+    pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | head -1)" main start || true
+    for _ in $(seq 1 50); do pg_isready -q -h "$PG_HOST" -p "$PG_PORT" && return 0; sleep 0.2; done
+  fi
+  local initdb
+  initdb=$(ls /usr/lib/postgresql/*/bin/initdb 2>/dev/null | sort -V | tail -1 || true)
+  if [ -z "$initdb" ]; then
+    log "no Postgres found: installing it from Debian"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+    initdb=$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)
+  fi
+  local pgbin; pgbin=$(dirname "$initdb")
+  log "starting a local Postgres cluster in $STATE/pg"
+  mkdir -p "$STATE"
+  if [ ! -f "$STATE/pg/PG_VERSION" ]; then
+    if [ "$(id -u)" = 0 ]; then
+      mkdir -p "$STATE/pg" && chown postgres "$STATE/pg"
+      su postgres -c "$initdb -D $STATE/pg -U postgres --auth=trust" >/dev/null
+    else
+      "$initdb" -D "$STATE/pg" -U postgres --auth=trust >/dev/null
+    fi
+  fi
+  local ctl="$pgbin/pg_ctl -D $STATE/pg -l $STATE/pg.log -o '-p $PG_PORT -k /tmp' -w start"
+  if [ "$(id -u)" = 0 ]; then su postgres -c "$ctl" >/dev/null; else eval "$ctl" >/dev/null; fi
+}
+
+start_nats() {
+  port_open "$NATS_PORT" && return 0
+  mkdir -p "$STATE/nats"
+  log "starting nats-server $NATS_VERSION with JetStream on :$NATS_PORT"
+  nohup "$BIN/nats-server" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$STATE/nats" \
+    >"$STATE/nats.log" 2>&1 &
+  echo $! >"$STATE/nats.pid"
+  wait_port "$NATS_PORT" nats-server
+}
+
+start_minio() {
+  port_open "$MINIO_PORT" && return 0
+  mkdir -p "$STATE/minio"
+  log "starting MinIO on :$MINIO_PORT"
+  MINIO_ROOT_USER=$MINIO_USER MINIO_ROOT_PASSWORD=$MINIO_PASSWORD MINIO_BROWSER=off \
+    nohup "$BIN/minio" server "$STATE/minio" --quiet --address "127.0.0.1:$MINIO_PORT" \
+    --console-address "127.0.0.1:$MINIO_CONSOLE_PORT" >"$STATE/minio.log" 2>&1 &
+  echo $! >"$STATE/minio.pid"
+  wait_port "$MINIO_PORT" MinIO
+  for _ in $(seq 1 100); do
+    curl -fsS "http://127.0.0.1:$MINIO_PORT/minio/health/ready" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  log "MinIO is not ready; see $STATE/minio.log"; return 1
+}
+
+stop() {
+  for s in nats minio; do
+    if [ -f "$STATE/$s.pid" ]; then
+      kill "$(cat "$STATE/$s.pid")" 2>/dev/null || true
+      rm -f "$STATE/$s.pid"
+    fi
+  done
+}
+
+print_env() {
+  cat <<ENV
+export HOOKLINE_TEST_DATABASE_URL='postgres://postgres@$PG_HOST:$PG_PORT/postgres?sslmode=disable'
+export HOOKLINE_TEST_NATS_URL='nats://127.0.0.1:$NATS_PORT'
+export HOOKLINE_TEST_S3_ENDPOINT='127.0.0.1:$MINIO_PORT'
+export HOOKLINE_TEST_S3_ACCESS_KEY='$MINIO_USER'
+export HOOKLINE_TEST_S3_SECRET_KEY='$MINIO_PASSWORD'
+export HOOKLINE_BIN='$BIN'
+ENV
+}
+
+case "${1:-start}" in
+  install) install ;;
+  start) install; start_postgres; start_nats; start_minio; print_env ;;
+  stop) stop ;;
+  env) print_env ;;
+  *) echo "usage: $0 install|start|stop|env" >&2; exit 2 ;;
+esac

@@ -1,0 +1,3 @@
+module hookline.dev/services/billing
+
+go 1.26
