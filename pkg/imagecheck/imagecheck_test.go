@@ -1,0 +1,270 @@
+package imagecheck
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func tinyImage() *image.RGBA {
+	img := image.NewRGBA(image.Rect(0, 0, 4, 3))
+	for y := range 3 {
+		for x := range 4 {
+			img.SetRGBA(x, y, color.RGBA{uint8(60 * x), uint8(80 * y), 200, 255})
+		}
+	}
+	return img
+}
+
+func tinyPNG(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, tinyImage()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func tinyJPEG(t testing.TB) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, tinyImage(), nil); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// pngHeaderOnly builds a PNG whose IHDR (with a valid CRC, so the decoder
+// believes it) declares w×h 16-bit RGBA, followed by a tiny bogus IDAT: a
+// decompression-bomb shape, a few dozen bytes claiming a huge image.
+func pngHeaderOnly(w, h uint32) []byte {
+	var buf bytes.Buffer
+	buf.Write(pngMagic)
+	chunk := func(typ string, data []byte) {
+		_ = binary.Write(&buf, binary.BigEndian, uint32(len(data)))
+		crc := crc32.NewIEEE()
+		buf.WriteString(typ)
+		crc.Write([]byte(typ))
+		buf.Write(data)
+		crc.Write(data)
+		_ = binary.Write(&buf, binary.BigEndian, crc.Sum32())
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = 16, 6 // bit depth 16, colour type RGBA
+	chunk("IHDR", ihdr)
+	chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00})
+	chunk("IEND", nil)
+	return buf.Bytes()
+}
+
+func TestSniff(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		head   []byte
+		format string
+		ok     bool
+	}{
+		{"png", tinyPNG(t), FormatPNG, true},
+		{"jpeg", tinyJPEG(t), FormatJPEG, true},
+		{"jpeg-magic-only", []byte{0xFF, 0xD8, 0xFF}, FormatJPEG, true},
+		{"png-magic-only", pngMagic, FormatPNG, true},
+		{"short-png", pngMagic[:7], "", false},
+		{"short-jpeg", []byte{0xFF, 0xD8}, "", false},
+		{"empty", nil, "", false},
+		{"gif", []byte("GIF89a......"), "", false},
+		{"webp", []byte("RIFF\x00\x00\x00\x00WEBPVP8 "), "", false},
+		{"text", []byte("hello, world"), "", false},
+	} {
+		format, ok := Sniff(tc.head)
+		if format != tc.format || ok != tc.ok {
+			t.Errorf("%s: Sniff = %q, %v; want %q, %v", tc.name, format, ok, tc.format, tc.ok)
+		}
+	}
+}
+
+func TestVerifyValid(t *testing.T) {
+	for name, tc := range map[string]struct {
+		data   []byte
+		format string
+	}{
+		"png":  {tinyPNG(t), FormatPNG},
+		"jpeg": {tinyJPEG(t), FormatJPEG},
+	} {
+		img, format, err := Verify(tc.data)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if format != tc.format || img.Bounds() != image.Rect(0, 0, 4, 3) {
+			t.Errorf("%s: format %q bounds %v", name, format, img.Bounds())
+		}
+		if ContentType(format) != "image/"+tc.format {
+			t.Errorf("%s: content type %q", name, ContentType(format))
+		}
+	}
+}
+
+func TestVerifyErrors(t *testing.T) {
+	validPNG := tinyPNG(t)
+	validJPEG := tinyJPEG(t)
+
+	// Padding a valid PNG past the limit: refused on size alone.
+	huge := append(bytes.Clone(validPNG), make([]byte, MaxBytes)...)
+	// A PNG whose pixel data was damaged after a valid header.
+	corruptPNG := bytes.Clone(validPNG)
+	for i := len(corruptPNG) - 30; i < len(corruptPNG)-12; i++ {
+		corruptPNG[i] ^= 0x55
+	}
+
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, ErrEmpty},
+		{"too-large", huge, ErrTooLarge},
+		{"text", []byte("just some text, not an image\n"), ErrNotImage},
+		{"gif", []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"), ErrNotImage},
+		{"png-magic-only", pngMagic, ErrUndecodable},
+		{"jpeg-magic-only", []byte{0xFF, 0xD8, 0xFF}, ErrUndecodable},
+		{"truncated-png", validPNG[:len(validPNG)/2], ErrUndecodable},
+		{"truncated-jpeg", validJPEG[:len(validJPEG)/2], ErrUndecodable},
+		{"corrupt-png-data", corruptPNG, ErrUndecodable},
+		{"bomb-pixels", pngHeaderOnly(8000, 8000), ErrDimensions},
+		{"bomb-side", pngHeaderOnly(20_000, 1), ErrDimensions},
+		{"too-tall", pngHeaderOnly(1, MaxSide+1), ErrDimensions},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img, format, err := Verify(tc.data)
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if img != nil || format != "" {
+				t.Errorf("got image %v format %q alongside error", img != nil, format)
+			}
+		})
+	}
+}
+
+// TestVerifyTextNamedPNG covers the upload a client mislabels: a text file
+// named .png (and typically sent as image/png) is still refused, because
+// only the bytes are trusted.
+func TestVerifyTextNamedPNG(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "photo.png")
+	if err := os.WriteFile(path, []byte("This is not a picture.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := Verify(data); !errors.Is(err, ErrNotImage) {
+		t.Fatalf("err = %v, want ErrNotImage", err)
+	}
+	if _, err := CheckHead(int64(len(data)), data); !errors.Is(err, ErrNotImage) {
+		t.Fatalf("CheckHead err = %v, want ErrNotImage", err)
+	}
+}
+
+func TestCheckHead(t *testing.T) {
+	head := tinyPNG(t)[:SniffLen]
+	for _, tc := range []struct {
+		size int64
+		head []byte
+		want error
+	}{
+		{0, head, ErrEmpty},
+		{-1, head, ErrEmpty},
+		{MaxBytes + 1, head, ErrTooLarge},
+		{100, []byte("<html>"), ErrNotImage},
+		{MaxBytes, head, nil},
+	} {
+		format, err := CheckHead(tc.size, tc.head)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("CheckHead(%d, %q) err = %v, want %v", tc.size, tc.head, err, tc.want)
+		}
+		if err == nil && format != FormatPNG {
+			t.Errorf("format %q", format)
+		}
+	}
+}
+
+func TestVerifyReader(t *testing.T) {
+	if _, format, err := VerifyReader(bytes.NewReader(tinyJPEG(t))); err != nil || format != FormatJPEG {
+		t.Fatalf("valid JPEG: %q, %v", format, err)
+	}
+	// An endless stream is cut off just past the limit.
+	endless := io.MultiReader(bytes.NewReader(tinyPNG(t)), strings.NewReader(strings.Repeat("x", MaxBytes)), zeros{})
+	if _, _, err := VerifyReader(endless); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("endless: %v, want ErrTooLarge", err)
+	}
+	readErr := errors.New("connection reset")
+	_, _, err := VerifyReader(iotest.ErrReader(readErr))
+	if !errors.Is(err, readErr) {
+		t.Fatalf("read error: %v", err)
+	}
+	for _, s := range []error{ErrEmpty, ErrTooLarge, ErrNotImage, ErrUndecodable, ErrDimensions} {
+		if errors.Is(err, s) {
+			t.Errorf("read error classified as %v", s)
+		}
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+func FuzzVerify(f *testing.F) {
+	validPNG := tinyPNG(f)
+	f.Add(validPNG)
+	f.Add(tinyJPEG(f))
+	f.Add([]byte("plain text, not an image"))
+	f.Add(validPNG[:len(validPNG)-20])
+	f.Add(pngHeaderOnly(8000, 8000))
+	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE0})
+	sentinels := []error{ErrEmpty, ErrTooLarge, ErrNotImage, ErrUndecodable, ErrDimensions}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		img, format, err := Verify(data)
+		if err != nil {
+			n := 0
+			for _, s := range sentinels {
+				if errors.Is(err, s) {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("error %q wraps %d sentinels, want exactly 1", err, n)
+			}
+			if img != nil || format != "" {
+				t.Fatal("image or format returned with an error")
+			}
+			return
+		}
+		sniffed, ok := Sniff(data)
+		if !ok || sniffed != format {
+			t.Fatalf("accepted %q but Sniff says %q, %v", format, sniffed, ok)
+		}
+		b := img.Bounds()
+		if b.Dx() < 1 || b.Dy() < 1 || b.Dx() > MaxSide || b.Dy() > MaxSide || b.Dx()*b.Dy() > MaxPixels {
+			t.Fatalf("accepted image with bounds %v", b)
+		}
+		if len(data) > MaxBytes {
+			t.Fatalf("accepted %d bytes", len(data))
+		}
+	})
+}

@@ -1,0 +1,317 @@
+// Package s3store is Hookline's object storage adapter: one S3 bucket (MinIO
+// in development) reached through minio-go (ARCHITECTURE §5).
+//
+// Results live under orgs/<orgId>/<kind>/<id>.<ext> and are public-read: they
+// are permanent and their keys are unguessable, so serving them straight from
+// storage avoids proxying bytes through our services. Nothing outside orgs/
+// is public.
+package s3store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// publicPrefix is the key prefix readable anonymously.
+const publicPrefix = "orgs/"
+
+// ErrNotFound is returned (wrapped) when an object does not exist.
+var ErrNotFound = errors.New("s3: object not found")
+
+// Config locates the bucket.
+type Config struct {
+	// Endpoint is host:port of the S3 API. A URL ("http://host:port") is also
+	// accepted, in which case its scheme decides UseSSL.
+	Endpoint  string
+	AccessKey string
+	SecretKey string
+	Bucket    string
+	// Region is optional; leaving it empty costs a bucket-location lookup on
+	// first use.
+	Region string
+	UseSSL bool
+	// PublicURL is the public base of the bucket, e.g.
+	// "http://127.0.0.1:9000/hookline". Empty means path-style on Endpoint.
+	PublicURL string
+}
+
+// ObjectInfo is what callers need to vet an uploaded object.
+type ObjectInfo struct {
+	Size        int64
+	ContentType string
+}
+
+// Store is a bucket. It is safe for concurrent use.
+type Store struct {
+	client    *minio.Client
+	bucket    string
+	region    string
+	publicURL *url.URL
+	publicStr string
+}
+
+// New validates cfg and builds a client. It does not touch the network; use
+// Ping or EnsureBucket for that.
+func New(cfg Config) (*Store, error) {
+	endpoint, secure := cfg.Endpoint, cfg.UseSSL
+	if strings.Contains(endpoint, "://") {
+		u, err := url.Parse(endpoint)
+		if err != nil {
+			return nil, fmt.Errorf("s3: parse endpoint %q: %w", cfg.Endpoint, err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return nil, fmt.Errorf("s3: endpoint %q: scheme must be http or https", cfg.Endpoint)
+		}
+		endpoint, secure = u.Host, u.Scheme == "https"
+	}
+	if endpoint == "" {
+		return nil, errors.New("s3: endpoint is required")
+	}
+	if cfg.Bucket == "" {
+		return nil, errors.New("s3: bucket is required")
+	}
+
+	public := strings.TrimSuffix(cfg.PublicURL, "/")
+	if public == "" {
+		scheme := "http"
+		if secure {
+			scheme = "https"
+		}
+		public = scheme + "://" + endpoint + "/" + cfg.Bucket
+	}
+	pu, err := url.Parse(public)
+	if err != nil {
+		return nil, fmt.Errorf("s3: parse public url %q: %w", cfg.PublicURL, err)
+	}
+	if (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || pu.RawQuery != "" || pu.Fragment != "" {
+		return nil, fmt.Errorf("s3: public url %q must be an http(s) base without query", cfg.PublicURL)
+	}
+
+	client, err := minio.New(endpoint, &minio.Options{
+		Creds:  credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
+		Secure: secure,
+		Region: cfg.Region,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("s3: create client for %s: %w", endpoint, err)
+	}
+	return &Store{client: client, bucket: cfg.Bucket, region: cfg.Region, publicURL: pu, publicStr: public}, nil
+}
+
+// Bucket returns the bucket name.
+func (s *Store) Bucket() string { return s.bucket }
+
+// Ping reports whether storage is reachable and the bucket exists; it backs
+// the readiness probe.
+func (s *Store) Ping(ctx context.Context) error {
+	ok, err := s.client.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return fmt.Errorf("s3: ping bucket %s: %w", s.bucket, err)
+	}
+	if !ok {
+		return fmt.Errorf("s3: ping: bucket %s does not exist", s.bucket)
+	}
+	return nil
+}
+
+// EnsureBucket creates the bucket if needed and (re)applies the policy that
+// makes orgs/* public-read and nothing else. Applying the policy every time
+// keeps a hand-edited bucket from drifting; it is idempotent.
+func (s *Store) EnsureBucket(ctx context.Context) error {
+	ok, err := s.client.BucketExists(ctx, s.bucket)
+	if err != nil {
+		return fmt.Errorf("s3: check bucket %s: %w", s.bucket, err)
+	}
+	if !ok {
+		err := s.client.MakeBucket(ctx, s.bucket, minio.MakeBucketOptions{Region: s.region})
+		// Several services start at once and race to create the bucket.
+		if err != nil && minioCode(err) != "BucketAlreadyOwnedByYou" {
+			return fmt.Errorf("s3: create bucket %s: %w", s.bucket, err)
+		}
+	}
+	policy, err := publicReadPolicy(s.bucket)
+	if err != nil {
+		return err
+	}
+	if err := s.client.SetBucketPolicy(ctx, s.bucket, policy); err != nil {
+		return fmt.Errorf("s3: set policy on bucket %s: %w", s.bucket, err)
+	}
+	return nil
+}
+
+// bucketPolicy mirrors the S3 policy document fields we use.
+type bucketPolicy struct {
+	Version   string            `json:"Version"`
+	Statement []policyStatement `json:"Statement"`
+}
+
+type policyStatement struct {
+	Sid       string              `json:"Sid"`
+	Effect    string              `json:"Effect"`
+	Principal map[string][]string `json:"Principal"`
+	Action    []string            `json:"Action"`
+	Resource  []string            `json:"Resource"`
+}
+
+// publicReadPolicy grants anonymous GetObject on orgs/* only. No ListBucket:
+// results are public by unguessable key, and listing would enumerate them.
+func publicReadPolicy(bucket string) (string, error) {
+	doc := bucketPolicy{
+		Version: "2012-10-17",
+		Statement: []policyStatement{{
+			Sid:       "PublicReadOrgResults",
+			Effect:    "Allow",
+			Principal: map[string][]string{"AWS": {"*"}},
+			Action:    []string{"s3:GetObject"},
+			Resource:  []string{"arn:aws:s3:::" + bucket + "/" + publicPrefix + "*"},
+		}},
+	}
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return "", fmt.Errorf("s3: encode policy for %s: %w", bucket, err)
+	}
+	return string(b), nil
+}
+
+// Put stores r under key. size may be -1 when unknown, at the cost of a
+// multipart upload buffered in memory.
+func (s *Store) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
+	_, err := s.client.PutObject(ctx, s.bucket, key, r, size, minio.PutObjectOptions{ContentType: contentType})
+	if err != nil {
+		return fmt.Errorf("s3: put %s: %w", key, err)
+	}
+	return nil
+}
+
+// Get opens key for reading; the caller closes it. A missing key gives
+// ErrNotFound here rather than on first Read.
+func (s *Store) Get(ctx context.Context, key string) (io.ReadCloser, error) {
+	obj, err := s.client.GetObject(ctx, s.bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("s3: get %s: %w", key, mapErr(err))
+	}
+	// GetObject is lazy; Stat issues the GET now (it is not an extra round
+	// trip) so that a missing object surfaces as an error from Get.
+	if _, err := obj.Stat(); err != nil {
+		_ = obj.Close()
+		return nil, fmt.Errorf("s3: get %s: %w", key, mapErr(err))
+	}
+	return obj, nil
+}
+
+// Stat returns size and content type of key, or ErrNotFound.
+func (s *Store) Stat(ctx context.Context, key string) (ObjectInfo, error) {
+	info, err := s.client.StatObject(ctx, s.bucket, key, minio.StatObjectOptions{})
+	if err != nil {
+		return ObjectInfo{}, fmt.Errorf("s3: stat %s: %w", key, mapErr(err))
+	}
+	return ObjectInfo{Size: info.Size, ContentType: info.ContentType}, nil
+}
+
+// Remove deletes key. Removing a missing key is not an error, matching S3
+// and making retries safe.
+func (s *Store) Remove(ctx context.Context, key string) error {
+	if err := s.client.RemoveObject(ctx, s.bucket, key, minio.RemoveObjectOptions{}); err != nil {
+		return fmt.Errorf("s3: remove %s: %w", key, err)
+	}
+	return nil
+}
+
+// Copy copies srcKey to dstKey server-side; ErrNotFound if srcKey is missing.
+func (s *Store) Copy(ctx context.Context, srcKey, dstKey string) error {
+	_, err := s.client.CopyObject(ctx,
+		minio.CopyDestOptions{Bucket: s.bucket, Object: dstKey},
+		minio.CopySrcOptions{Bucket: s.bucket, Object: srcKey},
+	)
+	if err != nil {
+		return fmt.Errorf("s3: copy %s to %s: %w", srcKey, dstKey, mapErr(err))
+	}
+	return nil
+}
+
+// PresignPut returns a URL that accepts one PUT of key until ttl passes. The
+// Content-Type is part of the signature, so storage refuses an upload that
+// declares another type; the client must send exactly contentType.
+func (s *Store) PresignPut(ctx context.Context, key, contentType string, ttl time.Duration) (string, error) {
+	if contentType == "" {
+		return "", fmt.Errorf("s3: presign put %s: content type is required", key)
+	}
+	u, err := s.client.PresignHeader(ctx, http.MethodPut, s.bucket, key, ttl, nil,
+		http.Header{"Content-Type": {contentType}})
+	if err != nil {
+		return "", fmt.Errorf("s3: presign put %s: %w", key, err)
+	}
+	return u.String(), nil
+}
+
+// Key builds the canonical object key orgs/<orgId>/<kind>/<id>.<ext>.
+func Key(orgID, kind, id, ext string) string {
+	return publicPrefix + orgID + "/" + kind + "/" + id + "." + strings.TrimPrefix(ext, ".")
+}
+
+// PublicURL returns the anonymous URL of key. Only keys under orgs/ are
+// actually readable through it.
+func (s *Store) PublicURL(key string) string {
+	segs := strings.Split(key, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	return s.publicStr + "/" + strings.Join(segs, "/")
+}
+
+// KeyFromPublicURL recovers the key from a URL produced by PublicURL. It
+// accepts only URLs under our public base and refuses query strings,
+// fragments and dot segments, because callers use it to decide that a URL a
+// user sent is one of our own objects and may be read directly from storage.
+func (s *Store) KeyFromPublicURL(raw string) (key string, ok bool) {
+	u, err := url.Parse(raw)
+	if err != nil || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil || u.Opaque != "" {
+		return "", false
+	}
+	if !strings.EqualFold(u.Scheme, s.publicURL.Scheme) || !strings.EqualFold(u.Host, s.publicURL.Host) {
+		return "", false
+	}
+	base := strings.TrimSuffix(s.publicURL.Path, "/") + "/"
+	if !strings.HasPrefix(u.Path, base) {
+		return "", false
+	}
+	key = u.Path[len(base):]
+	if key == "" || strings.Contains(key, "\\") {
+		return "", false
+	}
+	for _, seg := range strings.Split(key, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return "", false
+		}
+	}
+	return key, true
+}
+
+// minioCode extracts the S3 error code, or "".
+func minioCode(err error) string {
+	var er minio.ErrorResponse
+	if errors.As(err, &er) {
+		return er.Code
+	}
+	return ""
+}
+
+// mapErr turns "no such key" into ErrNotFound (keeping the original text) so
+// callers need not know minio-go's error type.
+func mapErr(err error) error {
+	var er minio.ErrorResponse
+	if errors.As(err, &er) && (er.Code == "NoSuchKey" || (er.StatusCode == http.StatusNotFound && er.Code != "NoSuchBucket")) {
+		return fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	return err
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make test: starts the dependencies when they are not running, then runs
+# gofmt, go vet, every test with -race against them, and short fuzz runs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+eval "$(scripts/deps.sh start)"
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+mkdir -p .hookline
+
+echo "== gofmt"
+unformatted=$(gofmt -l pkg services)
+if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
+echo "== go vet"
+go vet ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/...
+echo "== go test -race"
+set +e
+go test -race -count=1 -timeout 25m ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... 2>&1 | tee .hookline/test.log
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -eq 0 ]; then
+  echo "== fuzz (${FUZZTIME:-10s} per target)"
+  FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh
+fi
+pass=$(grep -c '^ok ' .hookline/test.log || true)
+fail=$(grep -c '^FAIL' .hookline/test.log || true)
+echo "packages: $pass passed, $fail failed"
+exit "$status"
