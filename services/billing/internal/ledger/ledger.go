@@ -332,3 +332,13 @@ func (a *Account) CheckInvariants() error {
 	}
 	return nil
 }
+
+// SettleOnArrival is the terminal event for a reservation whose outcome was
+// reported before the reservation itself was recorded: completed work is
+// charged, failed work is returned, as if the report had come second.
+func SettleOnArrival(r CreditsReserved, completed bool, now time.Time) Event {
+	if completed {
+		return ReservationCommitted{ReservationID: r.ReservationID, At: now}
+	}
+	return ReservationRefunded{ReservationID: r.ReservationID, Subscription: r.FromSubscription, Purchased: r.FromPurchased, At: now}
+}

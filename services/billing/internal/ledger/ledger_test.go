@@ -192,7 +192,7 @@ func TestReserve(t *testing.T) {
 			then: []Event{CreditsReserved{ReservationID: "r3", Credits: 1, FromSubscription: 1, Operation: "op", At: t0.Add(24 * time.Hour), ExpiresAt: t0.Add(24*time.Hour + ttl)}},
 		},
 		{
-			name: "concurrent renders are capped",
+			name:  "concurrent renders are capped",
 			given: with(opened(10, 0), CreditsReserved{ReservationID: "r1", Credits: 2, FromSubscription: 2, Operation: "clip.render", ResourceType: RenderResource, At: t0, ExpiresAt: t0.Add(ttl)}),
 			when: func(a *Account) ([]Event, error) {
 				return a.Reserve(ReserveCommand{ReservationID: "r2", Credits: 2, Operation: "clip.render", ResourceType: RenderResource, TTL: ttl}, Quotas{ConcurrentRenders: 1}, t0)

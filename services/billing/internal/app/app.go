@@ -1,0 +1,207 @@
+// Package app wires the billing service: configuration, dependencies in
+// order, the HTTP server, the reserve RPC, the event consumers, the outbox
+// relay and the expiry loop, all stopped together.
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/telemetry"
+	"hookline.dev/services/billing/internal/httpapi"
+	"hookline.dev/services/billing/internal/natsapi"
+	"hookline.dev/services/billing/internal/postgres"
+	"hookline.dev/services/billing/migrations"
+)
+
+// Config is billing's configuration.
+type Config struct {
+	config.Common
+	Addr              string        `env:"HOOKLINE_HTTP_ADDR" default:":8081"`
+	Schema            string        `env:"HOOKLINE_DB_SCHEMA" default:"billing"`
+	DBMaxConns        int32         `env:"HOOKLINE_DB_MAX_CONNS" default:"32"`
+	NATSNamespace     string        `env:"HOOKLINE_NATS_NAMESPACE"`
+	TiersJSON         string        `env:"HOOKLINE_TIERS_JSON" default:"{\"free\":{\"monthlyCredits\":10,\"paidOpsPerDay\":50,\"concurrentRenders\":1},\"creator\":{\"monthlyCredits\":100,\"paidOpsPerDay\":500,\"concurrentRenders\":2},\"pro\":{\"monthlyCredits\":500,\"paidOpsPerDay\":5000,\"concurrentRenders\":5},\"agency\":{\"monthlyCredits\":2000}}"`
+	BillingCycle      string        `env:"HOOKLINE_BILLING_CYCLE" default:"monthly"`
+	ReservationTTL    time.Duration `env:"HOOKLINE_RESERVATION_TTL" default:"10m"`
+	RenderTTL         time.Duration `env:"HOOKLINE_RENDER_RESERVATION_TTL" default:"6h"`
+	ExpiryInterval    time.Duration `env:"HOOKLINE_EXPIRY_INTERVAL" default:"15s"`
+	SettlementStreams []string      `env:"HOOKLINE_SETTLEMENT_STREAMS" default:"THUMBNAILS,CLIPS"`
+	RPCQueue          string        `env:"HOOKLINE_RPC_QUEUE" default:"billing"`
+
+	tiers map[string]natsapi.Tier
+}
+
+// Validate checks the configuration and parses the tier table.
+func (c *Config) Validate() error {
+	errs := []error{c.Common.Validate()}
+	if err := json.Unmarshal([]byte(c.TiersJSON), &c.tiers); err != nil || len(c.tiers) == 0 {
+		errs = append(errs, fmt.Errorf("HOOKLINE_TIERS_JSON must be a non-empty object of tiers: %v", err))
+	}
+	for name, t := range c.tiers {
+		if t.MonthlyCredits < 0 || t.PaidOpsPerDay < 0 || t.ConcurrentRenders < 0 {
+			errs = append(errs, fmt.Errorf("tier %s: values must not be negative", name))
+		}
+	}
+	if c.ReservationTTL <= 0 || c.RenderTTL <= 0 || c.ExpiryInterval <= 0 {
+		errs = append(errs, errors.New("reservation TTLs and the expiry interval must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+// Run starts billing and blocks until ctx is cancelled or a part fails.
+func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	var cfg Config
+	if err := config.Load(getenv, &cfg); err != nil {
+		return err
+	}
+	log := newLogger(stdout, cfg.LogLevel)
+
+	shutdownTracing, err := telemetry.Setup(ctx, "billing", getenv)
+	if err != nil {
+		return err
+	}
+	defer shutdownTracing(context.WithoutCancel(ctx)) //nolint:errcheck // best effort at exit
+
+	pool, err := pgkit.Connect(ctx, cfg.DatabaseURL, cfg.Schema, pgkit.Options{MaxConns: cfg.DBMaxConns})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := pgkit.Migrate(ctx, pool, messaging.Migrations); err != nil {
+		return err
+	}
+	if err := pgkit.Migrate(ctx, pool, migrations.FS); err != nil {
+		return err
+	}
+
+	nc, err := messaging.Connect(ctx, cfg.NATSURL, "billing")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	bus, err := messaging.NewBus(nc, cfg.NATSNamespace)
+	if err != nil {
+		return err
+	}
+	if err := bus.EnsureStreams(ctx); err != nil {
+		return err
+	}
+
+	store := postgres.New(pool)
+	srv := &natsapi.Server{Store: store, Log: log, Policy: natsapi.Policy{
+		Tiers: cfg.tiers, BillingCycle: cfg.BillingCycle, TTL: cfg.ReservationTTL, RenderTTL: cfg.RenderTTL,
+	}}
+	stopRPC, err := bus.Serve(ctx, events.BillingReserveRPC, cfg.RPCQueue, srv.Reserve)
+	if err != nil {
+		return err
+	}
+
+	ready := func(ctx context.Context) error { return errors.Join(pool.Ping(ctx), bus.Ping(ctx)) }
+	httpSrv := &http.Server{
+		Handler:           telemetry.HTTPMiddleware("billing")(httpapi.Handler(store, []byte(cfg.PrincipalSecret), ready, log)),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("billing: listen %s: %w", cfg.Addr, err)
+	}
+
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	})
+	g.Go(func() error { return messaging.NewRelay(pool, bus, log).Run(gctx) })
+	g.Go(func() error {
+		return bus.Consume(gctx, messaging.ConsumerConfig{
+			Durable: natsapi.GatewayConsumer, Stream: "GATEWAY",
+			Subjects: []string{events.GatewayOrganizationCreated, events.GatewayCreditsGranted},
+		}, srv.Gateway)
+	})
+	for _, stream := range cfg.SettlementStreams {
+		prefix := strings.ToLower(stream)
+		g.Go(func() error {
+			return bus.Consume(gctx, messaging.ConsumerConfig{
+				Durable: natsapi.SettlementConsumer + "-" + prefix, Stream: stream,
+				Subjects: []string{prefix + ".*.completed.v1", prefix + ".*.failed.v1"},
+			}, srv.Settlement)
+		})
+	}
+	g.Go(func() error { return expireLoop(gctx, store, cfg.ExpiryInterval, log) })
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+		defer cancel()
+		err := httpSrv.Shutdown(sctx)
+		return errors.Join(err, stopRPC(), nc.Drain())
+	})
+	fmt.Fprintf(stdout, "billing listening on %s\n", ln.Addr())
+	err = g.Wait()
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		return nil
+	}
+	return err
+}
+
+func expireLoop(ctx context.Context, store *postgres.Store, every time.Duration, log *slog.Logger) error {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			n, err := store.ExpireDue(ctx, 500)
+			if err != nil && ctx.Err() == nil {
+				log.Error("expiring reservations", "err", err)
+			} else if n > 0 {
+				log.Info("expired reservations", "count", n)
+			}
+		}
+	}
+}
+
+// Rebuild replays every account stream into the projections (the
+// `billing rebuild` command).
+func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	var cfg Config
+	if err := config.Load(getenv, &cfg); err != nil {
+		return err
+	}
+	pool, err := pgkit.Connect(ctx, cfg.DatabaseURL, cfg.Schema, pgkit.Options{})
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	n, err := postgres.New(pool).Rebuild(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "rebuilt projections of %d accounts\n", n)
+	return nil
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,232 @@
+package app_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/testkit"
+)
+
+func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
+	h := newHarness(t)
+	org := h.openAccount("pro") // 100 subscription credits
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	var ok, insufficient, other atomic.Int64
+	concurrently(1000, func(i int) {
+		reply, err := h.reserve(ctx, org, fmt.Sprintf("burst-%d", i), 2)
+		switch {
+		case err != nil:
+			t.Errorf("reserve %d: %v", i, err)
+		case reply.Outcome == events.ReserveOK:
+			ok.Add(1)
+		case reply.Outcome == events.ReserveInsufficientCredits:
+			insufficient.Add(1)
+		default:
+			other.Add(1)
+		}
+	})
+	if ok.Load() != 50 || insufficient.Load() != 950 || other.Load() != 0 {
+		t.Fatalf("ok=%d insufficient=%d other=%d, want 50/950/0", ok.Load(), insufficient.Load(), other.Load())
+	}
+	if b := h.balance(org); b.Subscription+b.Purchased != 0 {
+		t.Fatalf("balance %+v, want 0", b)
+	}
+	checkInvariants(t, h.pool, h.store)
+}
+
+func TestReservationIsIdempotent(t *testing.T) {
+	h := newHarness(t)
+	org := h.openAccount("pro")
+	ctx := t.Context()
+	concurrently(20, func(int) {
+		if r, err := h.reserve(ctx, org, "same", 7); err != nil || r.Outcome != events.ReserveOK {
+			t.Errorf("reserve: %+v %v", r, err)
+		}
+	})
+	if b := h.balance(org); b.Subscription != 93 {
+		t.Fatalf("after 20 identical reservations balance = %d, want 93", b.Subscription)
+	}
+	// After it settles, a retried reserve still does not hold again.
+	h.settle(org, "same", true)
+	testkit.Eventually(t, 10*time.Second, "commit", func() bool { return h.usageStatus("same") == "committed" })
+	if r, err := h.reserve(ctx, org, "same", 7); err != nil || r.Outcome != events.ReserveOK {
+		t.Fatalf("retry after commit: %+v %v", r, err)
+	}
+	if b := h.balance(org); b.Subscription != 93 {
+		t.Fatalf("balance = %d, want 93", b.Subscription)
+	}
+	// The same id from another organization is refused, not double-booked.
+	other := h.openAccount("pro")
+	if r, _ := h.reserve(ctx, other, "same", 7); r.Outcome != events.ReserveInvalid {
+		t.Fatalf("foreign reuse of a reservation id: %+v", r)
+	}
+	checkInvariants(t, h.pool, h.store)
+}
+
+func TestSettlements(t *testing.T) {
+	h := newHarness(t)
+	org := h.openAccount("pro")
+	ctx := t.Context()
+	mustReserve := func(id string, credits int64) {
+		t.Helper()
+		if r, err := h.reserve(ctx, org, id, credits); err != nil || r.Outcome != events.ReserveOK {
+			t.Fatalf("reserve %s: %+v %v", id, r, err)
+		}
+	}
+
+	// Two terminal events for one reservation: the first wins.
+	mustReserve("twice", 10)
+	h.settle(org, "twice", true)
+	h.settle(org, "twice", false)
+	h.settle(org, "twice", true)
+	// Failure refunds.
+	mustReserve("fails", 5)
+	h.settle(org, "fails", false)
+	testkit.Eventually(t, 10*time.Second, "settlements", func() bool {
+		return h.usageStatus("twice") == "committed" && h.usageStatus("fails") == "refunded"
+	})
+
+	// A terminal event before its reservation: applied when it lands.
+	h.settle(org, "early-done", true)
+	h.settle(org, "early-failed", false)
+	testkit.Eventually(t, 10*time.Second, "early settlements recorded", func() bool {
+		var n int
+		_ = h.pool.QueryRow(ctx, `SELECT count(*) FROM early_settlements`).Scan(&n)
+		return n == 2
+	})
+	mustReserve("early-done", 3)
+	mustReserve("early-failed", 4)
+	if s := h.usageStatus("early-done"); s != "committed" {
+		t.Fatalf("early completed → %q", s)
+	}
+	if s := h.usageStatus("early-failed"); s != "refunded" {
+		t.Fatalf("early failed → %q", s)
+	}
+	time.Sleep(300 * time.Millisecond) // let the duplicate deliveries land
+	if b := h.balance(org); b.Subscription != 100-10-3 {
+		t.Fatalf("balance %d, want 87", b.Subscription)
+	}
+	checkInvariants(t, h.pool, h.store)
+}
+
+func TestGrantsAndQuotas(t *testing.T) {
+	h := newHarness(t)
+	org := h.openAccount("capped") // 100 credits, 3 paid operations a day
+	grant := uuid.NewString()
+	for range 2 { // the same grant twice counts once
+		h.publish(events.GatewayCreditsGranted, org, events.CreditsGrantRequested{GrantID: grant, OrganizationID: org, Credits: 5, Kind: "purchased", Reason: "top-up"})
+	}
+	testkit.Eventually(t, 10*time.Second, "grant", func() bool { return h.balance(org).Purchased == 5 })
+
+	ctx := t.Context()
+	for i := range 3 {
+		if r, _ := h.reserve(ctx, org, fmt.Sprintf("q%d", i), 1); r.Outcome != events.ReserveOK {
+			t.Fatalf("reserve %d: %+v", i, r)
+		}
+	}
+	if r, _ := h.reserve(ctx, org, "q3", 1); r.Outcome != events.ReserveQuotaExceeded {
+		t.Fatalf("4th paid operation: %+v", r)
+	}
+	for _, bad := range []events.ReserveRequest{
+		{ReservationID: "", OrgID: org, Credits: 1, Operation: "x"},
+		{ReservationID: "r", OrgID: "not-a-uuid", Credits: 1, Operation: "x"},
+		{ReservationID: "r", OrgID: org, Credits: 0, Operation: "x"},
+		{ReservationID: "r", OrgID: org, Credits: 1},
+	} {
+		var reply events.ReserveReply
+		if err := h.bus.Request(ctx, events.BillingReserveRPC, bad, &reply); err != nil || reply.Outcome != events.ReserveInvalid {
+			t.Errorf("%+v → %+v %v", bad, reply, err)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	if b := h.balance(org); b.Purchased != 5 || b.Subscription != 97 {
+		t.Fatalf("balance %+v", b)
+	}
+	checkInvariants(t, h.pool, h.store)
+}
+
+func TestExpiry(t *testing.T) {
+	h := newHarness(t, "HOOKLINE_RESERVATION_TTL", "300ms", "HOOKLINE_EXPIRY_INTERVAL", "100ms")
+	org := h.openAccount("pro")
+	if r, err := h.reserve(t.Context(), org, "stale", 9); err != nil || r.Outcome != events.ReserveOK {
+		t.Fatalf("reserve: %+v %v", r, err)
+	}
+	testkit.Eventually(t, 10*time.Second, "expiry", func() bool { return h.usageStatus("stale") == "expired" })
+	h.settle(org, "stale", true) // too late: a no-op
+	time.Sleep(300 * time.Millisecond)
+	if h.usageStatus("stale") != "expired" || h.balance(org).Subscription != 100 {
+		t.Fatalf("late settlement changed the account: %s %+v", h.usageStatus("stale"), h.balance(org))
+	}
+	checkInvariants(t, h.pool, h.store)
+}
+
+func TestHTTP(t *testing.T) {
+	h := newHarness(t)
+	orgA, orgB := h.openAccount("pro"), h.openAccount("pro")
+	if r, err := h.reserve(t.Context(), orgA, "a-1", 4); err != nil || r.Outcome != events.ReserveOK {
+		t.Fatal(r, err)
+	}
+
+	resp, err := h.get("/account/credits", orgA)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := readJSON(t, resp, 200)
+	want := `{"data":{"tier":"pro","credits":{"total":96,"purchased":0,"subscription":96},"canGenerate":true,"billingCycle":"monthly"}}`
+	var wantBody map[string]any
+	_ = json.Unmarshal([]byte(want), &wantBody)
+	if !reflect.DeepEqual(body, wantBody) {
+		t.Fatalf("credits = %v\nwant %s", body, want)
+	}
+
+	resp, _ = h.get("/account/usage?limit=10", orgA)
+	usage := readJSON(t, resp, 200)
+	items := usage["data"].([]any)
+	if len(items) != 1 || items[0].(map[string]any)["id"] != "a-1" || items[0].(map[string]any)["status"] != "reserved" {
+		t.Fatalf("usage of A: %v", usage)
+	}
+	// B sees none of A's data.
+	resp, _ = h.get("/account/usage", orgB)
+	if items := readJSON(t, resp, 200)["data"].([]any); len(items) != 0 {
+		t.Fatalf("B sees %v", items)
+	}
+	// No principal, no entry.
+	resp, _ = h.get("/account/credits", "")
+	if e := readJSON(t, resp, 401); e["code"] != "unauthorized" {
+		t.Fatalf("without principal: %v", e)
+	}
+	for _, q := range []string{"limit=0", "limit=101", "page=0", "page=x", "limit=1.5"} {
+		resp, _ = h.get("/account/usage?"+q, orgA)
+		if e := readJSON(t, resp, 400); e["code"] != "invalid_request" {
+			t.Fatalf("%s: %v", q, e)
+		}
+	}
+	resp, _ = h.get("/account/nope", orgA)
+	readJSON(t, resp, 404)
+}
+
+func readJSON(t *testing.T, resp *http.Response, status int) map[string]any {
+	t.Helper()
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != status {
+		t.Fatalf("status %d, want %d: %s", resp.StatusCode, status, b)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("body %q: %v", b, err)
+	}
+	return m
+}

@@ -1,0 +1,206 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"expvar"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/services/billing/internal/ledger"
+)
+
+// Counters of settlements that changed nothing, for alerting.
+var (
+	duplicateSettlements = expvar.NewInt("billing_duplicate_settlements")
+	earlySettlements     = expvar.NewInt("billing_early_settlements")
+)
+
+// ErrReservationOwner means a reservation id is already used by another
+// account: ids are derived from operations, so this is a caller bug.
+var ErrReservationOwner = errors.New("postgres: reservation id belongs to another account")
+
+// Reserve holds credits for an operation. A reservation id seen before, in
+// any state, succeeds without holding again. An outcome reported before the
+// reservation is applied as soon as the reservation lands.
+func (s *Store) Reserve(ctx context.Context, orgID string, c ledger.ReserveCommand, quotas func(tier string) ledger.Quotas) error {
+	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
+		if _, pending := a.Pending[c.ReservationID]; pending {
+			return nil, nil
+		}
+		var owner, early string
+		b := &pgx.Batch{}
+		b.Queue(`SELECT org_id::text FROM usage WHERE reservation_id = $1`, c.ReservationID).QueryRow(func(r pgx.Row) error { return ignoreNoRows(r.Scan(&owner)) })
+		b.Queue(`SELECT outcome FROM early_settlements WHERE reservation_id = $1`, c.ReservationID).QueryRow(func(r pgx.Row) error { return ignoreNoRows(r.Scan(&early)) })
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
+			return nil, fmt.Errorf("postgres: reservation lookup: %w", err)
+		}
+		switch {
+		case owner == orgID:
+			return nil, nil
+		case owner != "":
+			return nil, ErrReservationOwner
+		}
+		evs, err := a.Reserve(c, quotas(a.Tier), now())
+		if err != nil || early == "" {
+			return evs, err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM early_settlements WHERE reservation_id = $1`, c.ReservationID); err != nil {
+			return nil, err
+		}
+		return append(evs, ledger.SettleOnArrival(evs[0].(ledger.CreditsReserved), early == "completed", now())), nil
+	})
+	return err
+}
+
+// Settle applies a completed or failed outcome reported by the event
+// eventID to its reservation, once per (consumer, event). It is a no-op,
+// logged and counted, when the reservation is already terminal, and it is
+// remembered when the reservation has not arrived yet.
+func (s *Store) Settle(ctx context.Context, log *slog.Logger, consumer, eventID, orgID, reservationID string, completed bool) error {
+	// The reservation's own account wins over what the event claims.
+	var owner string
+	if err := ignoreNoRows(s.pool.QueryRow(ctx, `SELECT org_id::text FROM usage WHERE reservation_id = $1`, reservationID).Scan(&owner)); err != nil {
+		return fmt.Errorf("postgres: settlement lookup: %w", err)
+	}
+	if owner != "" {
+		orgID = owner
+	}
+	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
+		if first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID); err != nil || !first {
+			return nil, err
+		}
+		var evs []ledger.Event
+		var err error
+		if completed {
+			evs, err = a.Commit(reservationID, now())
+		} else {
+			evs, err = a.Refund(reservationID, now())
+		}
+		if !errors.Is(err, ledger.ErrUnknownReservation) {
+			return evs, err
+		}
+		var status string
+		if err := ignoreNoRows(tx.QueryRow(ctx, `SELECT status FROM usage WHERE reservation_id = $1`, reservationID).Scan(&status)); err != nil {
+			return nil, err
+		}
+		if status != "" {
+			duplicateSettlements.Add(1)
+			log.WarnContext(ctx, "second terminal event for a reservation ignored", "reservation_id", reservationID, "status", status, "event_id", eventID, "completed", completed)
+			return nil, nil
+		}
+		outcome := "failed"
+		if completed {
+			outcome = "completed"
+		}
+		earlySettlements.Add(1)
+		_, err = tx.Exec(ctx, `INSERT INTO early_settlements (reservation_id, org_id, outcome, event_id) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (reservation_id) DO NOTHING`, reservationID, orgID, outcome, eventID)
+		return nil, err
+	})
+	return err
+}
+
+// Open opens an account once per organization-created event.
+func (s *Store) Open(ctx context.Context, consumer, eventID, orgID, tier, cycle string, grant int64) error {
+	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
+		if first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID); err != nil || !first {
+			return nil, err
+		}
+		return a.Open(tier, cycle, grant, eventID, now())
+	})
+	return err
+}
+
+// Grant applies an administrator's grant; the grant id makes it idempotent.
+func (s *Store) Grant(ctx context.Context, consumer, eventID, orgID, grantID string, bucket ledger.Bucket, credits int64, reason string) error {
+	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
+		if first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID); err != nil || !first {
+			return nil, err
+		}
+		return a.Grant(grantID, bucket, credits, reason, now())
+	})
+	return err
+}
+
+// ExpireDue expires pending reservations past their TTL, up to limit
+// accounts per call, and returns how many reservations it expired.
+func (s *Store) ExpireDue(ctx context.Context, limit int) (int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT DISTINCT org_id::text FROM usage WHERE status = 'reserved' AND expires_at <= now() LIMIT $1`, limit)
+	if err != nil {
+		return 0, fmt.Errorf("postgres: due reservations: %w", err)
+	}
+	orgs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, org := range orgs {
+		evs, err := s.Update(ctx, org, func(_ context.Context, _ pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
+			return a.ExpireDue(now()), nil
+		})
+		if err != nil {
+			return n, err
+		}
+		n += len(evs)
+	}
+	return n, nil
+}
+
+// Balance is the credits projection of one account.
+type Balance struct {
+	Tier, BillingCycle      string
+	Subscription, Purchased int64
+}
+
+// ErrNoAccount means the organization's account is not open (yet).
+var ErrNoAccount = errors.New("postgres: no account")
+
+// Balance reads an account's available credits.
+func (s *Store) Balance(ctx context.Context, orgID string) (Balance, error) {
+	var b Balance
+	err := s.pool.QueryRow(ctx, `SELECT tier, billing_cycle, subscription, purchased FROM balances WHERE org_id = $1`, orgID).
+		Scan(&b.Tier, &b.BillingCycle, &b.Subscription, &b.Purchased)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Balance{}, ErrNoAccount
+	}
+	return b, err
+}
+
+// Usage is one usage-history row.
+type Usage struct {
+	ID, Operation, Status, ResourceType, ResourceID string
+	Credits                                         int64
+	CreatedAt                                       time.Time
+	SettledAt                                       *time.Time
+}
+
+// UsagePage lists an account's reservations newest first.
+func (s *Store) UsagePage(ctx context.Context, orgID string, offset, limit int) ([]Usage, int, error) {
+	var total int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM usage WHERE org_id = $1`, orgID).Scan(&total); err != nil {
+		return nil, 0, fmt.Errorf("postgres: count usage: %w", err)
+	}
+	rows, err := s.pool.Query(ctx, `SELECT reservation_id, operation, status, resource_type, resource_id, credits, created_at, settled_at
+		FROM usage WHERE org_id = $1 ORDER BY created_at DESC, reservation_id DESC OFFSET $2 LIMIT $3`, orgID, offset, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("postgres: list usage: %w", err)
+	}
+	items, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Usage, error) {
+		var u Usage
+		err := r.Scan(&u.ID, &u.Operation, &u.Status, &u.ResourceType, &u.ResourceID, &u.Credits, &u.CreatedAt, &u.SettledAt)
+		return u, err
+	})
+	return items, total, err
+}
+
+func ignoreNoRows(err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil
+	}
+	return err
+}
