@@ -230,4 +230,3 @@ func concurrently(n int, fn func(i int)) {
 	}
 	wg.Wait()
 }
-
