@@ -103,6 +103,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 
 	store := postgres.New(pool)
+	defer store.Close()
 	srv := &natsapi.Server{Store: store, Log: log, Policy: natsapi.Policy{
 		Tiers: cfg.tiers, BillingCycle: cfg.BillingCycle, TTL: cfg.ReservationTTL, RenderTTL: cfg.RenderTTL,
 	}}
@@ -141,6 +142,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			return bus.Consume(gctx, messaging.ConsumerConfig{
 				Durable: natsapi.SettlementConsumer + "-" + prefix, Stream: stream,
 				Subjects: []string{prefix + ".*.completed.v1", prefix + ".*.failed.v1"},
+				// Settlements wait for their group's transaction; many in
+				// flight make the groups large.
+				Workers: 128, MaxAckPending: 2048,
 			}, srv.Settlement)
 		})
 	}
@@ -190,7 +194,9 @@ func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) 
 		return err
 	}
 	defer pool.Close()
-	n, err := postgres.New(pool).Rebuild(ctx)
+	store := postgres.New(pool)
+	defer store.Close()
+	n, err := store.Rebuild(ctx)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,7 @@ type harness struct {
 	bus   *messaging.Bus
 	pool  *pgxpool.Pool
 	store *postgres.Store
+	stop  func() // stops the in-process instance
 }
 
 func newHarness(t *testing.T, overrides ...string) *harness {
@@ -68,6 +69,7 @@ func newHarness(t *testing.T, overrides ...string) *harness {
 	}
 	t.Cleanup(h.pool.Close)
 	h.store = postgres.New(h.pool)
+	t.Cleanup(h.store.Close)
 	return h
 }
 
@@ -77,12 +79,13 @@ func (h *harness) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- app.Run(ctx, testkit.Getenv(h.env), testWriter{h.t}) }()
-	h.t.Cleanup(func() {
+	h.stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
 			h.t.Errorf("billing stopped with: %v", err)
 		}
 	})
+	h.t.Cleanup(h.stop)
 	testkit.WaitHTTP(h.t, h.url+"/readyz", 20*time.Second)
 }
 

@@ -28,32 +28,29 @@ var ErrReservationOwner = errors.New("postgres: reservation id belongs to anothe
 // any state, succeeds without holding again. An outcome reported before the
 // reservation is applied as soon as the reservation lands.
 func (s *Store) Reserve(ctx context.Context, orgID string, c ledger.ReserveCommand, quotas func(tier string) ledger.Quotas) error {
-	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
+	_, err := s.run(ctx, &op{orgID: orgID, reservation: c.ReservationID, decide: func(a *ledger.Account, v *view) ([]ledger.Event, error) {
 		if _, pending := a.Pending[c.ReservationID]; pending {
 			return nil, nil
 		}
-		var owner, early string
-		b := &pgx.Batch{}
-		b.Queue(`SELECT org_id::text FROM usage WHERE reservation_id = $1`, c.ReservationID).QueryRow(func(r pgx.Row) error { return ignoreNoRows(r.Scan(&owner)) })
-		b.Queue(`SELECT outcome FROM early_settlements WHERE reservation_id = $1`, c.ReservationID).QueryRow(func(r pgx.Row) error { return ignoreNoRows(r.Scan(&early)) })
-		if err := tx.SendBatch(ctx, b).Close(); err != nil {
-			return nil, fmt.Errorf("postgres: reservation lookup: %w", err)
-		}
-		switch {
-		case owner == orgID:
+		switch owner := v.owner[c.ReservationID]; owner {
+		case "":
+		case orgID:
 			return nil, nil
-		case owner != "":
+		default:
 			return nil, ErrReservationOwner
 		}
 		evs, err := a.Reserve(c, quotas(a.Tier), now())
-		if err != nil || early == "" {
-			return evs, err
-		}
-		if _, err := tx.Exec(ctx, `DELETE FROM early_settlements WHERE reservation_id = $1`, c.ReservationID); err != nil {
+		if err != nil {
 			return nil, err
 		}
-		return append(evs, ledger.SettleOnArrival(evs[0].(ledger.CreditsReserved), early == "completed", now())), nil
-	})
+		v.owner[c.ReservationID] = orgID
+		if early, ok := v.early[c.ReservationID]; ok {
+			delete(v.early, c.ReservationID)
+			v.earlyDel = append(v.earlyDel, c.ReservationID)
+			evs = append(evs, ledger.SettleOnArrival(evs[0].(ledger.CreditsReserved), early.outcome == "completed", now()))
+		}
+		return evs, nil
+	}})
 	return err
 }
 
@@ -70,60 +67,55 @@ func (s *Store) Settle(ctx context.Context, log *slog.Logger, consumer, eventID,
 	if owner != "" {
 		orgID = owner
 	}
-	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
-		if first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID); err != nil || !first {
-			return nil, err
-		}
-		var evs []ledger.Event
-		var err error
-		if completed {
-			evs, err = a.Commit(reservationID, now())
-		} else {
-			evs, err = a.Refund(reservationID, now())
-		}
-		if !errors.Is(err, ledger.ErrUnknownReservation) {
-			return evs, err
-		}
-		var status string
-		if err := ignoreNoRows(tx.QueryRow(ctx, `SELECT status FROM usage WHERE reservation_id = $1`, reservationID).Scan(&status)); err != nil {
-			return nil, err
-		}
-		if status != "" {
-			duplicateSettlements.Add(1)
-			log.WarnContext(ctx, "second terminal event for a reservation ignored", "reservation_id", reservationID, "status", status, "event_id", eventID, "completed", completed)
+	outcome := "failed"
+	if completed {
+		outcome = "completed"
+	}
+	_, err := s.run(ctx, &op{orgID: orgID, reservation: reservationID, inbox: &messaging.InboxClaim{Consumer: consumer, EventID: eventID},
+		decide: func(a *ledger.Account, v *view) ([]ledger.Event, error) {
+			var evs []ledger.Event
+			var err error
+			if completed {
+				evs, err = a.Commit(reservationID, now())
+			} else {
+				evs, err = a.Refund(reservationID, now())
+			}
+			if !errors.Is(err, ledger.ErrUnknownReservation) {
+				return evs, err
+			}
+			if _, exists := v.owner[reservationID]; exists {
+				duplicateSettlements.Add(1)
+				log.Warn("second terminal event for a reservation ignored", "reservation_id", reservationID, "event_id", eventID, "outcome", outcome)
+				return nil, nil
+			}
+			if _, waiting := v.early[reservationID]; waiting {
+				duplicateSettlements.Add(1)
+				return nil, nil
+			}
+			earlySettlements.Add(1)
+			e := earlySettlement{reservation: reservationID, orgID: orgID, outcome: outcome, eventID: eventID}
+			v.early[reservationID] = e
+			v.earlyAdd = append(v.earlyAdd, e)
 			return nil, nil
-		}
-		outcome := "failed"
-		if completed {
-			outcome = "completed"
-		}
-		earlySettlements.Add(1)
-		_, err = tx.Exec(ctx, `INSERT INTO early_settlements (reservation_id, org_id, outcome, event_id) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (reservation_id) DO NOTHING`, reservationID, orgID, outcome, eventID)
-		return nil, err
-	})
+		}})
 	return err
 }
 
 // Open opens an account once per organization-created event.
 func (s *Store) Open(ctx context.Context, consumer, eventID, orgID, tier, cycle string, grant int64) error {
-	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
-		if first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID); err != nil || !first {
-			return nil, err
-		}
-		return a.Open(tier, cycle, grant, eventID, now())
-	})
+	_, err := s.run(ctx, &op{orgID: orgID, inbox: &messaging.InboxClaim{Consumer: consumer, EventID: eventID},
+		decide: func(a *ledger.Account, _ *view) ([]ledger.Event, error) {
+			return a.Open(tier, cycle, grant, eventID, now())
+		}})
 	return err
 }
 
 // Grant applies an administrator's grant; the grant id makes it idempotent.
 func (s *Store) Grant(ctx context.Context, consumer, eventID, orgID, grantID string, bucket ledger.Bucket, credits int64, reason string) error {
-	_, err := s.Update(ctx, orgID, func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
-		if first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID); err != nil || !first {
-			return nil, err
-		}
-		return a.Grant(grantID, bucket, credits, reason, now())
-	})
+	_, err := s.run(ctx, &op{orgID: orgID, inbox: &messaging.InboxClaim{Consumer: consumer, EventID: eventID},
+		decide: func(a *ledger.Account, _ *view) ([]ledger.Event, error) {
+			return a.Grant(grantID, bucket, credits, reason, now())
+		}})
 	return err
 }
 
@@ -140,9 +132,9 @@ func (s *Store) ExpireDue(ctx context.Context, limit int) (int, error) {
 	}
 	n := 0
 	for _, org := range orgs {
-		evs, err := s.Update(ctx, org, func(_ context.Context, _ pgx.Tx, a *ledger.Account) ([]ledger.Event, error) {
+		evs, err := s.run(ctx, &op{orgID: org, decide: func(a *ledger.Account, _ *view) ([]ledger.Event, error) {
 			return a.ExpireDue(now()), nil
-		})
+		}})
 		if err != nil {
 			return n, err
 		}

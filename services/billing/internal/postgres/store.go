@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/maphash"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,135 +36,361 @@ var eventNamespace = uuid.MustParse("6c1f1b0e-6a4f-4c4e-9a8e-0b9b7b1c2d3e")
 func Stream(orgID string) string { return "account-" + orgID }
 
 // Store persists accounts.
+//
+// Writes go through shard writers: every account belongs to one shard, and
+// a shard's writer takes all the commands waiting for it and runs them in
+// one transaction. This is group commit at the application level: one lock
+// round trip, one write round trip and one WAL flush serve the whole group,
+// which is what lets one hot account take hundreds of reservations a second.
+// Commands for one account run in arrival order against the state left by
+// the previous one, so the ledger's rules see exactly one history.
 type Store struct {
-	pool  *pgxpool.Pool
-	locks [256]sync.Mutex
-	seed  maphash.Seed
-	cache accountCache
+	pool   *pgxpool.Pool
+	seed   maphash.Seed
+	cache  accountCache
+	shards []chan *op
+	start  sync.Once
+	wg     sync.WaitGroup
+	// quit asks the writers to finish; stopped is closed once they have.
+	quit, stopped chan struct{}
+	closeOnce     sync.Once
 }
 
+// Shards is the number of writers; more shards mean more concurrent
+// transactions, fewer mean larger groups.
+const Shards = 4
+
+// MaxGroup caps the commands of one transaction.
+const MaxGroup = 256
+
 // New returns a store over pool (whose search_path is billing's schema).
+// Call Close to stop its writers.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, seed: maphash.MakeSeed(), cache: accountCache{m: map[string]*ledger.Account{}, max: 50_000}}
+	return &Store{pool: pool, seed: maphash.MakeSeed(), cache: accountCache{m: map[string]*ledger.Account{}, max: 50_000},
+		quit: make(chan struct{}), stopped: make(chan struct{})}
 }
 
 // Pool exposes the pool for readiness checks and reads.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Command decides on a loaded account. It may use tx for writes that must
-// commit with the events (inbox rows, early settlements). It returns the
-// events to append; none means nothing changes.
-type Command func(ctx context.Context, tx pgx.Tx, a *ledger.Account) ([]ledger.Event, error)
+// Close stops the writers after the commands already queued; commands
+// submitted later fail with ErrClosed.
+func (s *Store) Close() {
+	s.closeOnce.Do(func() {
+		close(s.quit)
+		s.wg.Wait()
+		close(s.stopped)
+	})
+}
 
-// ErrConflict means another writer appended first; the caller may retry.
+// ErrClosed is returned for commands submitted to a closed store.
+var ErrClosed = errors.New("postgres: store is closed")
+
+// ErrConflict means another writer appended first; the group is retried.
 var ErrConflict = errors.New("postgres: concurrent append")
 
-// Update loads the account of orgID under a per-account lock, runs cmd and
-// appends its events with the projections and outbox rows in the same
-// transaction. The lock is taken twice: an in-process mutex so requests for
-// one hot account queue without holding pool connections, and a Postgres
-// advisory lock so replicas serialize too. UNIQUE(stream, version) stays
-// the last line of defence.
-func (s *Store) Update(ctx context.Context, orgID string, cmd Command) ([]ledger.Event, error) {
-	mu := &s.locks[maphash.String(s.seed, orgID)%uint64(len(s.locks))]
-	mu.Lock()
-	defer mu.Unlock()
-	stream := Stream(orgID)
-	for attempt := 0; ; attempt++ {
-		evs, err := s.update(ctx, orgID, stream, cmd)
-		if errors.Is(err, ErrConflict) && attempt < 3 {
-			continue
+// op is one command waiting for its shard's next transaction.
+type op struct {
+	orgID string
+	// inbox, when set, makes the command run once per (consumer, event).
+	inbox *messaging.InboxClaim
+	// reservation is the id whose usage and early-settlement rows the
+	// decision reads; they are fetched for the whole group at once.
+	reservation string
+	decide      func(a *ledger.Account, v *view) ([]ledger.Event, error)
+	done        chan result
+}
+
+type result struct {
+	evs []ledger.Event
+	err error
+}
+
+// view is what a group knows besides account state: which reservation ids
+// exist (and whose they are) and which outcomes arrived early. Decisions
+// update it, so later commands of the same group see earlier ones.
+type view struct {
+	owner    map[string]string
+	early    map[string]earlySettlement
+	earlyAdd []earlySettlement
+	earlyDel []string
+}
+
+type earlySettlement struct {
+	reservation, orgID, outcome, eventID string
+}
+
+// run submits o to its shard and waits for the group's transaction.
+func (s *Store) run(ctx context.Context, o *op) ([]ledger.Event, error) {
+	s.start.Do(s.startShards)
+	o.done = make(chan result, 1)
+	ch := s.shards[maphash.String(s.seed, o.orgID)%uint64(len(s.shards))]
+	select {
+	case ch <- o:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-s.quit:
+		return nil, ErrClosed
+	}
+	// Once queued the command will run; waiting for it keeps the caller's
+	// answer true (an abandoned reserve could commit unseen).
+	select {
+	case r := <-o.done:
+		return r.evs, r.err
+	case <-s.stopped:
+		select { // it may have run as the writers drained
+		case r := <-o.done:
+			return r.evs, r.err
+		default:
+			return nil, ErrClosed
 		}
-		return evs, err
 	}
 }
 
-func (s *Store) update(ctx context.Context, orgID, stream string, cmd Command) ([]ledger.Event, error) {
+func (s *Store) startShards() {
+	s.shards = make([]chan *op, Shards)
+	for i := range s.shards {
+		ch := make(chan *op, 4*MaxGroup)
+		s.shards[i] = ch
+		s.wg.Go(func() { s.writer(ch) })
+	}
+}
+
+func (s *Store) writer(ch chan *op) {
+	for {
+		var first *op
+		select {
+		case first = <-ch:
+		case <-s.quit:
+			// Finish what was queued before Close, then stop.
+			for {
+				select {
+				case o := <-ch:
+					s.execGroup([]*op{o})
+				default:
+					return
+				}
+			}
+		}
+		group := []*op{first}
+	fill:
+		for len(group) < MaxGroup {
+			select {
+			case o := <-ch:
+				group = append(group, o)
+			default:
+				break fill
+			}
+		}
+		s.execGroup(group)
+	}
+}
+
+// execGroup runs a group in one transaction. If the transaction fails, each
+// command is retried alone so one bad command cannot fail its neighbours.
+func (s *Store) execGroup(group []*op) {
+	for attempt := 0; ; attempt++ {
+		results, err := s.tx(group)
+		if err == nil {
+			for i, o := range group {
+				o.done <- results[i]
+			}
+			return
+		}
+		if errors.Is(err, ErrConflict) && attempt < 3 {
+			continue
+		}
+		if len(group) == 1 {
+			group[0].done <- result{err: err}
+			return
+		}
+		for _, o := range group {
+			s.execGroup([]*op{o})
+		}
+		return
+	}
+}
+
+// tx runs a group: one round trip to lock and read, the decisions in
+// memory, one round trip to write, the outbox, and the commit.
+func (s *Store) tx(group []*op) ([]result, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: begin: %w", err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
 
-	// Two statements in one round trip: in READ COMMITTED the second gets
-	// its own snapshot, taken after the lock is held.
-	b := &pgx.Batch{}
-	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, stream)
-	var head int64
-	b.Queue(`SELECT coalesce(max(version), 0) FROM events WHERE stream = $1`, stream).QueryRow(func(r pgx.Row) error { return r.Scan(&head) })
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return nil, fmt.Errorf("postgres: lock %s: %w", stream, err)
+	orgs, v, heads, claimed, err := lockGroup(ctx, tx, group)
+	if err != nil {
+		return nil, err
 	}
 	// The cached state is used only when it is exactly at the stream head;
 	// it is taken out while in use and put back only after a commit, so a
 	// failed transaction can never leave a wrong state behind.
-	a := s.cache.take(stream, head)
-	if a == nil {
-		if a, err = load(ctx, tx, orgID, stream); err != nil {
-			return nil, err
-		}
-		if a.Version != head {
-			return nil, fmt.Errorf("postgres: %s loaded at version %d, head is %d", stream, a.Version, head)
-		}
-	}
-	evs, err := cmd(ctx, tx, a)
-	if err != nil || len(evs) == 0 {
-		if err == nil {
-			if err = tx.Commit(ctx); err == nil {
-				s.cache.put(stream, a)
+	accounts := make(map[string]*ledger.Account, len(orgs))
+	from := make(map[string]int64, len(orgs))
+	for _, org := range orgs {
+		st := Stream(org)
+		a := s.cache.take(st, heads[st])
+		if a == nil {
+			if a, err = load(ctx, tx, org, st); err != nil {
+				return nil, err
+			}
+			if a.Version != heads[st] {
+				return nil, fmt.Errorf("postgres: %s loaded at version %d, head is %d", st, a.Version, heads[st])
 			}
 		}
-		return nil, err
+		accounts[org], from[org] = a, a.Version
 	}
-	if err := s.append(ctx, tx, orgID, stream, a, evs); err != nil {
-		return nil, err
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("postgres: commit %s: %w", stream, err)
-	}
-	s.cache.put(stream, a)
-	return evs, nil
-}
 
-// append applies evs to a and writes events, projections, snapshot and
-// outbox rows in one batch.
-func (s *Store) append(ctx context.Context, tx pgx.Tx, orgID, stream string, a *ledger.Account, evs []ledger.Event) error {
-	b := &pgx.Batch{}
+	w := &pgx.Batch{}
 	var envs []events.Envelope
-	from := a.Version
-	for _, e := range evs {
-		typ, data, err := encodeEvent(e)
-		if err != nil {
-			return err
+	results := make([]result, len(group))
+	for i, o := range group {
+		if o.inbox != nil {
+			if !claimed[*o.inbox] {
+				continue // processed before, or earlier in this group
+			}
+			delete(claimed, *o.inbox)
 		}
-		a.Apply(e)
-		b.Queue(`INSERT INTO events (stream, version, type, data) VALUES ($1, $2, $3, $4)`, stream, a.Version, typ, data)
-		queueUsage(b, usageTable, orgID, e)
-		if env, ok, err := envelope(ctx, orgID, stream, a.Version, e); err != nil {
-			return err
-		} else if ok {
-			envs = append(envs, env)
+		a := accounts[o.orgID]
+		evs, err := o.decide(a, v)
+		if err != nil {
+			results[i].err = err
+			continue
+		}
+		results[i].evs = evs
+		st := Stream(o.orgID)
+		for _, e := range evs {
+			typ, data, err := encodeEvent(e)
+			if err != nil {
+				return nil, err
+			}
+			a.Apply(e)
+			w.Queue(`INSERT INTO events (stream, version, type, data) VALUES ($1, $2, $3, $4)`, st, a.Version, typ, data)
+			queueUsage(w, usageTable, o.orgID, e)
+			env, ok, err := envelope(ctx, o.orgID, st, a.Version, e)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				envs = append(envs, env)
+			}
 		}
 	}
-	queueBalance(b, balancesTable, orgID, a)
-	if a.Version/SnapshotEvery > from/SnapshotEvery {
-		state, err := encodeSnapshot(a)
-		if err != nil {
-			return err
+	for _, org := range orgs {
+		a := accounts[org]
+		if a.Version == from[org] {
+			continue
 		}
-		b.Queue(`INSERT INTO snapshots (stream, version, state) VALUES ($1, $2, $3)
-			ON CONFLICT (stream) DO UPDATE SET version = excluded.version, state = excluded.state, taken_at = now()`, stream, a.Version, state)
+		queueBalance(w, balancesTable, org, a)
+		if a.Version/SnapshotEvery > from[org]/SnapshotEvery {
+			state, err := encodeSnapshot(a)
+			if err != nil {
+				return nil, err
+			}
+			w.Queue(`INSERT INTO snapshots (stream, version, state) VALUES ($1, $2, $3)
+				ON CONFLICT (stream) DO UPDATE SET version = excluded.version, state = excluded.state, taken_at = now()`, Stream(org), a.Version, state)
+		}
 	}
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		if pgkit.IsUniqueViolation(err, "events_pkey") {
-			return ErrConflict
+	for _, e := range v.earlyAdd {
+		w.Queue(`INSERT INTO early_settlements (reservation_id, org_id, outcome, event_id) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (reservation_id) DO NOTHING`, e.reservation, e.orgID, e.outcome, e.eventID)
+	}
+	if len(v.earlyDel) > 0 {
+		w.Queue(`DELETE FROM early_settlements WHERE reservation_id = ANY($1)`, v.earlyDel)
+	}
+	if w.Len() > 0 {
+		if err := tx.SendBatch(ctx, w).Close(); err != nil {
+			if pgkit.IsUniqueViolation(err, "events_pkey") {
+				return nil, ErrConflict
+			}
+			return nil, fmt.Errorf("postgres: append: %w", err)
 		}
-		return fmt.Errorf("postgres: append to %s: %w", stream, err)
 	}
 	if err := messaging.WriteOutbox(ctx, tx, envs...); err != nil {
-		return fmt.Errorf("postgres: outbox for %s: %w", stream, err)
+		return nil, fmt.Errorf("postgres: outbox: %w", err)
 	}
-	return nil
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("postgres: commit: %w", err)
+	}
+	for org, a := range accounts {
+		s.cache.put(Stream(org), a)
+	}
+	return results, nil
+}
+
+// lockGroup locks every account of the group, in a fixed order so groups of
+// other replicas cannot deadlock with this one, then reads the stream
+// heads, the reservation rows and the inbox claims, all in one round trip.
+// In READ COMMITTED each statement takes its own snapshot, so the reads
+// see everything the previous lock holders committed.
+func lockGroup(ctx context.Context, tx pgx.Tx, group []*op) ([]string, *view, map[string]int64, map[messaging.InboxClaim]bool, error) {
+	var orgs, reservations []string
+	var claims []messaging.InboxClaim
+	seen := map[string]bool{}
+	for _, o := range group {
+		if !seen[o.orgID] {
+			seen[o.orgID] = true
+			orgs = append(orgs, o.orgID)
+		}
+		if o.reservation != "" {
+			reservations = append(reservations, o.reservation)
+		}
+		if o.inbox != nil {
+			claims = append(claims, *o.inbox)
+		}
+	}
+	slices.Sort(orgs)
+	streams := make([]string, len(orgs))
+	b := &pgx.Batch{}
+	for i, org := range orgs {
+		streams[i] = Stream(org)
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, streams[i])
+	}
+	heads := make(map[string]int64, len(orgs))
+	b.Queue(`SELECT stream, max(version) FROM events WHERE stream = ANY($1) GROUP BY stream`, streams).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var st string
+			var v int64
+			if err := rows.Scan(&st, &v); err != nil {
+				return err
+			}
+			heads[st] = v
+		}
+		return rows.Err()
+	})
+	v := &view{owner: map[string]string{}, early: map[string]earlySettlement{}}
+	if len(reservations) > 0 {
+		b.Queue(`SELECT reservation_id, org_id::text FROM usage WHERE reservation_id = ANY($1)`, reservations).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var id, org string
+				if err := rows.Scan(&id, &org); err != nil {
+					return err
+				}
+				v.owner[id] = org
+			}
+			return rows.Err()
+		})
+		b.Queue(`SELECT reservation_id, org_id::text, outcome, event_id FROM early_settlements WHERE reservation_id = ANY($1)`, reservations).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var e earlySettlement
+				if err := rows.Scan(&e.reservation, &e.orgID, &e.outcome, &e.eventID); err != nil {
+					return err
+				}
+				v.early[e.reservation] = e
+			}
+			return rows.Err()
+		})
+	}
+	claimed := map[messaging.InboxClaim]bool{}
+	messaging.QueueClaimInbox(b, claims, claimed)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("postgres: lock group: %w", err)
+	}
+	return orgs, v, heads, claimed, nil
 }
 
 func load(ctx context.Context, tx pgx.Tx, orgID, stream string) (*ledger.Account, error) {

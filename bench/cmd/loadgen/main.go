@@ -1,0 +1,245 @@
+// Command loadgen drives billing over NATS the way other services do and
+// reports latency and throughput. It is a load script, not a test: see
+// bench/run.sh and bench/RESULTS.md.
+//
+//	loadgen reserve -rate 500 -duration 20s   reserve p50/p99 at a steady rate, plus outbox lag
+//	loadgen sagas -accounts 100 -duration 15s reserve → completed event → committed, per second
+//	loadgen principal -org ID                 print a long-lived signed principal (for wrk)
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/principal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: loadgen reserve|sagas|principal [flags]")
+	}
+	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
+	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
+	ns := fs.String("namespace", "bench", "NATS namespace billing runs in")
+	rate := fs.Int("rate", 500, "reserve: requests per second")
+	duration := fs.Duration("duration", 15*time.Second, "how long to run")
+	accounts := fs.Int("accounts", 100, "accounts to spread load over")
+	workers := fs.Int("workers", 64, "sagas: concurrent callers")
+	tier := fs.String("tier", "bench", "tier of the accounts (configure it with many credits)")
+	org := fs.String("org", "", "principal: organization id")
+	secret := fs.String("secret", os.Getenv("HOOKLINE_PRINCIPAL_SECRET"), "principal: signing secret")
+	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	if args[0] == "principal" {
+		v, err := principal.Sign([]byte(*secret), principal.Principal{OrgID: *org, KeyID: "bench", Tier: "pro", Expires: time.Now().Add(time.Hour)})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(out, v)
+		return nil
+	}
+	nc, err := messaging.Connect(ctx, *natsURL, "loadgen")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	bus, err := messaging.NewBus(nc, *ns)
+	if err != nil {
+		return err
+	}
+	l := &load{bus: bus, out: out}
+	orgs, err := l.openAccounts(ctx, *accounts, *tier)
+	if err != nil {
+		return err
+	}
+	switch args[0] {
+	case "reserve":
+		return l.reserve(ctx, orgs, *rate, *duration)
+	case "sagas":
+		return l.sagas(ctx, orgs, *workers, *duration)
+	}
+	return fmt.Errorf("unknown mode %q", args[0])
+}
+
+type load struct {
+	bus *messaging.Bus
+	out io.Writer
+}
+
+// openAccounts announces organizations as the gateway would and waits until
+// billing has opened each (it answers a reserve with ok).
+func (l *load) openAccounts(ctx context.Context, n int, tier string) ([]string, error) {
+	orgs := make([]string, n)
+	for i := range orgs {
+		orgs[i] = uuid.NewString()
+		if err := l.publish(ctx, events.GatewayOrganizationCreated, orgs[i], events.OrganizationCreated{OrganizationID: orgs[i], Name: "bench", Tier: tier}); err != nil {
+			return nil, err
+		}
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, org := range orgs {
+		for {
+			var r events.ReserveReply
+			err := l.bus.Request(ctx, events.BillingReserveRPC, events.ReserveRequest{ReservationID: "warmup-" + org, OrgID: org, Credits: 1, Operation: "bench.warmup"}, &r)
+			if err == nil && r.Outcome == events.ReserveOK {
+				break
+			}
+			if time.Now().After(deadline) {
+				return nil, fmt.Errorf("account %s not open: %v %+v", org, err, r)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	return orgs, nil
+}
+
+func (l *load) publish(ctx context.Context, typ, org string, data any) error {
+	env, err := events.New(ctx, typ, "loadgen", org, data)
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(env)
+	_, err = l.bus.JS.Publish(ctx, l.bus.Subject(typ), b, jetstream.WithMsgID(env.ID))
+	return err
+}
+
+// reserve sends reservations at a steady rate (open loop: a slow answer
+// does not slow the sender) and reports latency, plus the outbox lag of
+// the billing.credit.reserved.v1 events those reservations cause.
+func (l *load) reserve(ctx context.Context, orgs []string, rate int, d time.Duration) error {
+	var lagMu sync.Mutex
+	var lags []time.Duration
+	sub, err := l.bus.NC.Subscribe(l.bus.Subject(events.BillingCreditReserved), func(m *nats.Msg) {
+		var env events.Envelope
+		if json.Unmarshal(m.Data, &env) == nil {
+			lagMu.Lock()
+			lags = append(lags, time.Since(env.OccurredAt))
+			lagMu.Unlock()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe() //nolint:errcheck // connection closes next
+
+	var mu sync.Mutex
+	var lat []time.Duration
+	var failed atomic.Int64
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	end := time.Now().Add(d)
+	for i := 0; time.Now().Before(end); i++ {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		wg.Go(func() {
+			start := time.Now()
+			var r events.ReserveReply
+			err := l.bus.Request(ctx, events.BillingReserveRPC, events.ReserveRequest{
+				ReservationID: uuid.NewString(), OrgID: orgs[i%len(orgs)], Credits: 1, Operation: "bench.reserve",
+			}, &r)
+			if err != nil || r.Outcome != events.ReserveOK {
+				failed.Add(1)
+				return
+			}
+			mu.Lock()
+			lat = append(lat, time.Since(start))
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	time.Sleep(500 * time.Millisecond) // let the last events arrive
+	fmt.Fprintf(l.out, "reserve: %d ok, %d failed at %d/s for %s: %s\n", len(lat), failed.Load(), rate, d, summary(lat))
+	lagMu.Lock()
+	defer lagMu.Unlock()
+	fmt.Fprintf(l.out, "outbox lag (occurredAt → subscriber): %d events: %s\n", len(lags), summary(lags))
+	return nil
+}
+
+// sagas runs closed-loop callers: reserve, then publish the completed event
+// as the owning service's relay would. A saga counts when billing's
+// billing.credit.committed.v1 for it arrives.
+func (l *load) sagas(ctx context.Context, orgs []string, workers int, d time.Duration) error {
+	var committed atomic.Int64
+	var last atomic.Int64
+	sub, err := l.bus.NC.Subscribe(l.bus.Subject(events.BillingCreditCommitted), func(*nats.Msg) {
+		committed.Add(1)
+		last.Store(time.Now().UnixNano())
+	})
+	if err != nil {
+		return err
+	}
+	defer sub.Unsubscribe() //nolint:errcheck // connection closes next
+	var started atomic.Int64
+	var failed atomic.Int64
+	begin := time.Now()
+	end := begin.Add(d)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := 0; time.Now().Before(end) && ctx.Err() == nil; i++ {
+				org := orgs[(w+i*workers)%len(orgs)]
+				id := uuid.NewString()
+				var r events.ReserveReply
+				if err := l.bus.Request(ctx, events.BillingReserveRPC, events.ReserveRequest{ReservationID: id, OrgID: org, Credits: 1, Operation: "bench.saga"}, &r); err != nil || r.Outcome != events.ReserveOK {
+					failed.Add(1)
+					continue
+				}
+				if err := l.publish(ctx, events.ThumbnailsOperationCompleted, org, events.OperationCompleted{ReservationID: id, Operation: "bench.saga"}); err != nil {
+					failed.Add(1)
+					continue
+				}
+				started.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	drain := time.Now().Add(30 * time.Second)
+	for committed.Load() < started.Load() && time.Now().Before(drain) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	elapsed := time.Duration(last.Load() - begin.UnixNano())
+	fmt.Fprintf(l.out, "sagas: %d accounts, %d workers: %d started, %d committed, %d failed in %s → %.0f sagas/s\n",
+		len(orgs), workers, started.Load(), committed.Load(), failed.Load(), elapsed.Round(time.Millisecond), float64(committed.Load())/elapsed.Seconds())
+	return nil
+}
+
+func summary(ds []time.Duration) string {
+	if len(ds) == 0 {
+		return "no samples"
+	}
+	slices.Sort(ds)
+	q := func(p float64) time.Duration {
+		return ds[min(len(ds)-1, int(p*float64(len(ds))))].Round(10 * time.Microsecond)
+	}
+	return fmt.Sprintf("p50 %s p90 %s p99 %s max %s", q(0.50), q(0.90), q(0.99), ds[len(ds)-1].Round(10*time.Microsecond))
+}

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# make bench: billing's reserve latency, saga throughput and outbox lag
+# (bench/cmd/loadgen), the gateway's overhead (wrk through the gateway vs
+# straight to billing), and the Go benchmarks. Output goes to bench/out/.
+# Figures are recorded by hand in bench/RESULTS.md with the machine and date.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+OUT=$ROOT/bench/out
+mkdir -p "$OUT" .hookline/bin
+eval "$(scripts/deps.sh start)"
+command -v wrk >/dev/null || { echo "wrk missing: scripts/deps.sh installs it"; exit 1; }
+
+RUN=b$(date +%s)
+export HOOKLINE_DATABASE_URL=$HOOKLINE_TEST_DATABASE_URL HOOKLINE_NATS_URL=$HOOKLINE_TEST_NATS_URL
+export HOOKLINE_NATS_NAMESPACE=$RUN HOOKLINE_LOG_LEVEL=warn
+export HOOKLINE_PRINCIPAL_SECRET=bench-principal-secret-0123456789abcdef
+export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
+export HOOKLINE_TIERS_JSON='{"bench":{"monthlyCredits":100000000},"pro":{"monthlyCredits":500}}'
+export HOOKLINE_RATE_LIMITS='pro=1000000/1000000,bench=1000000/1000000'
+
+go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/gateway/cmd/gateway ./bench/cmd/loadgen
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
+pids+=($!)
+HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 \
+  .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
+pids+=($!)
+for port in 18081 18080; do
+  for i in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+done
+
+lg() { .hookline/bin/loadgen "$1" -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" "${@:2}"; }
+{
+  echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+  lg reserve -rate 500 -duration 20s -accounts 100
+  lg sagas -accounts 100 -workers 64 -duration 15s
+  lg sagas -accounts 1 -workers 32 -duration 15s
+} | tee "$OUT/billing.txt"
+
+# Gateway overhead: the same GET /account/credits through the gateway and
+# straight to billing (with a principal signed as the gateway would).
+admin() { curl -fsS -H "Authorization: Bearer $HOOKLINE_ADMIN_TOKEN" -H 'Content-Type: application/json' "$@"; }
+field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -1; }
+org=$(admin -d '{"name":"bench","tier":"pro"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
+key=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$org/keys" | field key)
+prin=$(.hookline/bin/loadgen principal -org "$org")
+sleep 1
+{
+  echo "## wrk -t2 -c32 -d15s GET /account/credits"
+  echo "### through the gateway"
+  wrk -t2 -c32 -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits
+  echo "### straight to billing"
+  wrk -t2 -c32 -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18081/account/credits
+} | tee "$OUT/gateway.txt"
+
+go test -run '^$' -bench . -benchmem ./services/assets/internal/... ./pkg/... 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'

@@ -1,0 +1,67 @@
+// Package messaging is the one messaging pattern of Hookline (ARCHITECTURE
+// §4): a transactional outbox relayed to NATS JetStream, idempotent durable
+// consumers, and request-reply on core NATS. Every service uses it the same
+// way; none publishes to JetStream directly.
+//
+// # Publishing
+//
+// A service writes its events with WriteOutbox in the pgx transaction that
+// changes its state, so an event exists if and only if the change committed.
+// One Relay per schema (the others are hot standbys behind an advisory lock)
+// publishes the rows in (txid, seq) order, only once their transaction is
+// below the snapshot xmin, i.e. no longer in flight. A bigserial cursor is
+// not enough: sequence values are taken at insert time but become visible at
+// commit time, so a reader can pass over a value whose transaction commits a
+// moment later. Each message carries Nats-Msg-Id = event id, so the re-publish
+// after a relay crash (published, not yet deleted) is dropped by the stream's
+// duplicate window; consumers deduplicate anything older with the inbox.
+//
+// The relay is woken by LISTEN/NOTIFY (channel "outbox_" + schema), re-checks
+// after a few milliseconds when committed rows wait behind an older open
+// transaction, and polls as a fallback. Transaction ids are cluster-wide, so
+// a writing transaction left open anywhere in the cluster holds every relay
+// back; after Relay.MaxHold (5 s) the relay publishes committed rows past it,
+// out of txid order, rather than stall (see messaging_relay_forced).
+//
+// JetStream deduplicates only within its 2-minute window, and a message may
+// be lost by the broker (ARCHITECTURE §4): Postgres stays the truth, and an
+// event can be re-driven by inserting its envelope into the outbox again.
+//
+// # Consuming: the idempotency contract
+//
+// JetStream delivers at least once, so a Handler must be idempotent. The
+// pattern every handler follows:
+//
+//	err := pgkit.InTx(ctx, pool, func(tx pgx.Tx) error {
+//		first, err := messaging.ClaimInbox(ctx, tx, "billing-settle", e.ID)
+//		if err != nil || !first {
+//			return err // a repeat: the effect is already committed
+//		}
+//		return applyEffect(ctx, tx, e) // same transaction as the claim
+//	})
+//
+// Consume acknowledges a message only after the handler returned nil, i.e.
+// after the commit. A crash between commit and ack redelivers the message;
+// the inbox row turns the repeat into a no-op. Returning Permanent(err) sends
+// the message to the dead-letter subject at once; any other error is retried
+// with backoff until MaxDeliver deliveries, then dead-lettered.
+//
+// Ordering: handlers of one consumer run concurrently (ConsumerConfig.Workers)
+// and redeliveries overtake newer messages, so a handler must not rely on the
+// order of events, not even within one account or entity. Billing does not:
+// each settlement names its reservation and the ledger rejects a second
+// terminal event.
+//
+// # Request-reply
+//
+// Serve and Request carry JSON over core NATS (never a stream) for the one
+// synchronous call of the system, billing's reserve. Every failure to get an
+// answer (no responder, timeout, closed connection, handler error) is
+// ErrUnavailable, which callers map to 503 without charging.
+//
+// # Namespaces
+//
+// A Bus may carry a namespace that prefixes every subject ("ns.") and stream
+// name ("NS_"), so tests and parallel environments share one NATS server
+// without seeing each other's messages.
+package messaging

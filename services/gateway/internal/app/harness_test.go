@@ -1,0 +1,433 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/testkit"
+	"hookline.dev/services/gateway/internal/app"
+)
+
+const (
+	testSecret     = "principal-secret-for-tests-0123456789"
+	testAdminToken = "admin-token-for-tests-0123456789"
+	testMaxBody    = 4096
+)
+
+// The tiers of the test gateway: "tiny" has a burst of 3 and refills so
+// slowly that a test can exhaust it; the others are generous so parallel
+// tests never trip over the limit.
+var testEnv = map[string]string{
+	"HOOKLINE_PRINCIPAL_SECRET": testSecret,
+	"HOOKLINE_ADMIN_TOKEN":      testAdminToken,
+	"HOOKLINE_TIERS":            "free,creator,pro,agency,tiny",
+	"HOOKLINE_RATE_LIMITS":      "free=1000/1000,creator=1000/1000,pro=1000/1000,agency=1000/1000,tiny=0.01/3",
+	"HOOKLINE_MAX_BODY_BYTES":   "4096",
+	"HOOKLINE_LOG_LEVEL":        "info",
+	"HOOKLINE_SHUTDOWN_TIMEOUT": "5s",
+}
+
+// syncBuffer collects the service's stdout from its goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// upstream is a fake service: it admits only requests with a valid
+// principal (pkg/principal's middleware, as the real services do) and
+// answers with what it saw. Tests install per-case behaviour keyed by the
+// X-Test-Case header, which the gateway forwards untouched.
+type upstream struct {
+	name  string
+	srv   *httptest.Server
+	calls atomic.Int64
+	cases sync.Map // X-Test-Case → func(w, r, seen) (handled bool)
+
+	// items is a tiny organization-scoped store behind POST and GET
+	// /collections, to show that data never crosses organizations.
+	mu    sync.Mutex
+	items map[string]string // id → organization id
+}
+
+// seen is what an upstream reports about a request.
+type seen struct {
+	Service       string `json:"service"`
+	Method        string `json:"method"`
+	Path          string `json:"path"`
+	Query         string `json:"query"`
+	OrgID         string `json:"orgId"`
+	KeyID         string `json:"keyId"`
+	Tier          string `json:"tier"`
+	RequestID     string `json:"requestId"`
+	HeaderID      string `json:"headerRequestId"`
+	Authorization string `json:"authorization"`
+	Body          string `json:"body"`
+	Nonce         string `json:"nonce"`
+	Traceparent   string `json:"traceparent"`
+}
+
+type caseFunc func(w http.ResponseWriter, r *http.Request, s seen) bool
+
+func newUpstream(t testing.TB, name string) *upstream {
+	t.Helper()
+	u := &upstream{name: name, items: map[string]string{}}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		u.calls.Add(1)
+		p, _ := principal.From(r.Context())
+		body, _ := io.ReadAll(r.Body)
+		s := seen{
+			Service: name, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
+			OrgID: p.OrgID, KeyID: p.KeyID, Tier: p.Tier, RequestID: p.RequestID,
+			HeaderID:      r.Header.Get("X-Request-ID"),
+			Authorization: r.Header.Get("Authorization"),
+			Body:          string(body),
+			Nonce:         uuid.NewString(),
+			Traceparent:   r.Header.Get("traceparent"),
+		}
+		if c := r.Header.Get("X-Test-Case"); c != "" {
+			if f, ok := u.cases.Load(c); ok && f.(caseFunc)(w, r, s) {
+				return
+			}
+		}
+		status := http.StatusOK
+		if r.Method == http.MethodPost {
+			status = http.StatusCreated
+		}
+		writeJSON(w, status, map[string]any{"data": s})
+	})
+	u.on("store", u.collections)
+	u.srv = httptest.NewServer(principal.Require([]byte(testSecret))(h))
+	t.Cleanup(u.srv.Close)
+	return u
+}
+
+// collections is an organization-scoped store (case "store"): an item is
+// visible only to the organization of the principal that created it.
+func (u *upstream) collections(w http.ResponseWriter, r *http.Request, s seen) bool {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if r.Method == http.MethodPost && r.URL.Path == "/collections" {
+		id := uuid.NewString()
+		u.items[id] = s.OrgID
+		writeJSON(w, http.StatusCreated, map[string]any{"data": map[string]string{"id": id, "orgId": s.OrgID}})
+		return true
+	}
+	id := strings.TrimPrefix(r.URL.Path, "/collections/")
+	if owner, ok := u.items[id]; ok && owner == s.OrgID && r.Method == http.MethodGet {
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"id": id, "orgId": owner}})
+		return true
+	}
+	writeJSON(w, http.StatusNotFound, map[string]any{"error": "collection not found", "code": "not_found", "details": map[string]any{}})
+	return true
+}
+
+func (u *upstream) on(name string, f caseFunc) { u.cases.Store(name, f) }
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
+
+// gateway is a running gateway under test.
+type gateway struct {
+	base      string
+	upstreams map[string]*upstream
+	bus       *messaging.Bus
+	stdout    *syncBuffer
+	client    *http.Client
+}
+
+// startGateway runs the real service through app.Run against a fresh
+// schema and NATS namespace. deploy lists the services that get a fake
+// upstream; urls overrides upstream URLs (for unreachable ones).
+func startGateway(t testing.TB, deploy []string, env map[string]string) *gateway {
+	t.Helper()
+	schema := testkit.Schema(t, "gw")
+	ns := testkit.Namespace(t)
+	addr := testkit.FreeAddr(t)
+	vars := maps.Clone(testEnv)
+	vars["HOOKLINE_DATABASE_URL"] = testkit.DatabaseURL(t)
+	vars["HOOKLINE_NATS_URL"] = testkit.NATSURL(t)
+	vars["HOOKLINE_DB_SCHEMA"] = schema
+	vars["HOOKLINE_NATS_NAMESPACE"] = ns
+	vars["HOOKLINE_HTTP_ADDR"] = addr
+	vars["HOOKLINE_DB_MAX_CONNS"] = "8"
+	g := &gateway{
+		base:      "http://" + addr,
+		upstreams: map[string]*upstream{},
+		stdout:    &syncBuffer{},
+		client:    &http.Client{Timeout: 20 * time.Second},
+	}
+	for _, svc := range deploy {
+		u := newUpstream(t, svc)
+		g.upstreams[svc] = u
+		vars["HOOKLINE_"+strings.ToUpper(svc)+"_URL"] = u.srv.URL
+	}
+	maps.Copy(vars, env)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.Run(ctx, testkit.Getenv(vars), g.stdout) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("app.Run returned %v", err)
+			}
+		case <-time.After(15 * time.Second):
+			t.Errorf("gateway did not stop within 15 s")
+		}
+		if t.Failed() || os.Getenv("HOOKLINE_TEST_VERBOSE") != "" {
+			t.Logf("gateway output:\n%s", g.stdout.String())
+		}
+	})
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(g.stdout.String(), "gateway listening on ") {
+		select {
+		case err := <-done:
+			t.Fatalf("gateway exited during start: %v\n%s", err, g.stdout.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("gateway did not start:\n%s", g.stdout.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	testkit.WaitHTTP(t, g.base+"/readyz", 15*time.Second)
+
+	nc, err := nats.Connect(testkit.NATSURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	g.bus, err = messaging.NewBus(nc, ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// response is a finished HTTP exchange.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+func (r response) json(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		t.Fatalf("response %d is not JSON: %v\n%s", r.Status, err, r.Body)
+	}
+	return m
+}
+
+// data returns the "data" object of a success envelope.
+func (r response) data(t testing.TB) map[string]any {
+	t.Helper()
+	d, ok := r.json(t)["data"].(map[string]any)
+	if !ok {
+		t.Fatalf("no data object in %s", r.Body)
+	}
+	return d
+}
+
+// seen decodes an upstream echo.
+func (r response) seen(t testing.TB) seen {
+	t.Helper()
+	var env struct {
+		Data seen `json:"data"`
+	}
+	if err := json.Unmarshal(r.Body, &env); err != nil || env.Data.Service == "" {
+		t.Fatalf("not an upstream echo (%d): %s", r.Status, r.Body)
+	}
+	return env.Data
+}
+
+// wantError checks status and code of an error envelope whose details are
+// an object.
+func (r response) wantError(t testing.TB, status int, code string) map[string]any {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+	m := r.json(t)
+	if m["code"] != code {
+		t.Fatalf("code %v, want %s: %s", m["code"], code, r.Body)
+	}
+	if _, ok := m["error"].(string); !ok {
+		t.Fatalf("error message missing: %s", r.Body)
+	}
+	d, ok := m["details"].(map[string]any)
+	if !ok {
+		t.Fatalf("details is not an object: %s", r.Body)
+	}
+	return d
+}
+
+func (r response) wantStatus(t testing.TB, status int) {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Body)
+	}
+}
+
+// do sends a request; body is marshalled to JSON unless it is a string or
+// []byte. Headers come in pairs.
+func (g *gateway) do(t testing.TB, method, path string, body any, headers ...string) response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		raw, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(raw)
+	}
+	req, err := http.NewRequestWithContext(context.Background(), method, g.base+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Add(headers[i], headers[i+1])
+	}
+	resp, err := g.client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+}
+
+func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
+
+func admin() []string { return bearer(testAdminToken) }
+
+// api calls /api/v1 with a key.
+func (g *gateway) api(t testing.TB, key, method, path string, body any, headers ...string) response {
+	t.Helper()
+	return g.do(t, method, "/api/v1"+path, body, append(bearer(key), headers...)...)
+}
+
+// tenant is an organization with one key.
+type tenant struct {
+	OrgID string
+	KeyID string
+	Key   string
+	Name  string
+	Tier  string
+}
+
+func (g *gateway) createOrg(t testing.TB, name, tier string) string {
+	t.Helper()
+	r := g.do(t, http.MethodPost, "/admin/v1/organizations", map[string]any{"name": name, "tier": tier}, admin()...)
+	r.wantStatus(t, http.StatusCreated)
+	return r.data(t)["id"].(string)
+}
+
+func (g *gateway) createKey(t testing.TB, orgID string, body map[string]any) map[string]any {
+	t.Helper()
+	r := g.do(t, http.MethodPost, "/admin/v1/organizations/"+orgID+"/keys", body, admin()...)
+	r.wantStatus(t, http.StatusCreated)
+	return r.data(t)
+}
+
+func (g *gateway) newTenant(t testing.TB, tier string) tenant {
+	t.Helper()
+	name := "org-" + testkit.Suffix()
+	id := g.createOrg(t, name, tier)
+	k := g.createKey(t, id, map[string]any{"name": "test key"})
+	return tenant{OrgID: id, KeyID: k["id"].(string), Key: k["key"].(string), Name: name, Tier: tier}
+}
+
+// waitEvent reads the namespaced GATEWAY stream with an ordered consumer
+// until an event of subject satisfies match.
+func (g *gateway) waitEvent(t testing.TB, subject string, match func(events.Envelope) bool) events.Envelope {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	var cons jetstream.Consumer
+	var err error
+	for {
+		cons, err = g.bus.JS.OrderedConsumer(ctx, g.bus.StreamName("GATEWAY"), jetstream.OrderedConsumerConfig{
+			FilterSubjects: []string{g.bus.Subject(subject)},
+		})
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("ordered consumer on %s: %v", g.bus.StreamName("GATEWAY"), err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for {
+		msg, err := cons.Next(jetstream.FetchMaxWait(time.Second))
+		if ctx.Err() != nil {
+			t.Fatalf("no matching %s event within 20 s (last error %v)", subject, err)
+		}
+		if err != nil {
+			continue
+		}
+		env, err := events.Parse(msg.Data())
+		if err != nil {
+			t.Fatalf("bad envelope on %s: %v", msg.Subject(), err)
+		}
+		if env.Type != subject {
+			t.Fatalf("envelope type %q on subject %s", env.Type, msg.Subject())
+		}
+		if match(env) {
+			return env
+		}
+	}
+}
+
+// runWith runs the service with exactly vars and discards its output.
+func runWith(ctx context.Context, vars map[string]string) error {
+	return app.Run(ctx, testkit.Getenv(vars), io.Discard)
+}

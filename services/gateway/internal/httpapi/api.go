@@ -1,0 +1,184 @@
+// Package httpapi is the gateway's HTTP edge: the public /api/v1 surface
+// (authentication, rate limiting, idempotency, the routing table and the
+// reverse proxy to the services), the admin API /admin/v1, health probes,
+// and the DTOs and error mapping of both.
+//
+// Middleware order on /api/v1, outermost first: request id, telemetry,
+// body cap, authentication, rate limit, then per route idempotency and the
+// proxy. Authentication runs before routing, so an unauthenticated caller
+// gets the same 401 for every path and learns nothing about which exist;
+// an authenticated caller gets 404 for unknown paths and 405 for a wrong
+// method, in the error envelope.
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/telemetry"
+	"hookline.dev/services/gateway/internal/idempotency"
+	"hookline.dev/services/gateway/internal/org"
+	"hookline.dev/services/gateway/internal/ratelimit"
+)
+
+// Prefix is the path prefix of the public API.
+const Prefix = "/api/v1"
+
+// AdminPrefix is the path prefix of the admin API.
+const AdminPrefix = "/admin/v1"
+
+// Config is what the handler needs. Every field but Upstreams entries,
+// Now, Transport and Ready is required.
+type Config struct {
+	Orgs        *org.Service
+	Limiter     *ratelimit.Limiter
+	Limits      map[string]ratelimit.Limit
+	Idempotency *idempotency.Guard
+	// Upstreams maps a service name to its base URL. A service without an
+	// entry is not deployed: its paths answer 503.
+	Upstreams map[string]*url.URL
+	// Transport carries proxied requests; one shared, tuned transport keeps
+	// connections to the services alive across requests.
+	Transport       http.RoundTripper
+	PrincipalSecret []byte
+	// PrincipalTTL is the validity of a signed principal (60 s default):
+	// long enough for clock skew between hosts, short enough that a
+	// captured header is useless soon after.
+	PrincipalTTL time.Duration
+	AdminToken   string
+	MaxBodyBytes int64
+	// MaxStoredBody caps the response body kept for idempotent replay.
+	MaxStoredBody int
+	// IdempotentTimeout bounds a proxied request that carries an
+	// Idempotency-Key. Such a request keeps running when the client
+	// disconnects, so its outcome can still be stored for the retry.
+	IdempotentTimeout time.Duration
+	// Ready reports whether dependencies answer, for /readyz.
+	Ready func(context.Context) error
+	Log   *slog.Logger
+	Now   func() time.Time
+}
+
+// server holds the handlers' dependencies.
+type server struct {
+	cfg          Config
+	adapt        httpx.Adapter
+	defaultLimit ratelimit.Limit
+	proxies      map[string]http.Handler
+}
+
+// NewHandler builds the gateway's HTTP handler. defaultTier names the
+// limit used for an organization whose tier has no configured limit (a
+// tier removed from configuration after organizations were created).
+func NewHandler(cfg Config, defaultTier string) http.Handler {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.PrincipalTTL <= 0 {
+		cfg.PrincipalTTL = time.Minute
+	}
+	if cfg.MaxStoredBody <= 0 {
+		cfg.MaxStoredBody = 4 << 20
+	}
+	if cfg.IdempotentTimeout <= 0 {
+		cfg.IdempotentTimeout = 5 * time.Minute
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = NewTransport(0)
+	}
+	s := &server{
+		cfg:          cfg,
+		adapt:        httpx.Adapter{Log: cfg.Log, MapError: MapError},
+		defaultLimit: cfg.Limits[defaultTier],
+		proxies:      make(map[string]http.Handler, len(Services)),
+	}
+	for _, svc := range Services {
+		if u := cfg.Upstreams[svc]; u != nil {
+			s.proxies[svc] = s.newProxy(svc, u)
+		} else {
+			s.proxies[svc] = s.adapt.Wrap(notDeployed(svc))
+		}
+	}
+	return s.routes()
+}
+
+func (s *server) routes() http.Handler {
+	r := chi.NewRouter()
+	r.Use(httpx.RequestID, telemetry.HTTPMiddleware("gateway"), s.recoverer)
+	r.NotFound(httpx.NotFound)
+	r.MethodNotAllowed(methodNotAllowed(r))
+
+	r.Get("/healthz", s.adapt.Wrap(s.healthz))
+	r.Get("/readyz", s.adapt.Wrap(s.readyz))
+
+	admin := chi.NewRouter()
+	admin.Use(s.bodyCap, s.adminAuth)
+	admin.NotFound(httpx.NotFound)
+	admin.MethodNotAllowed(methodNotAllowed(admin))
+	admin.Post("/organizations", s.adapt.Wrap(s.createOrganization))
+	admin.Post("/organizations/{id}/keys", s.adapt.Wrap(s.createKey))
+	admin.Post("/organizations/{id}/credits", s.adapt.Wrap(s.grantCredits))
+	admin.Delete("/keys/{id}", s.adapt.Wrap(s.revokeKey))
+	r.Mount(AdminPrefix, admin)
+
+	api := chi.NewRouter()
+	api.Use(s.bodyCap, s.authenticate, s.rateLimit)
+	api.NotFound(httpx.NotFound)
+	api.MethodNotAllowed(methodNotAllowed(api))
+	api.Get(verify, s.adapt.Wrap(s.verify))
+	for _, rt := range Routes {
+		h := s.proxies[rt.Service]
+		for _, m := range rt.Methods {
+			if m == http.MethodPost {
+				api.With(s.idempotent).Method(m, rt.Pattern, h)
+			} else {
+				api.Method(m, rt.Pattern, h)
+			}
+		}
+	}
+	r.Mount(Prefix, api)
+	return r
+}
+
+// methodNotAllowed answers 405 in the envelope with the Allow header that
+// chi only sets for its own default handler.
+func methodNotAllowed(mux *chi.Mux) http.HandlerFunc {
+	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
+	return func(w http.ResponseWriter, r *http.Request) {
+		path := r.URL.Path
+		if rctx := chi.RouteContext(r.Context()); rctx != nil && rctx.RoutePath != "" {
+			path = rctx.RoutePath
+		}
+		for _, m := range methods {
+			if mux.Match(chi.NewRouteContext(), m, path) {
+				w.Header().Add("Allow", m)
+			}
+		}
+		httpx.MethodNotAllowed(w, r)
+	}
+}
+
+func (s *server) healthz(w http.ResponseWriter, _ *http.Request) error {
+	return httpx.OK(w, map[string]string{"status": "ok"})
+}
+
+func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
+	if s.cfg.Ready != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := s.cfg.Ready(ctx); err != nil {
+			s.cfg.Log.WarnContext(r.Context(), "not ready", "err", err)
+			return errNotReady
+		}
+	}
+	return httpx.OK(w, map[string]string{"status": "ready"})
+}
