@@ -1,0 +1,146 @@
+package httpx
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"hookline.dev/pkg/apierr"
+)
+
+type sample struct {
+	Name  string   `json:"name"`
+	Count int      `json:"count"`
+	Tags  []string `json:"tags"`
+	Inner struct {
+		On bool `json:"on"`
+	} `json:"inner"`
+}
+
+func decodeString(body string) error {
+	var s sample
+	return Decode(httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body)), &s)
+}
+
+func TestDecodeNamesTheProblem(t *testing.T) {
+	cases := map[string]struct{ body, field, msg string }{
+		"wrong type":        {body: `{"count":"3"}`, field: "count"},
+		"nested wrong type": {body: `{"inner":{"on":1}}`, field: "inner.on"},
+		"array wrong type":  {body: `{"tags":"x"}`, field: "tags"},
+		"unknown field":     {body: `{"nmae":"x"}`, field: "nmae"},
+		"malformed":         {body: `{"name":`, msg: "malformed JSON"},
+		"syntax":            {body: `{"name" "x"}`, msg: "malformed JSON at byte"},
+		"trailing data":     {body: `{"name":"x"} {}`, msg: "unexpected data"},
+		"empty":             {body: ``, msg: "empty"},
+		"not an object":     {body: `[1,2]`, msg: "JSON object"},
+		"float for int":     {body: `{"count":1.5}`, field: "count"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := decodeString(c.body)
+			var ae *apierr.Error
+			if !errors.As(err, &ae) || ae.Code != apierr.InvalidRequest {
+				t.Fatalf("error = %v, want invalid_request", err)
+			}
+			if c.field != "" {
+				fields, _ := ae.Details["fields"].(map[string]string)
+				if _, ok := fields[c.field]; !ok {
+					t.Fatalf("details %v do not name %q", ae.Details, c.field)
+				}
+			}
+			if c.msg != "" && !strings.Contains(ae.Message, c.msg) {
+				t.Fatalf("message %q lacks %q", ae.Message, c.msg)
+			}
+		})
+	}
+	if err := decodeString(`{"name":"ok","count":2,"tags":["a"],"inner":{"on":true}}`); err != nil {
+		t.Fatalf("valid body: %v", err)
+	}
+}
+
+func TestDecodeCapsTheBody(t *testing.T) {
+	err := decodeString(`{"name":"` + strings.Repeat("x", MaxBody) + `"}`)
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Details["maxBytes"] != int64(MaxBody) {
+		t.Fatalf("oversized body: %v", err)
+	}
+}
+
+func TestParsePage(t *testing.T) {
+	ok := map[string]Page{
+		"":                 {1, 20},
+		"page=3&limit=100": {3, 100},
+		"limit=1":          {1, 1},
+	}
+	for q, want := range ok {
+		got, err := ParsePage(httptest.NewRequest(http.MethodGet, "/?"+q, nil))
+		if err != nil || got != want {
+			t.Errorf("%q → %+v %v, want %+v", q, got, err, want)
+		}
+	}
+	for _, q := range []string{"page=0", "page=-1", "page=x", "limit=0", "limit=101", "limit=2.5", "page=1&page=2", "page=99999999999999999999", "limit="} {
+		if _, err := ParsePage(httptest.NewRequest(http.MethodGet, "/?"+q, nil)); !apierr.Is(err, apierr.InvalidRequest) {
+			t.Errorf("%q accepted", q)
+		}
+	}
+}
+
+func TestListAndErrorEnvelopes(t *testing.T) {
+	rec := httptest.NewRecorder()
+	_ = List(rec, []int(nil), Page{Page: 2, Limit: 10}, 25)
+	if got := strings.TrimSpace(rec.Body.String()); got != `{"data":[],"pagination":{"page":2,"limit":10,"total":25,"hasMore":true}}` {
+		t.Fatalf("list: %s", got)
+	}
+	rec = httptest.NewRecorder()
+	a := Adapter{}
+	a.Wrap(func(http.ResponseWriter, *http.Request) error { return errors.New("db password is hunter2") })(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+	if rec.Code != 500 || strings.Contains(rec.Body.String(), "hunter2") {
+		t.Fatalf("internal error leaked: %d %s", rec.Code, rec.Body.String())
+	}
+	var env map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env["code"] != "internal" || env["details"] == nil {
+		t.Fatalf("envelope %s", rec.Body.String())
+	}
+}
+
+// FuzzDecode: any body either decodes or yields a 400 in the envelope; it
+// never panics and never produces an internal error.
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{`{"name":"x","count":1}`, `{"count":"1"}`, `{`, `[]`, `null`, `{"inner":{"on":true}}`, `{"a":1}`, "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		err := decodeString(body)
+		if err != nil && !apierr.Is(err, apierr.InvalidRequest) {
+			t.Fatalf("body %q: %v is not invalid_request", body, err)
+		}
+	})
+}
+
+// FuzzParsePage: any query either parses into bounds or is a 400.
+func FuzzParsePage(f *testing.F) {
+	for _, s := range []string{"page=1&limit=20", "limit=0", "page=-5", "page=1e3", "limit=%zz", "page=9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		r := httptest.NewRequest(http.MethodGet, "/", nil)
+		r.URL.RawQuery = q
+		if _, err := url.ParseQuery(q); err != nil {
+			return // the server would have parsed what it could; nothing to check
+		}
+		p, err := ParsePage(r)
+		if err != nil {
+			if !apierr.Is(err, apierr.InvalidRequest) {
+				t.Fatalf("%q: %v", q, err)
+			}
+			return
+		}
+		if p.Page < 1 || p.Limit < 1 || p.Limit > MaxLimit || p.Offset() < 0 {
+			t.Fatalf("%q → %+v out of bounds", q, p)
+		}
+	})
+}
