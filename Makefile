@@ -1,6 +1,6 @@
 # Hookline: one command for the stack, one for the tests.
 SHELL := /bin/bash
-MODULES := ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/...
+MODULES := ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/...
 
 .PHONY: up test deps build fuzz lint bench down
 
@@ -14,7 +14,7 @@ deps: ## start Postgres, NATS JetStream and MinIO only
 	@scripts/deps.sh start >/dev/null
 
 build: ## build the service binaries into bin/
-	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/gateway/cmd/gateway
+	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/gateway/... ./e2e/.../gateway
 
 fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 	@FUZZTIME=$${FUZZTIME:-1m} scripts/fuzz.sh

@@ -11,10 +11,10 @@ echo "== gofmt"
 unformatted=$(gofmt -l pkg services)
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 echo "== go vet"
-go vet ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/...
+go vet ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/...
 echo "== go test -race"
 set +e
-go test -race -count=1 -timeout 25m ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... 2>&1 | tee .hookline/test.log
+go test -race -count=1 -timeout 25m ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/... 2>&1 | tee .hookline/test.log
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -eq 0 ]; then

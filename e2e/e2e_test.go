@@ -1,0 +1,163 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"hookline.dev/pkg/testkit"
+)
+
+const adminToken = "e2e-admin-token-0123456789"
+
+type stack struct {
+	t    *testing.T
+	base string // gateway origin
+}
+
+// startStack builds gateway and billing and runs them against a fresh
+// schema each and one NATS namespace.
+func startStack(t *testing.T) *stack {
+	t.Helper()
+	bin := t.TempDir()
+	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway", "hookline.dev/services/billing/cmd/billing")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		t.Fatalf("build: %v", err)
+	}
+	gwAddr, billAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
+	common := []string{
+		"HOOKLINE_DATABASE_URL=" + testkit.DatabaseURL(t),
+		"HOOKLINE_NATS_URL=" + testkit.NATSURL(t),
+		"HOOKLINE_NATS_NAMESPACE=" + testkit.Namespace(t),
+		"HOOKLINE_PRINCIPAL_SECRET=e2e-principal-secret-0123456789abcdef",
+		"HOOKLINE_LOG_LEVEL=warn",
+	}
+	run := func(name string, env ...string) {
+		cmd := exec.Command(filepath.Join(bin, name))
+		cmd.Env = append(append(os.Environ(), common...), env...)
+		logf, _ := os.Create(filepath.Join(bin, name+".log"))
+		cmd.Stdout, cmd.Stderr = logf, logf
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(os.Interrupt)
+			_ = cmd.Wait()
+			if t.Failed() {
+				b, _ := os.ReadFile(logf.Name())
+				t.Logf("%s log:\n%s", name, b)
+			}
+		})
+	}
+	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"),
+		`HOOKLINE_TIERS_JSON={"pro":{"monthlyCredits":500},"free":{"monthlyCredits":10}}`)
+	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
+		"HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr)
+	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(t, "http://"+gwAddr+"/readyz", 30*time.Second)
+	return &stack{t: t, base: "http://" + gwAddr}
+}
+
+func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) {
+	s.t.Helper()
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, s.base+path, r)
+	if bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+bearer)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			s.t.Fatalf("%s %s: body %q", method, path, raw)
+		}
+	}
+	return resp.StatusCode, m
+}
+
+// newOrg creates an organization with a key through the admin API.
+func (s *stack) newOrg(tier string) (orgID, key string) {
+	s.t.Helper()
+	st, org := s.do("POST", "/admin/v1/organizations", adminToken, map[string]any{"name": "e2e " + tier, "tier": tier})
+	if st != 201 {
+		s.t.Fatalf("create org: %d %v", st, org)
+	}
+	orgID = org["data"].(map[string]any)["id"].(string)
+	st, k := s.do("POST", "/admin/v1/organizations/"+orgID+"/keys", adminToken, map[string]any{"name": "e2e"})
+	if st != 201 {
+		s.t.Fatalf("create key: %d %v", st, k)
+	}
+	return orgID, k["data"].(map[string]any)["key"].(string)
+}
+
+func (s *stack) credits(key string) map[string]any {
+	s.t.Helper()
+	st, body := s.do("GET", "/api/v1/account/credits", key, nil)
+	if st != 200 {
+		s.t.Fatalf("credits: %d %v", st, body)
+	}
+	return body["data"].(map[string]any)
+}
+
+func TestCreditsThroughTheGateway(t *testing.T) {
+	s := startStack(t)
+	orgA, keyA := s.newOrg("pro")
+	_, keyB := s.newOrg("free")
+
+	// The organization-created event opens the account with the tier's grant.
+	testkit.Eventually(t, 15*time.Second, "account opened", func() bool {
+		return s.credits(keyA)["credits"].(map[string]any)["subscription"] == float64(500)
+	})
+	st, grant := s.do("POST", "/admin/v1/organizations/"+orgA+"/credits", adminToken, map[string]any{"credits": 25, "kind": "purchased", "reason": "e2e"})
+	if st != 202 {
+		t.Fatalf("grant: %d %v", st, grant)
+	}
+	testkit.Eventually(t, 15*time.Second, "grant applied", func() bool {
+		c := s.credits(keyA)
+		return c["credits"].(map[string]any)["total"] == float64(525)
+	})
+	c := s.credits(keyA)
+	if c["tier"] != "pro" || c["billingCycle"] != "monthly" || c["canGenerate"] != true || c["credits"].(map[string]any)["purchased"] != float64(25) {
+		t.Fatalf("credits of A: %v", c)
+	}
+
+	// B sees only its own account.
+	testkit.Eventually(t, 15*time.Second, "B opened", func() bool {
+		return s.credits(keyB)["credits"].(map[string]any)["total"] == float64(10)
+	})
+	if st, body := s.do("GET", "/api/v1/account/usage?limit=5", keyB, nil); st != 200 || len(body["data"].([]any)) != 0 {
+		t.Fatalf("usage of B: %d %v", st, body)
+	}
+	// The public API never takes the admin token, and vice versa.
+	if st, _ := s.do("GET", "/api/v1/account/credits", adminToken, nil); st != 401 {
+		t.Fatalf("admin token on the public API: %d", st)
+	}
+	if st, _ := s.do("POST", "/admin/v1/organizations", keyA, map[string]any{"name": "x", "tier": "pro"}); st != 401 {
+		t.Fatalf("API key on the admin API: %d", st)
+	}
+	// Bad pagination is refused through the whole path.
+	if st, body := s.do("GET", "/api/v1/account/usage?limit=500", keyA, nil); st != 400 || body["code"] != "invalid_request" {
+		t.Fatalf("limit=500: %d %v", st, body)
+	}
+	// Services that are not deployed answer 503 in the envelope.
+	if st, body := s.do("GET", "/api/v1/faces", keyA, nil); st != 503 || body["code"] != "unavailable" {
+		t.Fatalf("undeployed service: %d %v", st, body)
+	}
+}
