@@ -8,10 +8,10 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 mkdir -p .hookline
 
 echo "== gofmt"
-unformatted=$(gofmt -l pkg services)
+unformatted=$(gofmt -l pkg services e2e bench)
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 echo "== go vet"
-go vet ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/...
+go vet ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/... ./bench/...
 echo "== go test -race"
 set +e
 go test -race -count=1 -timeout 25m ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/... 2>&1 | tee .hookline/test.log
