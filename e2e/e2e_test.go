@@ -59,7 +59,9 @@ func startStack(t *testing.T) *stack {
 	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"),
 		`HOOKLINE_TIERS_JSON={"pro":{"monthlyCredits":500},"free":{"monthlyCredits":10}}`)
 	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
-		"HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr)
+		"HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
+		// The test polls for eventual consistency faster than any tier allows.
+		"HOOKLINE_RATE_LIMITS=free=1000/1000,creator=1000/1000,pro=1000/1000,agency=1000/1000")
 	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+gwAddr+"/readyz", 30*time.Second)
 	return &stack{t: t, base: "http://" + gwAddr}

@@ -22,6 +22,6 @@ if [ "$status" -eq 0 ]; then
   FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh
 fi
 pass=$(grep -c '^ok ' .hookline/test.log || true)
-fail=$(grep -c '^FAIL' .hookline/test.log || true)
+fail=$(grep -c "^FAIL	" .hookline/test.log || true)
 echo "packages: $pass passed, $fail failed"
 exit "$status"
