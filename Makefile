@@ -14,7 +14,7 @@ deps: ## start Postgres, NATS JetStream and MinIO only
 	@scripts/deps.sh start >/dev/null
 
 build: ## build the service binaries into bin/
-	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/gateway/cmd/gateway
+	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway
 
 fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 	@FUZZTIME=$${FUZZTIME:-1m} scripts/fuzz.sh

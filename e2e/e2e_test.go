@@ -26,12 +26,14 @@ type stack struct {
 func startStack(t *testing.T) *stack {
 	t.Helper()
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway", "hookline.dev/services/billing/cmd/billing")
+	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
+		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	gwAddr, billAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
+	gwAddr, billAddr, assetsAddr := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
+	s3 := testkit.Bucket(t)
 	common := []string{
 		"HOOKLINE_DATABASE_URL=" + testkit.DatabaseURL(t),
 		"HOOKLINE_NATS_URL=" + testkit.NATSURL(t),
@@ -58,11 +60,14 @@ func startStack(t *testing.T) *stack {
 	}
 	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"),
 		`HOOKLINE_TIERS_JSON={"pro":{"monthlyCredits":500},"free":{"monthlyCredits":10}}`)
+	run("assets", "HOOKLINE_HTTP_ADDR="+assetsAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_assets"),
+		"HOOKLINE_S3_ENDPOINT="+s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY="+s3.AccessKey, "HOOKLINE_S3_SECRET_KEY="+s3.SecretKey, "HOOKLINE_S3_BUCKET="+s3.Bucket)
 	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
-		"HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
+		"HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr, "HOOKLINE_ASSETS_URL=http://"+assetsAddr,
 		// The test polls for eventual consistency faster than any tier allows.
 		"HOOKLINE_RATE_LIMITS=free=1000/1000,creator=1000/1000,pro=1000/1000,agency=1000/1000")
 	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(t, "http://"+assetsAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+gwAddr+"/readyz", 30*time.Second)
 	return &stack{t: t, base: "http://" + gwAddr}
 }
@@ -159,7 +164,7 @@ func TestCreditsThroughTheGateway(t *testing.T) {
 		t.Fatalf("limit=500: %d %v", st, body)
 	}
 	// Services that are not deployed answer 503 in the envelope.
-	if st, body := s.do("GET", "/api/v1/faces", keyA, nil); st != 503 || body["code"] != "unavailable" {
+	if st, body := s.do("GET", "/api/v1/thumbnails", keyA, nil); st != 503 || body["code"] != "unavailable" {
 		t.Fatalf("undeployed service: %d %v", st, body)
 	}
 }

@@ -26,10 +26,11 @@ HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT
 HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY
 HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY
 HOOKLINE_BILLING_URL=http://127.0.0.1:8081
+HOOKLINE_ASSETS_URL=http://127.0.0.1:8082
 set +a
 
 echo "up: building services"
-go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/gateway/cmd/gateway
+go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway
 
 pids=()
 stop() {
@@ -43,10 +44,12 @@ trap stop INT TERM
 
 HOOKLINE_HTTP_ADDR=127.0.0.1:8081 "$STATE/bin/billing" >>"$STATE/billing.log" 2>&1 &
 pids+=($!)
+HOOKLINE_HTTP_ADDR=127.0.0.1:8082 "$STATE/bin/assets" >>"$STATE/assets.log" 2>&1 &
+pids+=($!)
 HOOKLINE_HTTP_ADDR=127.0.0.1:8080 "$STATE/bin/gateway" >>"$STATE/gateway.log" 2>&1 &
 pids+=($!)
 
-for svc in 8081 8080; do
+for svc in 8081 8082 8080; do
   for i in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$svc/readyz" >/dev/null 2>&1 && break
     [ "$i" = 100 ] && { echo "up: service on :$svc not ready; see $STATE/*.log"; stop; }

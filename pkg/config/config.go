@@ -121,6 +121,8 @@ type Common struct {
 	PrincipalSecret string        `env:"HOOKLINE_PRINCIPAL_SECRET"`
 	ShutdownTimeout time.Duration `env:"HOOKLINE_SHUTDOWN_TIMEOUT" default:"15s"`
 	LogLevel        string        `env:"HOOKLINE_LOG_LEVEL" default:"info"`
+	// DebugAddr, when set, serves pprof and expvar (keep it private).
+	DebugAddr string `env:"HOOKLINE_DEBUG_ADDR"`
 }
 
 // Validate checks the shared settings.

@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/debugsrv"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
@@ -130,6 +131,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return nil
 	})
 	g.Go(func() error { return messaging.NewRelay(pool, bus, log).Run(gctx) })
+	g.Go(func() error { return debugsrv.Run(gctx, cfg.DebugAddr) })
 	g.Go(func() error {
 		return bus.Consume(gctx, messaging.ConsumerConfig{
 			Durable: natsapi.GatewayConsumer, Stream: "GATEWAY",

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/debugsrv"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/telemetry"
@@ -137,6 +138,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return nil
 	})
 	g.Go(func() error { return messaging.NewRelay(pool, bus, log).Run(gctx) })
+	g.Go(func() error { return debugsrv.Run(gctx, cfg.DebugAddr) })
 	g.Go(func() error { purgeLoop(gctx, guard, cfg.IdempotencyPurgeInterval, log); return nil })
 
 	fmt.Fprintf(stdout, "gateway listening on %s\n", ln.Addr())

@@ -1,0 +1,40 @@
+// Package debugsrv serves pprof profiles and expvar counters (the
+// messaging and billing counters among them) on a separate, private
+// address, so operators can look inside a running service without
+// exposing that surface on the public port.
+package debugsrv
+
+import (
+	"context"
+	"errors"
+	"expvar"
+	"net/http"
+	"net/http/pprof"
+	"time"
+)
+
+// Run serves until ctx ends. An empty addr disables it.
+func Run(ctx context.Context, addr string) error {
+	if addr == "" {
+		<-ctx.Done()
+		return nil
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	mux.Handle("/debug/vars", expvar.Handler())
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,106 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/services/assets/internal/brand"
+)
+
+type brandDTO struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Colors    []string  `json:"colors"`
+	LogoURL   *string   `json:"logoUrl"`
+	Fonts     []string  `json:"fonts"`
+	Domain    *string   `json:"domain"`
+	CreatedAt time.Time `json:"createdAt"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+func (h *api) brandOut(b brand.Brand) brandDTO {
+	return brandDTO{ID: b.ID, Name: b.Name, Colors: nonNil(b.Colors), LogoURL: strOrNil(h.svc.URL(b.LogoKey)), Fonts: nonNil(b.Fonts),
+		Domain: strOrNil(b.Domain), CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt)}
+}
+
+// brandIn is the body of POST and PATCH /brands: by hand
+// {name, colors, logoUrl?, fonts?} or an import {name?, domain}.
+type brandIn struct {
+	Name    *string   `json:"name"`
+	Colors  *[]string `json:"colors"`
+	LogoURL *string   `json:"logoUrl"`
+	Fonts   *[]string `json:"fonts"`
+	Domain  *string   `json:"domain"`
+}
+
+func (in brandIn) draft() brand.Draft {
+	return brand.Draft{Name: in.Name, Colors: in.Colors, LogoURL: in.LogoURL, Fonts: in.Fonts, Domain: in.Domain}
+}
+
+func (h *api) createBrand(w http.ResponseWriter, r *http.Request) error {
+	var in brandIn
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	b, err := h.svc.CreateBrand(r.Context(), org(r), in.draft())
+	if err != nil {
+		return err
+	}
+	return httpx.Created(w, h.brandOut(b))
+}
+
+func (h *api) listBrands(w http.ResponseWriter, r *http.Request) error {
+	p, err := httpx.ParsePage(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := h.svc.Brands(r.Context(), org(r), p.Offset(), p.Limit)
+	if err != nil {
+		return err
+	}
+	out := make([]brandDTO, len(items))
+	for i, b := range items {
+		out[i] = h.brandOut(b)
+	}
+	return httpx.List(w, out, p, total)
+}
+
+func (h *api) getBrand(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	b, err := h.svc.Brand(r.Context(), org(r), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, h.brandOut(b))
+}
+
+func (h *api) updateBrand(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var in brandIn
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	b, err := h.svc.UpdateBrand(r.Context(), org(r), id, in.draft())
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, h.brandOut(b))
+}
+
+func (h *api) deleteBrand(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.DeleteBrand(r.Context(), org(r), id); err != nil {
+		return err
+	}
+	return httpx.NoContent(w)
+}

@@ -1,0 +1,167 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/services/assets/internal/collection"
+)
+
+type collectionDTO struct {
+	ID             string    `json:"id"`
+	Name           string    `json:"name"`
+	Description    *string   `json:"description"`
+	ThumbnailCount int       `json:"thumbnailCount"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
+}
+
+type thumbnailDTO struct {
+	ID       string    `json:"id"`
+	ImageURL string    `json:"imageUrl"`
+	Prompt   string    `json:"prompt"`
+	AddedAt  time.Time `json:"addedAt"`
+}
+
+type collectionDetailDTO struct {
+	collectionDTO
+	Thumbnails []thumbnailDTO `json:"thumbnails"`
+}
+
+func collectionOut(c collection.Collection) collectionDTO {
+	return collectionDTO{ID: c.ID, Name: c.Name, Description: strOrNil(c.Description), ThumbnailCount: c.ThumbnailCount,
+		CreatedAt: utc(c.CreatedAt), UpdatedAt: utc(c.UpdatedAt)}
+}
+
+func detailOut(c collection.Collection, thumbs []collection.Thumbnail) collectionDetailDTO {
+	d := collectionDetailDTO{collectionDTO: collectionOut(c), Thumbnails: make([]thumbnailDTO, len(thumbs))}
+	d.ThumbnailCount = len(thumbs)
+	for i, t := range thumbs {
+		d.Thumbnails[i] = thumbnailDTO{ID: t.ID, ImageURL: t.ImageURL, Prompt: t.Prompt, AddedAt: utc(t.AddedAt)}
+	}
+	return d
+}
+
+func (h *api) createCollection(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	c, err := h.svc.CreateCollection(r.Context(), org(r), collection.Draft{Name: in.Name, Description: in.Description})
+	if err != nil {
+		return err
+	}
+	return httpx.Created(w, detailOut(c, nil))
+}
+
+func (h *api) listCollections(w http.ResponseWriter, r *http.Request) error {
+	p, err := httpx.ParsePage(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := h.svc.Collections(r.Context(), org(r), p.Offset(), p.Limit)
+	if err != nil {
+		return err
+	}
+	out := make([]collectionDTO, len(items))
+	for i, c := range items {
+		out[i] = collectionOut(c)
+	}
+	return httpx.List(w, out, p, total)
+}
+
+func (h *api) detail(w http.ResponseWriter, r *http.Request, id string) error {
+	c, thumbs, err := h.svc.Collection(r.Context(), org(r), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, detailOut(c, thumbs))
+}
+
+func (h *api) getCollection(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	return h.detail(w, r, id)
+}
+
+func (h *api) updateCollection(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name        *string `json:"name"`
+		Description *string `json:"description"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	if _, err := h.svc.UpdateCollection(r.Context(), org(r), id, collection.Patch{Name: in.Name, Description: in.Description}); err != nil {
+		return err
+	}
+	return h.detail(w, r, id)
+}
+
+func (h *api) deleteCollection(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.DeleteCollection(r.Context(), org(r), id); err != nil {
+		return err
+	}
+	return httpx.NoContent(w)
+}
+
+// membership decodes {thumbnailId} or {thumbnailIds} and the path id.
+func membership(r *http.Request) (string, []string, error) {
+	id, err := pathID(r)
+	if err != nil {
+		return "", nil, err
+	}
+	var in struct {
+		ThumbnailID  *string   `json:"thumbnailId"`
+		ThumbnailIDs *[]string `json:"thumbnailIds"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return "", nil, err
+	}
+	var list []string
+	if in.ThumbnailIDs != nil {
+		list = *in.ThumbnailIDs
+	}
+	ids, err := collection.ThumbnailIDs(in.ThumbnailID, list, in.ThumbnailIDs != nil)
+	return id, ids, err
+}
+
+// addThumbnails answers POST /collections/{id}/thumbnails with the
+// collection as it is afterwards.
+func (h *api) addThumbnails(w http.ResponseWriter, r *http.Request) error {
+	id, ids, err := membership(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.AddThumbnails(r.Context(), org(r), id, ids); err != nil {
+		return err
+	}
+	return h.detail(w, r, id)
+}
+
+// removeThumbnails answers DELETE /collections/{id}/thumbnails with the
+// collection as it is afterwards.
+func (h *api) removeThumbnails(w http.ResponseWriter, r *http.Request) error {
+	id, ids, err := membership(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.RemoveThumbnails(r.Context(), org(r), id, ids); err != nil {
+		return err
+	}
+	return h.detail(w, r, id)
+}

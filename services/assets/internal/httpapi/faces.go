@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/services/assets/internal/face"
+)
+
+type faceDTO struct {
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	ImageURLs    []string  `json:"imageUrls"`
+	ThumbnailURL string    `json:"thumbnailUrl"`
+	CreatedAt    time.Time `json:"createdAt"`
+	UpdatedAt    time.Time `json:"updatedAt"`
+}
+
+func (h *api) faceOut(f face.Face) faceDTO {
+	return faceDTO{ID: f.ID, Name: f.Name, ImageURLs: h.svc.URLs(f.ImageKeys), ThumbnailURL: h.svc.URL(f.ThumbnailKey),
+		CreatedAt: utc(f.CreatedAt), UpdatedAt: utc(f.UpdatedAt)}
+}
+
+func (h *api) createFace(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name      string   `json:"name"`
+		ImageURLs []string `json:"imageUrls"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	f, err := h.svc.CreateFace(r.Context(), org(r), face.Draft{Name: in.Name, ImageURLs: in.ImageURLs})
+	if err != nil {
+		return err
+	}
+	return httpx.Created(w, h.faceOut(f))
+}
+
+func (h *api) listFaces(w http.ResponseWriter, r *http.Request) error {
+	p, err := httpx.ParsePage(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := h.svc.Faces(r.Context(), org(r), p.Offset(), p.Limit)
+	if err != nil {
+		return err
+	}
+	out := make([]faceDTO, len(items))
+	for i, f := range items {
+		out[i] = h.faceOut(f)
+	}
+	return httpx.List(w, out, p, total)
+}
+
+func (h *api) getFace(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	f, err := h.svc.Face(r.Context(), org(r), id)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, h.faceOut(f))
+}
+
+func (h *api) updateFace(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name      *string   `json:"name"`
+		ImageURLs *[]string `json:"imageUrls"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	f, err := h.svc.UpdateFace(r.Context(), org(r), id, face.Patch{Name: in.Name, ImageURLs: in.ImageURLs})
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, h.faceOut(f))
+}
+
+func (h *api) deleteFace(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := h.svc.DeleteFace(r.Context(), org(r), id); err != nil {
+		return err
+	}
+	return httpx.NoContent(w)
+}

@@ -1,0 +1,129 @@
+// Package httpapi is the assets service's HTTP edge: the uploads, faces,
+// styles, brands and collections endpoints behind the principal check,
+// their DTOs, and the one function mapping domain errors to the envelope.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/services/assets/internal/brand"
+	"hookline.dev/services/assets/internal/collection"
+	"hookline.dev/services/assets/internal/face"
+	"hookline.dev/services/assets/internal/service"
+	"hookline.dev/services/assets/internal/style"
+)
+
+// Ready reports whether the service's dependencies answer.
+type Ready func(ctx context.Context) error
+
+// Handler builds the router.
+func Handler(svc *service.Service, secret []byte, ready Ready, log *slog.Logger) http.Handler {
+	h := &api{svc: svc}
+	a := httpx.Adapter{Log: log, MapError: MapError}
+	r := chi.NewRouter()
+	r.NotFound(httpx.NotFound)
+	r.MethodNotAllowed(httpx.MethodNotAllowed)
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
+	r.Get("/readyz", a.Wrap(func(w http.ResponseWriter, r *http.Request) error {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := ready(ctx); err != nil {
+			return apierr.Wrap(apierr.Unavailable, "not ready", err)
+		}
+		return httpx.OK(w, map[string]string{"status": "ready"})
+	}))
+	r.Group(func(r chi.Router) {
+		r.Use(principal.Require(secret))
+
+		r.Post("/uploads/presigned-url", a.Wrap(h.presign))
+		r.Post("/faces/upload-urls", a.Wrap(h.faceUploadURLs))
+
+		r.Get("/faces", a.Wrap(h.listFaces))
+		r.Post("/faces", a.Wrap(h.createFace))
+		r.Get("/faces/{id}", a.Wrap(h.getFace))
+		r.Patch("/faces/{id}", a.Wrap(h.updateFace))
+		r.Delete("/faces/{id}", a.Wrap(h.deleteFace))
+
+		r.Get("/styles", a.Wrap(h.listStyles))
+		r.Post("/styles", a.Wrap(h.createStyle))
+		r.Get("/styles/{id}", a.Wrap(h.getStyle))
+		r.Patch("/styles/{id}", a.Wrap(h.updateStyle))
+		r.Delete("/styles/{id}", a.Wrap(h.deleteStyle))
+
+		r.Get("/brands", a.Wrap(h.listBrands))
+		r.Post("/brands", a.Wrap(h.createBrand))
+		r.Get("/brands/{id}", a.Wrap(h.getBrand))
+		r.Patch("/brands/{id}", a.Wrap(h.updateBrand))
+		r.Delete("/brands/{id}", a.Wrap(h.deleteBrand))
+
+		r.Get("/collections", a.Wrap(h.listCollections))
+		r.Post("/collections", a.Wrap(h.createCollection))
+		r.Get("/collections/{id}", a.Wrap(h.getCollection))
+		r.Patch("/collections/{id}", a.Wrap(h.updateCollection))
+		r.Delete("/collections/{id}", a.Wrap(h.deleteCollection))
+		r.Post("/collections/{id}/thumbnails", a.Wrap(h.addThumbnails))
+		r.Delete("/collections/{id}/thumbnails", a.Wrap(h.removeThumbnails))
+	})
+	return httpx.RequestID(r)
+}
+
+type api struct{ svc *service.Service }
+
+// org returns the organization of a request that passed principal.Require.
+func org(r *http.Request) string {
+	p, _ := principal.From(r.Context())
+	return p.OrgID
+}
+
+// pathID parses the {id} path parameter: anything but a uuid is a 400.
+func pathID(r *http.Request) (string, error) {
+	id, err := httpx.ParseUUID("id", chi.URLParam(r, "id"))
+	if err != nil {
+		return "", err
+	}
+	return id.String(), nil
+}
+
+// MapError translates domain errors into API errors; everything else
+// passes through (apierr values as they are, the rest as internal).
+func MapError(err error) error {
+	var unknown *collection.UnknownThumbnailsError
+	switch {
+	case errors.Is(err, face.ErrNotFound):
+		return apierr.New(apierr.NotFound, "face not found")
+	case errors.Is(err, style.ErrNotFound):
+		return apierr.New(apierr.NotFound, "style not found")
+	case errors.Is(err, brand.ErrNotFound):
+		return apierr.New(apierr.NotFound, "brand not found")
+	case errors.Is(err, collection.ErrNotFound):
+		return apierr.New(apierr.NotFound, "collection not found")
+	case errors.As(err, &unknown):
+		return apierr.New(apierr.NotFound, "thumbnail not found").With("thumbnailIds", unknown.IDs)
+	}
+	return err
+}
+
+func utc(t time.Time) time.Time { return t.UTC() }
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,88 @@
+// Package validate holds the field rules shared by the assets records:
+// names, descriptions and URLs are checked the same way for faces, styles,
+// brands and collections, on create and on update alike.
+package validate
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"hookline.dev/pkg/apierr"
+)
+
+// Limits of the shared fields.
+const (
+	MaxName        = 100
+	MaxDescription = 1000
+	// MaxURL matches imageinput.MaxURLLength, which loads what passes here.
+	MaxURL = 2048
+)
+
+// Name trims s and records a failure in f when it is empty or longer than
+// MaxName characters. It returns the trimmed value.
+func Name(f apierr.Fields, field, s string) string {
+	s = strings.TrimSpace(s)
+	switch n := utf8.RuneCountInString(s); {
+	case n == 0:
+		f.Add(field, "is required")
+	case n > MaxName:
+		f.Add(field, fmt.Sprintf("must be at most %d characters", MaxName))
+	}
+	return s
+}
+
+// Description trims s and records a failure when it is over MaxDescription
+// characters. Empty is allowed.
+func Description(f apierr.Fields, field, s string) string {
+	s = strings.TrimSpace(s)
+	if utf8.RuneCountInString(s) > MaxDescription {
+		f.Add(field, fmt.Sprintf("must be at most %d characters", MaxDescription))
+	}
+	return s
+}
+
+// URL records a failure when s is not an absolute http(s) URL of at most
+// 2048 characters. It returns s trimmed of surrounding spaces.
+func URL(f apierr.Fields, field, s string) string {
+	s = strings.TrimSpace(s)
+	if reason := urlProblem(s); reason != "" {
+		f.Add(field, reason)
+	}
+	return s
+}
+
+func urlProblem(s string) string {
+	if s == "" {
+		return "is required"
+	}
+	if len(s) > MaxURL {
+		return fmt.Sprintf("must be at most %d characters", MaxURL)
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return "must be an absolute http or https URL"
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return "must be an http or https URL"
+	}
+	return ""
+}
+
+// URLs checks a list of 1..max URLs, naming failures field[i].
+func URLs(f apierr.Fields, field string, urls []string, max int) []string {
+	switch {
+	case len(urls) == 0:
+		f.Add(field, fmt.Sprintf("must hold 1 to %d URLs", max))
+		return nil
+	case len(urls) > max:
+		f.Add(field, fmt.Sprintf("must hold 1 to %d URLs", max))
+		return nil
+	}
+	out := make([]string, len(urls))
+	for i, u := range urls {
+		out[i] = URL(f, fmt.Sprintf("%s[%d]", field, i), u)
+	}
+	return out
+}
