@@ -7,21 +7,14 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/debugsrv"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
@@ -92,39 +85,14 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
-	log := newLogger(stdout, cfg.LogLevel)
-
-	shutdownTracing, err := telemetry.Setup(ctx, "assets", getenv)
+	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
+		Name: "assets", Common: cfg.Common, Schema: cfg.Schema, MaxConns: cfg.DBMaxConns,
+		Namespace: cfg.NATSNamespace, Migrations: migrations.FS,
+	})
 	if err != nil {
 		return err
 	}
-	defer shutdownTracing(context.WithoutCancel(ctx)) //nolint:errcheck // best effort at exit
-
-	pool, err := pgkit.Connect(ctx, cfg.DatabaseURL, cfg.Schema, pgkit.Options{MaxConns: cfg.DBMaxConns})
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := pgkit.Migrate(ctx, pool, messaging.Migrations); err != nil {
-		return err
-	}
-	if err := pgkit.Migrate(ctx, pool, migrations.FS); err != nil {
-		return err
-	}
-
-	nc, err := messaging.Connect(ctx, cfg.NATSURL, "assets")
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	bus, err := messaging.NewBus(nc, cfg.NATSNamespace)
-	if err != nil {
-		return err
-	}
-	bus.Log = log
-	if err := bus.EnsureStreams(ctx); err != nil {
-		return err
-	}
+	defer p.Close()
 
 	blobs, err := s3store.New(s3store.Config{
 		Endpoint: cfg.S3Endpoint, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
@@ -143,59 +111,22 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	fetcher := safefetch.New(cfg.fetch())
 	svc := &service.Service{
-		Store:     postgres.New(pool),
+		Store:     postgres.New(p.Pool),
 		Blobs:     blobs,
 		Images:    &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide},
 		Fetcher:   fetcher,
 		Detector:  detector,
 		UploadTTL: cfg.UploadURLTTL,
-		Log:       log,
+		Log:       p.Log,
 	}
 
-	ready := func(ctx context.Context) error { return errors.Join(pool.Ping(ctx), bus.Ping(ctx), blobs.Ping(ctx)) }
-	httpSrv := &http.Server{
-		Handler:           telemetry.HTTPMiddleware("assets")(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, log)),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("assets: listen %s: %w", cfg.Addr, err)
-	}
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
-	})
-	g.Go(func() error { return messaging.NewRelay(pool, bus, log).Run(gctx) })
-	g.Go(func() error { return debugsrv.Run(gctx, cfg.DebugAddr) })
-	g.Go(func() error {
-		return bus.Consume(gctx, messaging.ConsumerConfig{
-			Durable: service.ThumbnailsConsumer, Stream: "THUMBNAILS",
-			Subjects: []string{events.ThumbnailsThumbnailCreated, events.ThumbnailsThumbnailDeleted},
-		}, svc.HandleThumbnailEvent)
-	})
-	g.Go(func() error {
-		<-gctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
-		defer cancel()
-		err := httpSrv.Shutdown(sctx)
-		return errors.Join(err, nc.Drain())
-	})
-	fmt.Fprintf(stdout, "assets listening on %s\n", ln.Addr())
-	err = g.Wait()
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
-		return nil
-	}
-	return err
-}
-
-func newLogger(w io.Writer, level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
+	handler := telemetry.HTTPMiddleware("assets")(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
+	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
+		func(ctx context.Context) error {
+			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
+				Durable: service.ThumbnailsConsumer, Stream: "THUMBNAILS",
+				Subjects: []string{events.ThumbnailsThumbnailCreated, events.ThumbnailsThumbnailDeleted},
+			}, svc.HandleThumbnailEvent)
+		})
 }

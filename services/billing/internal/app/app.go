@@ -10,18 +10,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"strings"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/debugsrv"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/services/billing/internal/httpapi"
 	"hookline.dev/services/billing/internal/natsapi"
@@ -70,78 +66,38 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
-	log := newLogger(stdout, cfg.LogLevel)
-
-	shutdownTracing, err := telemetry.Setup(ctx, "billing", getenv)
+	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
+		Name: "billing", Common: cfg.Common, Schema: cfg.Schema, MaxConns: cfg.DBMaxConns,
+		Namespace: cfg.NATSNamespace, Migrations: migrations.FS,
+	})
 	if err != nil {
 		return err
 	}
-	defer shutdownTracing(context.WithoutCancel(ctx)) //nolint:errcheck // best effort at exit
+	defer p.Close()
 
-	pool, err := pgkit.Connect(ctx, cfg.DatabaseURL, cfg.Schema, pgkit.Options{MaxConns: cfg.DBMaxConns})
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	if err := pgkit.Migrate(ctx, pool, messaging.Migrations); err != nil {
-		return err
-	}
-	if err := pgkit.Migrate(ctx, pool, migrations.FS); err != nil {
-		return err
-	}
-
-	nc, err := messaging.Connect(ctx, cfg.NATSURL, "billing")
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	bus, err := messaging.NewBus(nc, cfg.NATSNamespace)
-	if err != nil {
-		return err
-	}
-	if err := bus.EnsureStreams(ctx); err != nil {
-		return err
-	}
-
-	store := postgres.New(pool)
+	store := postgres.New(p.Pool)
 	defer store.Close()
-	srv := &natsapi.Server{Store: store, Log: log, Policy: natsapi.Policy{
+	srv := &natsapi.Server{Store: store, Log: p.Log, Policy: natsapi.Policy{
 		Tiers: cfg.tiers, BillingCycle: cfg.BillingCycle, TTL: cfg.ReservationTTL, RenderTTL: cfg.RenderTTL,
 	}}
-	stopRPC, err := bus.Serve(ctx, events.BillingReserveRPC, cfg.RPCQueue, srv.Reserve)
+	stopRPC, err := p.Bus.Serve(ctx, events.BillingReserveRPC, cfg.RPCQueue, srv.Reserve)
 	if err != nil {
 		return err
 	}
-
-	ready := func(ctx context.Context) error { return errors.Join(pool.Ping(ctx), bus.Ping(ctx)) }
-	httpSrv := &http.Server{
-		Handler:           telemetry.HTTPMiddleware("billing")(httpapi.Handler(store, []byte(cfg.PrincipalSecret), ready, log)),
-		ReadHeaderTimeout: 10 * time.Second,
+	workers := []platform.Worker{
+		func(ctx context.Context) error { <-ctx.Done(); return stopRPC() },
+		func(ctx context.Context) error { return expireLoop(ctx, store, cfg.ExpiryInterval, p.Log) },
+		func(ctx context.Context) error {
+			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
+				Durable: natsapi.GatewayConsumer, Stream: "GATEWAY",
+				Subjects: []string{events.GatewayOrganizationCreated, events.GatewayCreditsGranted},
+			}, srv.Gateway)
+		},
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("billing: listen %s: %w", cfg.Addr, err)
-	}
-
-	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		if err := httpSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			return err
-		}
-		return nil
-	})
-	g.Go(func() error { return messaging.NewRelay(pool, bus, log).Run(gctx) })
-	g.Go(func() error { return debugsrv.Run(gctx, cfg.DebugAddr) })
-	g.Go(func() error {
-		return bus.Consume(gctx, messaging.ConsumerConfig{
-			Durable: natsapi.GatewayConsumer, Stream: "GATEWAY",
-			Subjects: []string{events.GatewayOrganizationCreated, events.GatewayCreditsGranted},
-		}, srv.Gateway)
-	})
 	for _, stream := range cfg.SettlementStreams {
 		prefix := strings.ToLower(stream)
-		g.Go(func() error {
-			return bus.Consume(gctx, messaging.ConsumerConfig{
+		workers = append(workers, func(ctx context.Context) error {
+			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
 				Durable: natsapi.SettlementConsumer + "-" + prefix, Stream: stream,
 				Subjects: []string{prefix + ".*.completed.v1", prefix + ".*.failed.v1"},
 				// Settlements wait for their group's transaction; many in
@@ -150,20 +106,8 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			}, srv.Settlement)
 		})
 	}
-	g.Go(func() error { return expireLoop(gctx, store, cfg.ExpiryInterval, log) })
-	g.Go(func() error {
-		<-gctx.Done()
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
-		defer cancel()
-		err := httpSrv.Shutdown(sctx)
-		return errors.Join(err, stopRPC(), nc.Drain())
-	})
-	fmt.Fprintf(stdout, "billing listening on %s\n", ln.Addr())
-	err = g.Wait()
-	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
-		return nil
-	}
-	return err
+	handler := telemetry.HTTPMiddleware("billing")(httpapi.Handler(store, []byte(cfg.PrincipalSecret), p.Ready, p.Log))
+	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, workers...)
 }
 
 func expireLoop(ctx context.Context, store *postgres.Store, every time.Duration, log *slog.Logger) error {
@@ -204,12 +148,4 @@ func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) 
 	}
 	fmt.Fprintf(stdout, "rebuilt projections of %d accounts\n", n)
 	return nil
-}
-
-func newLogger(w io.Writer, level string) *slog.Logger {
-	var l slog.Level
-	if err := l.UnmarshalText([]byte(level)); err != nil {
-		l = slog.LevelInfo
-	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
 }

@@ -1,0 +1,205 @@
+// Package platform starts what every Hookline service stands on, in the
+// order ARCHITECTURE.md §9 fixes: logging and telemetry, the Postgres pool
+// with the messaging and service migrations, NATS with the event streams;
+// and it runs the HTTP server, the outbox relay, the debug server and the
+// service's own workers together until the context ends, then shuts them
+// down in order (HTTP first, then NATS drained).
+package platform
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/nats-io/nats.go"
+	"golang.org/x/sync/errgroup"
+
+	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/debugsrv"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/telemetry"
+)
+
+// Options say which service is starting and where its state lives.
+type Options struct {
+	Name      string
+	Common    config.Common
+	Schema    string
+	MaxConns  int32
+	Namespace string
+	// Migrations are the service's own, applied after the messaging tables.
+	Migrations fs.FS
+}
+
+// Platform is a service's running dependencies.
+type Platform struct {
+	Log  *slog.Logger
+	Pool *pgxpool.Pool
+	NC   *nats.Conn
+	Bus  *messaging.Bus
+
+	opt      Options
+	closers  []func()
+	shutdown func(context.Context) error
+}
+
+// Open starts logging, telemetry, Postgres (migrated) and NATS (with the
+// streams). On error everything already opened is closed again.
+func Open(ctx context.Context, getenv func(string) string, stdout io.Writer, opt Options) (p *Platform, err error) {
+	p = &Platform{opt: opt, Log: NewLogger(stdout, opt.Common.LogLevel).With("service", opt.Name)}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
+	if p.shutdown, err = telemetry.Setup(ctx, opt.Name, getenv); err != nil {
+		return nil, err
+	}
+	if p.Pool, err = pgkit.Connect(ctx, opt.Common.DatabaseURL, opt.Schema, pgkit.Options{MaxConns: opt.MaxConns}); err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, p.Pool.Close)
+	if err = pgkit.Migrate(ctx, p.Pool, messaging.Migrations); err != nil {
+		return nil, err
+	}
+	if opt.Migrations != nil {
+		if err = pgkit.Migrate(ctx, p.Pool, opt.Migrations); err != nil {
+			return nil, err
+		}
+	}
+	if p.NC, err = messaging.Connect(ctx, opt.Common.NATSURL, opt.Name); err != nil {
+		return nil, err
+	}
+	p.closers = append(p.closers, p.NC.Close)
+	if p.Bus, err = messaging.NewBus(p.NC, opt.Namespace); err != nil {
+		return nil, err
+	}
+	p.Bus.Log = p.Log
+	if err = p.Bus.EnsureStreams(ctx); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Close releases the dependencies, newest first, and flushes telemetry.
+func (p *Platform) Close() {
+	for i := len(p.closers) - 1; i >= 0; i-- {
+		p.closers[i]()
+	}
+	p.closers = nil
+	if p.shutdown != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := p.shutdown(ctx); err != nil {
+			p.Log.Warn("telemetry shutdown", "err", err)
+		}
+		p.shutdown = nil
+	}
+}
+
+// Ready reports whether Postgres and JetStream answer (for /readyz).
+func (p *Platform) Ready(ctx context.Context) error {
+	if err := p.Pool.Ping(ctx); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return p.Bus.Ping(ctx)
+}
+
+// Worker is a long-running part of a service; it returns when ctx ends.
+type Worker func(ctx context.Context) error
+
+// Server tunes the HTTP server; zero values take the defaults.
+type Server struct {
+	Addr    string
+	Handler http.Handler
+	// WriteTimeout must exceed the slowest response (default 2 minutes).
+	WriteTimeout time.Duration
+}
+
+// Serve runs the HTTP server, the outbox relay, the debug server and the
+// workers until ctx ends or one of them fails. It prints "<name> listening
+// on <addr>" to stdout once the listener is open. On the way out the HTTP
+// server finishes in-flight requests within ShutdownTimeout, then NATS is
+// drained so buffered messages are not lost.
+func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, workers ...Worker) error {
+	if s.WriteTimeout <= 0 {
+		s.WriteTimeout = 2 * time.Minute
+	}
+	srv := &http.Server{
+		Handler:           s.Handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      s.WriteTimeout,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(p.Log.Handler(), slog.LevelWarn),
+	}
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", s.Addr)
+	if err != nil {
+		return fmt.Errorf("%s: listen %s: %w", p.opt.Name, s.Addr, err)
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("http server: %w", err)
+		}
+		return nil
+	})
+	g.Go(func() error {
+		<-gctx.Done()
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.opt.Common.ShutdownTimeout)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	})
+	g.Go(func() error { return messaging.NewRelay(p.Pool, p.Bus, p.Log).Run(gctx) })
+	g.Go(func() error { return debugsrv.Run(gctx, p.opt.Common.DebugAddr) })
+	for _, w := range workers {
+		g.Go(func() error { return w(gctx) })
+	}
+	fmt.Fprintf(stdout, "%s listening on %s\n", p.opt.Name, ln.Addr())
+	p.Log.Info("started", "addr", ln.Addr().String(), "schema", p.opt.Schema, "namespace", p.opt.Namespace)
+
+	err = g.Wait()
+	if derr := drain(p.NC, p.opt.Common.ShutdownTimeout); derr != nil {
+		p.Log.Warn("nats drain", "err", derr)
+	}
+	p.Log.Info("stopped")
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled)) {
+		return nil
+	}
+	return err
+}
+
+// drain flushes NATS within timeout; Drain alone may wait indefinitely.
+func drain(nc *nats.Conn, timeout time.Duration) error {
+	if nc.IsClosed() {
+		return nil
+	}
+	if err := nc.Drain(); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(timeout); !nc.IsClosed(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			nc.Close()
+			return errors.New("nats drain timed out")
+		}
+	}
+	return nil
+}
+
+// NewLogger returns the JSON logger services write to stdout.
+func NewLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}
