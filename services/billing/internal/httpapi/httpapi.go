@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/billing/internal/postgres"
@@ -27,15 +26,8 @@ func Handler(store *postgres.Store, secret []byte, ready Ready, log *slog.Logger
 	r := chi.NewRouter()
 	r.NotFound(httpx.NotFound)
 	r.MethodNotAllowed(httpx.MethodNotAllowed)
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	r.Get("/readyz", a.Wrap(func(w http.ResponseWriter, r *http.Request) error {
-		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
-		defer cancel()
-		if err := ready(ctx); err != nil {
-			return apierr.Wrap(apierr.Unavailable, "not ready", err)
-		}
-		return httpx.OK(w, map[string]string{"status": "ready"})
-	}))
+	r.Get("/healthz", a.Wrap(httpx.Healthz))
+	r.Get("/readyz", a.Wrap(httpx.Readyz(ready)))
 	r.Group(func(r chi.Router) {
 		r.Use(principal.Require(secret))
 		r.Get("/account/credits", a.Wrap(api.credits))

@@ -117,7 +117,7 @@ func (s *server) routes() http.Handler {
 	r.NotFound(httpx.NotFound)
 	r.MethodNotAllowed(methodNotAllowed(r))
 
-	r.Get("/healthz", s.adapt.Wrap(s.healthz))
+	r.Get("/healthz", s.adapt.Wrap(httpx.Healthz))
 	r.Get("/readyz", s.adapt.Wrap(s.readyz))
 
 	admin := chi.NewRouter()
@@ -165,10 +165,6 @@ func methodNotAllowed(mux *chi.Mux) http.HandlerFunc {
 		}
 		httpx.MethodNotAllowed(w, r)
 	}
-}
-
-func (s *server) healthz(w http.ResponseWriter, _ *http.Request) error {
-	return httpx.OK(w, map[string]string{"status": "ok"})
 }
 
 func (s *server) readyz(w http.ResponseWriter, r *http.Request) error {
