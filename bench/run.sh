@@ -4,7 +4,7 @@
 # straight to billing), and the Go benchmarks. Output goes to bench/out/.
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|go]
+#   bench/run.sh [all|billing|gateway|assets|go]
 set -euo pipefail
 PART=${1:-all}
 want() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
@@ -23,43 +23,54 @@ export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
 export HOOKLINE_TIERS_JSON='{"bench":{"monthlyCredits":100000000},"pro":{"monthlyCredits":500}}'
 export HOOKLINE_RATE_LIMITS='free=1000000/1000000,creator=1000000/1000000,pro=1000000/1000000,agency=1000000/1000000'
 
-go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/gateway/cmd/gateway ./bench/cmd/loadgen
+go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./bench/cmd/loadgen
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
 HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
 pids+=($!)
-HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 \
+HOOKLINE_DB_SCHEMA=${RUN}_assets HOOKLINE_HTTP_ADDR=127.0.0.1:18082 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
+  HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
+  .hookline/bin/assets >"$OUT/assets.log" 2>&1 &
+pids+=($!)
+HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 \
   .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
 pids+=($!)
-for port in 18081 18080; do
+for port in 18081 18082 18080; do
   for i in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
 
-lg() { .hookline/bin/loadgen "$1" -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" "${@:2}"; }
-if want billing; then {
-  echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
-  lg reserve -rate 500 -duration 20s -accounts 100
-  lg sagas -accounts 100 -workers 64 -duration 15s
-  lg sagas -accounts 1 -workers 32 -duration 15s
-} | tee "$OUT/billing.txt"; fi
-
-# Gateway overhead: the same GET /account/credits through the gateway and
-# straight to billing (with a principal signed as the gateway would).
-if want gateway; then
+# An organization and key for the HTTP measurements.
 admin() { curl -fsS -H "Authorization: Bearer $HOOKLINE_ADMIN_TOKEN" -H 'Content-Type: application/json' "$@"; }
 field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -1; }
 org=$(admin -d '{"name":"bench","tier":"pro"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
 key=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$org/keys" | field key)
 prin=$(.hookline/bin/loadgen principal -org "$org")
-sleep 1
-{
-  echo "## wrk -t2 -c32 -d15s GET /account/credits"
-  echo "### through the gateway"
-  wrk -t2 -c32 -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits
-  echo "### straight to billing"
-  wrk -t2 -c32 -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18081/account/credits
-} | tee "$OUT/gateway.txt"
+lg() { .hookline/bin/loadgen "$1" -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" "${@:2}"; }
+echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+
+if want billing; then
+  {
+    lg reserve -rate 500 -duration 20s -accounts 100
+    lg sagas -accounts 100 -workers 64 -duration 15s
+    lg sagas -accounts 1 -workers 32 -duration 15s
+  } | tee "$OUT/billing.txt"
+fi
+
+# Gateway overhead: the same GET /account/credits through the gateway and
+# straight to billing (with a principal signed as the gateway would).
+if want gateway; then
+  {
+    echo "## wrk -t2 -c${WRK_CONNS:-32} -d15s GET /account/credits"
+    echo "### through the gateway"
+    wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits
+    echo "### straight to billing"
+    wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18081/account/credits
+  } | tee "$OUT/gateway.txt"
+fi
+
+if want assets; then
+  lg assets -gateway http://127.0.0.1:18080 -key "$key" -rate 200 -duration 10s | tee "$OUT/assets.txt"
 fi
 
 want go && go test -run "^$" -bench . -benchmem ./services/assets/internal/facedetect ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'

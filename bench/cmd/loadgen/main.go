@@ -4,6 +4,7 @@
 //
 //	loadgen reserve -rate 500 -duration 20s   reserve p50/p99 at a steady rate, plus outbox lag
 //	loadgen sagas -accounts 100 -duration 15s reserve → completed event → committed, per second
+//	loadgen assets -gateway URL -key KEY      GET /faces and /collections/{id} (100 thumbnails) through the gateway
 //	loadgen principal -org ID                 print a long-lived signed principal (for wrk)
 package main
 
@@ -53,6 +54,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	tier := fs.String("tier", "bench", "tier of the accounts (configure it with many credits)")
 	org := fs.String("org", "", "principal: organization id")
 	secret := fs.String("secret", os.Getenv("HOOKLINE_PRINCIPAL_SECRET"), "principal: signing secret")
+	gateway := fs.String("gateway", "http://127.0.0.1:8080", "assets: gateway origin")
+	key := fs.String("key", "", "assets: API key")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -74,6 +77,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return err
 	}
 	l := &load{bus: bus, out: out}
+	if args[0] == "assets" {
+		return l.assets(ctx, *gateway, *key, *rate, *duration)
+	}
 	orgs, err := l.openAccounts(ctx, *accounts, *tier)
 	if err != nil {
 		return err
