@@ -51,3 +51,18 @@ func QueueClaimInbox(b *pgx.Batch, claims []InboxClaim, claimed map[InboxClaim]b
 		return nil
 	})
 }
+
+// QueueReleaseInbox queues on b the removal of claims made earlier in the
+// same transaction whose effect was refused, so a redelivery of the event
+// is processed instead of being taken for a duplicate.
+func QueueReleaseInbox(b *pgx.Batch, claims []InboxClaim) {
+	if len(claims) == 0 {
+		return
+	}
+	consumers := make([]string, len(claims))
+	ids := make([]string, len(claims))
+	for i, c := range claims {
+		consumers[i], ids[i] = c.Consumer, c.EventID
+	}
+	b.Queue(`DELETE FROM inbox WHERE (consumer, event_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, consumers, ids)
+}

@@ -230,3 +230,32 @@ func readJSON(t *testing.T, resp *http.Response, status int) map[string]any {
 	}
 	return m
 }
+
+func TestGrantBeforeAccountOpens(t *testing.T) {
+	h := newHarness(t)
+	org := uuid.NewString()
+	// The grant overtakes the organization's creation: it is refused while
+	// the account is not open, released, redelivered and then applied.
+	h.publish(events.GatewayCreditsGranted, org, events.CreditsGrantRequested{GrantID: uuid.NewString(), OrganizationID: org, Credits: 7, Kind: "purchased", Reason: "early"})
+	time.Sleep(150 * time.Millisecond)
+	h.publish(events.GatewayOrganizationCreated, org, events.OrganizationCreated{OrganizationID: org, Name: "late", Tier: "pro"})
+	testkit.Eventually(t, 15*time.Second, "early grant applied", func() bool {
+		b, err := h.store.Balance(context.Background(), org)
+		return err == nil && b.Purchased == 7 && b.Subscription == 100
+	})
+	checkInvariants(t, h.pool, h.store)
+}
+
+func TestSettlementNamingAnotherAccount(t *testing.T) {
+	h := newHarness(t)
+	owner, other := h.openAccount("pro"), h.openAccount("pro")
+	if r, err := h.reserve(t.Context(), owner, "mislabelled", 6); err != nil || r.Outcome != events.ReserveOK {
+		t.Fatal(r, err)
+	}
+	h.settle(other, "mislabelled", false) // the event names the wrong organization
+	testkit.Eventually(t, 10*time.Second, "refund on the owner's account", func() bool { return h.usageStatus("mislabelled") == "refunded" })
+	if b := h.balance(owner); b.Subscription != 100 {
+		t.Fatalf("owner balance %d", b.Subscription)
+	}
+	checkInvariants(t, h.pool, h.store)
+}

@@ -58,48 +58,59 @@ func (s *Store) Reserve(ctx context.Context, orgID string, c ledger.ReserveComma
 // eventID to its reservation, once per (consumer, event). It is a no-op,
 // logged and counted, when the reservation is already terminal, and it is
 // remembered when the reservation has not arrived yet.
+//
+// The event names the organization, which is the reservation's account in
+// every correct producer; should it name another, the group finds the real
+// owner in the reservation rows and the settlement is re-run there.
 func (s *Store) Settle(ctx context.Context, log *slog.Logger, consumer, eventID, orgID, reservationID string, completed bool) error {
-	// The reservation's own account wins over what the event claims.
-	var owner string
-	if err := ignoreNoRows(s.pool.QueryRow(ctx, `SELECT org_id::text FROM usage WHERE reservation_id = $1`, reservationID).Scan(&owner)); err != nil {
-		return fmt.Errorf("postgres: settlement lookup: %w", err)
-	}
-	if owner != "" {
-		orgID = owner
-	}
 	outcome := "failed"
 	if completed {
 		outcome = "completed"
 	}
-	_, err := s.run(ctx, &op{orgID: orgID, reservation: reservationID, inbox: &messaging.InboxClaim{Consumer: consumer, EventID: eventID},
-		decide: func(a *ledger.Account, v *view) ([]ledger.Event, error) {
-			var evs []ledger.Event
-			var err error
-			if completed {
-				evs, err = a.Commit(reservationID, now())
-			} else {
-				evs, err = a.Refund(reservationID, now())
-			}
-			if !errors.Is(err, ledger.ErrUnknownReservation) {
-				return evs, err
-			}
-			if _, exists := v.owner[reservationID]; exists {
-				duplicateSettlements.Add(1)
-				log.Warn("second terminal event for a reservation ignored", "reservation_id", reservationID, "event_id", eventID, "outcome", outcome)
+	for range 2 {
+		var owner string
+		_, err := s.run(ctx, &op{orgID: orgID, reservation: reservationID, inbox: &messaging.InboxClaim{Consumer: consumer, EventID: eventID},
+			decide: func(a *ledger.Account, v *view) ([]ledger.Event, error) {
+				var evs []ledger.Event
+				var err error
+				if completed {
+					evs, err = a.Commit(reservationID, now())
+				} else {
+					evs, err = a.Refund(reservationID, now())
+				}
+				if !errors.Is(err, ledger.ErrUnknownReservation) {
+					return evs, err
+				}
+				if o, exists := v.owner[reservationID]; exists && o != orgID {
+					owner = o
+					return nil, errWrongAccount
+				} else if exists {
+					duplicateSettlements.Add(1)
+					log.Warn("second terminal event for a reservation ignored", "reservation_id", reservationID, "event_id", eventID, "outcome", outcome)
+					return nil, nil
+				}
+				if _, waiting := v.early[reservationID]; waiting {
+					duplicateSettlements.Add(1)
+					return nil, nil
+				}
+				earlySettlements.Add(1)
+				e := earlySettlement{reservation: reservationID, orgID: orgID, outcome: outcome, eventID: eventID}
+				v.early[reservationID] = e
+				v.earlyAdd = append(v.earlyAdd, e)
 				return nil, nil
-			}
-			if _, waiting := v.early[reservationID]; waiting {
-				duplicateSettlements.Add(1)
-				return nil, nil
-			}
-			earlySettlements.Add(1)
-			e := earlySettlement{reservation: reservationID, orgID: orgID, outcome: outcome, eventID: eventID}
-			v.early[reservationID] = e
-			v.earlyAdd = append(v.earlyAdd, e)
-			return nil, nil
-		}})
-	return err
+			}})
+		if !errors.Is(err, errWrongAccount) {
+			return err
+		}
+		orgID = owner
+	}
+	return fmt.Errorf("postgres: settlement %s: reservation moved between accounts", eventID)
 }
+
+// errWrongAccount sends a settlement to the account that owns the
+// reservation. Like every refused decision it releases its inbox claim, so
+// the re-run can claim the event again.
+var errWrongAccount = errors.New("postgres: reservation belongs to another account")
 
 // Open opens an account once per organization-created event.
 func (s *Store) Open(ctx context.Context, consumer, eventID, orgID, tier, cycle string, grant int64) error {

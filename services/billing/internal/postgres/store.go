@@ -247,6 +247,7 @@ func (s *Store) tx(group []*op) ([]result, error) {
 
 	w := &pgx.Batch{}
 	var envs []events.Envelope
+	var released []messaging.InboxClaim
 	results := make([]result, len(group))
 	for i, o := range group {
 		if o.inbox != nil {
@@ -259,6 +260,11 @@ func (s *Store) tx(group []*op) ([]result, error) {
 		evs, err := o.decide(a, v)
 		if err != nil {
 			results[i].err = err
+			if o.inbox != nil {
+				// A refused decision is not processed: the event must be
+				// claimable again when it is redelivered or re-routed.
+				released = append(released, *o.inbox)
+			}
 			continue
 		}
 		results[i].evs = evs
@@ -299,6 +305,7 @@ func (s *Store) tx(group []*op) ([]result, error) {
 		w.Queue(`INSERT INTO early_settlements (reservation_id, org_id, outcome, event_id) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (reservation_id) DO NOTHING`, e.reservation, e.orgID, e.outcome, e.eventID)
 	}
+	messaging.QueueReleaseInbox(w, released)
 	if len(v.earlyDel) > 0 {
 		w.Queue(`DELETE FROM early_settlements WHERE reservation_id = ANY($1)`, v.earlyDel)
 	}
