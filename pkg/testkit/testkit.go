@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // Variables read by the kit.
@@ -93,8 +95,39 @@ func Schema(t testing.TB, prefix string) string {
 // messaging helpers given it prefix their subjects and streams with it.
 func Namespace(t testing.TB) string {
 	t.Helper()
-	NATSURL(t)
-	return "t" + Suffix()
+	url := NATSURL(t)
+	ns := "t" + Suffix()
+	t.Cleanup(func() { deleteStreams(t, url, strings.ToUpper(ns)+"_") })
+	return ns
+}
+
+// deleteStreams removes the streams a test's namespace created, so a long
+// test run does not leave JetStream with thousands of idle streams.
+func deleteStreams(t testing.TB, url, prefix string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Logf("testkit: clean up streams: %v", err)
+		return
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return
+	}
+	names := js.StreamNames(ctx)
+	var doomed []string
+	for name := range names.Name() {
+		if strings.HasPrefix(name, prefix) {
+			doomed = append(doomed, name)
+		}
+	}
+	for _, name := range doomed {
+		if err := js.DeleteStream(ctx, name); err != nil {
+			t.Logf("testkit: delete stream %s: %v", name, err)
+		}
+	}
 }
 
 // S3 describes a test bucket.
