@@ -68,6 +68,21 @@ func TestGateway(t *testing.T) {
 		}
 	})
 
+	t.Run("a retried admin grant grants once", func(t *testing.T) {
+		t.Parallel()
+		orgID := g.createOrg(t, "retries", "pro")
+		path := "/admin/v1/organizations/" + orgID + "/credits"
+		body := map[string]any{"credits": 50, "kind": "purchased", "reason": "invoice 42"}
+		idem := append(admin(), "Idempotency-Key", "grant-invoice-42")
+		first := g.do(t, http.MethodPost, path, body, idem...).data(t)
+		second := g.do(t, http.MethodPost, path, body, idem...).data(t)
+		if first["grantId"] == nil || first["grantId"] != second["grantId"] {
+			t.Fatalf("retry granted again: %v then %v", first, second)
+		}
+		changed := map[string]any{"credits": 60, "kind": "purchased", "reason": "invoice 42"}
+		g.do(t, http.MethodPost, path, changed, idem...).wantError(t, http.StatusConflict, "idempotency_conflict")
+	})
+
 	t.Run("admin validation", func(t *testing.T) {
 		t.Parallel()
 		d := g.do(t, http.MethodPost, "/admin/v1/organizations", map[string]any{"name": "", "tier": "gold"}, admin()...).

@@ -124,9 +124,11 @@ func (s *server) routes() http.Handler {
 	admin.Use(s.bodyCap, s.adminAuth)
 	admin.NotFound(httpx.NotFound)
 	admin.MethodNotAllowed(methodNotAllowed(admin))
-	admin.Post("/organizations", s.adapt.Wrap(s.createOrganization))
-	admin.Post("/organizations/{id}/keys", s.adapt.Wrap(s.createKey))
-	admin.Post("/organizations/{id}/credits", s.adapt.Wrap(s.grantCredits))
+	// Admin POSTs honour Idempotency-Key too: a retried grant must not
+	// grant twice.
+	admin.With(s.idempotent).Post("/organizations", s.adapt.Wrap(s.createOrganization))
+	admin.With(s.idempotent).Post("/organizations/{id}/keys", s.adapt.Wrap(s.createKey))
+	admin.With(s.idempotent).Post("/organizations/{id}/credits", s.adapt.Wrap(s.grantCredits))
 	admin.Delete("/keys/{id}", s.adapt.Wrap(s.revokeKey))
 	r.Mount(AdminPrefix, admin)
 

@@ -183,6 +183,8 @@ func (s *server) idempotent(next http.Handler) http.Handler {
 			}
 			return apierr.Wrap(apierr.InvalidRequest, "could not read request body", err)
 		}
+		// Public requests are scoped to their organization; admin requests
+		// (no identity) share the nil organization, which no real one has.
 		id, _ := identityFrom(r.Context())
 		scope := id.Organization.ID.String()
 		fp := idempotency.FingerprintOf(r.Method, r.URL.Path, r.URL.RawQuery, body)
