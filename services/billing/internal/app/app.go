@@ -128,10 +128,16 @@ func expireLoop(ctx context.Context, store *postgres.Store, every time.Duration,
 	}
 }
 
+// rebuildConfig is what `billing rebuild` needs: only the database.
+type rebuildConfig struct {
+	DatabaseURL string `env:"HOOKLINE_DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"`
+	Schema      string `env:"HOOKLINE_DB_SCHEMA" default:"billing"`
+}
+
 // Rebuild replays every account stream into the projections (the
-// `billing rebuild` command).
+// `billing rebuild` command). It needs only the database settings.
 func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
-	var cfg Config
+	var cfg rebuildConfig
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"reflect"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/services/billing/internal/app"
 )
 
 func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
@@ -258,4 +260,35 @@ func TestSettlementNamingAnotherAccount(t *testing.T) {
 		t.Fatalf("owner balance %d", b.Subscription)
 	}
 	checkInvariants(t, h.pool, h.store)
+}
+
+func TestRebuildCommandRestoresProjections(t *testing.T) {
+	h := newHarness(t)
+	org := h.openAccount("pro")
+	if r, err := h.reserve(t.Context(), org, "kept", 3); err != nil || r.Outcome != events.ReserveOK {
+		t.Fatal(r, err)
+	}
+	h.stop() // projections are only ever rebuilt with writers stopped or blocked
+	ctx := context.Background()
+	if _, err := h.pool.Exec(ctx, `UPDATE balances SET subscription = 0; DELETE FROM usage`); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.store.VerifyProjections(ctx); err == nil {
+		t.Fatal("damaged projections verified")
+	}
+	var out strings.Builder
+	if err := app.Rebuild(ctx, testkit.Getenv(map[string]string{
+		"HOOKLINE_DATABASE_URL": h.env["HOOKLINE_DATABASE_URL"], "HOOKLINE_DB_SCHEMA": h.env["HOOKLINE_DB_SCHEMA"],
+	}), &out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "rebuilt projections of 1 accounts") {
+		t.Fatalf("output %q", out.String())
+	}
+	if b := h.balance(org); b.Subscription != 97 || h.usageStatus("kept") != "reserved" {
+		t.Fatalf("after rebuild: %+v %q", b, h.usageStatus("kept"))
+	}
+	if err := h.store.VerifyProjections(ctx); err != nil {
+		t.Fatal(err)
+	}
 }
