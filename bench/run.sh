@@ -13,7 +13,7 @@ ROOT=$(pwd)
 OUT=$ROOT/bench/out
 mkdir -p "$OUT" .hookline/bin
 eval "$(scripts/deps.sh start)"
-command -v wrk >/dev/null || { echo "wrk missing: scripts/deps.sh installs it"; exit 1; }
+scripts/deps.sh bench-tools
 
 RUN=b$(date +%s)
 export HOOKLINE_DATABASE_URL=$HOOKLINE_TEST_DATABASE_URL HOOKLINE_NATS_URL=$HOOKLINE_TEST_NATS_URL

@@ -8,6 +8,8 @@
 #   scripts/deps.sh start     install, then start what is not running
 #   scripts/deps.sh stop      stop the servers this script started
 #   scripts/deps.sh env       print the environment for tests and services
+#   scripts/deps.sh bench-tools  install wrk for make bench
+#   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 set -euo pipefail
 
 NATS_VERSION=v2.11.9
@@ -49,11 +51,16 @@ install_go_bin() {
   touch "$stamp"
 }
 
+# install_apt installs Debian packages for the commands named, when missing
+# (wrk for make bench; pg_isready to probe Postgres). Media tools arrive
+# with the issues that use them.
 install_apt() {
   local missing=()
-  command -v ffmpeg >/dev/null || missing+=(ffmpeg)
-  command -v wrk >/dev/null || missing+=(wrk)
-  command -v pg_isready >/dev/null || missing+=(postgresql-client)
+  local cmd pkg
+  for pair in "$@"; do
+    cmd=${pair%%:*} pkg=${pair#*:}
+    command -v "$cmd" >/dev/null || missing+=("$pkg")
+  done
   if [ ${#missing[@]} -gt 0 ]; then
     log "installing ${missing[*]} from Debian"
     if [ "$(id -u)" = 0 ]; then
@@ -67,7 +74,7 @@ install_apt() {
 install() {
   install_go_bin nats-server github.com/nats-io/nats-server/v2 "$NATS_VERSION"
   install_go_bin minio github.com/minio/minio "$MINIO_VERSION"
-  install_apt
+  install_apt pg_isready:postgresql-client
 }
 
 start_postgres() {
@@ -147,8 +154,13 @@ ENV
 
 case "${1:-start}" in
   install) install ;;
+  bench-tools) install_apt wrk:wrk psql:postgresql-client ;;
+  media) install_apt ffmpeg:ffmpeg fc-list:fontconfig
+         for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
+           dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }
+         done ;;
   start) install; start_postgres; start_nats; start_minio; print_env ;;
   stop) stop ;;
   env) print_env ;;
-  *) echo "usage: $0 install|start|stop|env" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|bench-tools|media" >&2; exit 2 ;;
 esac

@@ -9,6 +9,7 @@ STATE=$ROOT/.hookline
 mkdir -p "$STATE/bin"
 
 eval "$(scripts/deps.sh start)"
+scripts/deps.sh media
 
 # Secrets survive restarts so existing keys and principals stay valid.
 if [ ! -f "$STATE/secrets.env" ]; then
