@@ -5,6 +5,11 @@
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
 #   bench/run.sh [all|billing|gateway|assets|go]
+#
+# Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
+# billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC (the
+# gateway's GOMAXPROCS / GOGC), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
+# (pprof and expvar of those processes while the load runs).
 set -euo pipefail
 PART=${1:-all}
 want() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
@@ -33,13 +38,13 @@ cleanup() {
   done
 }
 trap cleanup EXIT
-HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
+HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
 pids+=($!)
 HOOKLINE_DB_SCHEMA=${RUN}_assets HOOKLINE_HTTP_ADDR=127.0.0.1:18082 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
   HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
   .hookline/bin/assets >"$OUT/assets.log" 2>&1 &
 pids+=($!)
-HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 \
+GOMAXPROCS=${GATEWAY_PROCS:-} HOOKLINE_DEBUG_ADDR=${GATEWAY_DEBUG_ADDR:-} GOGC=${GATEWAY_GOGC:-100} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 \
   .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
 pids+=($!)
 for port in 18081 18082 18080; do
@@ -70,8 +75,15 @@ if want gateway; then
     echo "## wrk -t2 -c${WRK_CONNS:-32} -d15s GET /account/credits"
     echo "### through the gateway"
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits
+    echo "### the gateway alone (GET /auth/verify, answered by the gateway)"
+    wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/auth/verify
     echo "### straight to billing"
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18081/account/credits
+    if [ -n "${WRK_TRACE:-}" ]; then
+      echo "### straight to billing, with a sampled traceparent as the gateway sends"
+      wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" \
+        -H "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" http://127.0.0.1:18081/account/credits
+    fi
   } | tee "$OUT/gateway.txt"
 fi
 
