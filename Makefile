@@ -1,6 +1,8 @@
 # Hookline: one command for the stack, one for the tests.
 SHELL := /bin/bash
 MODULES := ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/...
+# Every module of go.work, as directories: golangci-lint runs inside each.
+LINT_DIRS := pkg services/assets services/billing services/gateway e2e bench
 
 .PHONY: up test deps build fuzz lint bench down
 
@@ -19,9 +21,13 @@ build: ## build the service binaries into bin/
 fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 	@FUZZTIME=$${FUZZTIME:-1m} scripts/fuzz.sh
 
-lint: ## gofmt and go vet
-	@test -z "$$(gofmt -l pkg services)" || { gofmt -l pkg services; exit 1; }
-	@go vet $(MODULES)
+lint: ## gofmt, go vet, then golangci-lint (.golangci.yml) in every module
+	@test -z "$$(gofmt -l $(LINT_DIRS))" || { gofmt -l $(LINT_DIRS); exit 1; }
+	@go vet $(MODULES) ./bench/...
+	@scripts/deps.sh lint-tools
+	@eval "$$(scripts/deps.sh env)"; rc=0; for m in $(LINT_DIRS); do \
+	  echo "golangci-lint: $$m"; (cd $$m && "$$HOOKLINE_BIN/golangci-lint" run ./...) || rc=1; \
+	done; exit $$rc
 
 bench: ## benchmarks and load scripts; see bench/RESULTS.md
 	@bench/run.sh

@@ -40,7 +40,7 @@ func (s *stack) upload(key, name string, data []byte) string {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	if resp.StatusCode != 200 {
 		s.t.Fatalf("PUT to storage: %d", resp.StatusCode)
 	}

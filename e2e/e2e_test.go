@@ -88,7 +88,7 @@ func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) 
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	raw, _ := io.ReadAll(resp.Body)
 	var m map[string]any
 	if len(raw) > 0 {

@@ -9,11 +9,13 @@
 #   scripts/deps.sh stop      stop the servers this script started
 #   scripts/deps.sh env       print the environment for tests and services
 #   scripts/deps.sh bench-tools  install wrk for make bench
+#   scripts/deps.sh lint-tools   install golangci-lint for make lint
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 set -euo pipefail
 
 NATS_VERSION=v2.11.9
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # RELEASE.2026-02-12
+GOLANGCI_LINT_VERSION=v2.15.0
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
 BIN=$CACHE/bin
@@ -155,6 +157,7 @@ ENV
 case "${1:-start}" in
   install) install ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client ;;
+  lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   media) install_apt ffmpeg:ffmpeg fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }
@@ -162,5 +165,5 @@ case "${1:-start}" in
   start) install; start_postgres; start_nats; start_minio; print_env ;;
   stop) stop ;;
   env) print_env ;;
-  *) echo "usage: $0 install|start|stop|env|bench-tools|media" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|bench-tools|lint-tools|media" >&2; exit 2 ;;
 esac

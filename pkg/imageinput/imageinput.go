@@ -147,7 +147,7 @@ func (s *Source) loadOwn(ctx context.Context, orgID, field, rawURL, key string) 
 	if err != nil {
 		return Image{}, fmt.Errorf("imageinput: get %s: %w", key, err)
 	}
-	defer rc.Close()
+	defer func() { _ = rc.Close() }()
 	// The object may have been replaced since the stat (the upload URL
 	// stays valid for minutes), so the cap applies to the read too.
 	data, err := io.ReadAll(io.LimitReader(rc, imagecheck.MaxBytes+1))

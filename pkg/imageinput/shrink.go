@@ -58,7 +58,7 @@ func shrink(img image.Image, maxSide int) image.Image {
 			for c := range 4 {
 				i := 4*cx + c
 				if n > 0 {
-					out[i] = uint8((sums[i] + n/2) / n)
+					out[i] = uint8((sums[i] + n/2) / n) //nolint:gosec // G115: rounded mean of n 8-bit samples, at most 255
 				}
 				sums[i] = 0
 			}

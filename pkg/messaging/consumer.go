@@ -248,7 +248,7 @@ func (b *Bus) handle(ctx context.Context, cfg ConsumerConfig, h Handler, m jetst
 			attribute.String("messaging.destination.name", m.Subject()),
 			attribute.String("messaging.consumer.group.name", cfg.Durable),
 			attribute.String("messaging.message.id", env.ID),
-			attribute.Int64("messaging.nats.delivery", int64(meta.NumDelivered)),
+			attribute.Int64("messaging.nats.delivery", int64(meta.NumDelivered)), //nolint:gosec // G115: the delivery count is bounded by MaxDeliver, a small int
 		))
 	defer span.End()
 
@@ -266,7 +266,7 @@ func (b *Bus) handle(ctx context.Context, cfg ConsumerConfig, h Handler, m jetst
 	span.RecordError(herr)
 	span.SetStatus(codes.Error, herr.Error())
 
-	last := int(meta.NumDelivered) >= cfg.MaxDeliver
+	last := int(meta.NumDelivered) >= cfg.MaxDeliver //nolint:gosec // G115: the delivery count is bounded by MaxDeliver, a small int
 	switch {
 	case ctx.Err() != nil && !IsPermanent(herr) && !last:
 		// Shutting down: the failure is ours, not the message's. Hand it to
@@ -279,7 +279,7 @@ func (b *Bus) handle(ctx context.Context, cfg ConsumerConfig, h Handler, m jetst
 	case last:
 		b.deadLetter(ctx, cfg, m, meta, "max_deliver", herr)
 	default:
-		i := min(int(meta.NumDelivered)-1, len(cfg.Backoff)-1)
+		i := min(int(meta.NumDelivered)-1, len(cfg.Backoff)-1) //nolint:gosec // G115: the delivery count is bounded by MaxDeliver, a small int
 		delay := cfg.Backoff[max(i, 0)]
 		log.Warn("consumer: handler failed, will retry", "err", herr, "delivery", meta.NumDelivered, "retry_in", delay)
 		if err := m.NakWithDelay(delay); err != nil {

@@ -61,7 +61,7 @@ func ensureSchema(ctx context.Context, cc *pgx.ConnConfig, schema string) error 
 	if err != nil {
 		return fmt.Errorf("pgkit: connect: %w", err)
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
+	defer func() { _ = conn.Close(context.WithoutCancel(ctx)) }()
 	// Concurrent first starts race on CREATE SCHEMA IF NOT EXISTS; the
 	// advisory lock makes the check-and-create atomic.
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('hookline.schema.' || $1))`, schema); err != nil {

@@ -164,7 +164,7 @@ func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, worker
 	for _, w := range workers {
 		g.Go(func() error { return w(gctx) })
 	}
-	fmt.Fprintf(stdout, "%s listening on %s\n", p.opt.Name, ln.Addr())
+	_, _ = fmt.Fprintf(stdout, "%s listening on %s\n", p.opt.Name, ln.Addr())
 	p.Log.Info("started", "addr", ln.Addr().String(), "schema", p.opt.Schema, "namespace", p.opt.Namespace)
 
 	err = g.Wait()

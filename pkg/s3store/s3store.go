@@ -311,7 +311,7 @@ func minioCode(err error) string {
 func mapErr(err error) error {
 	var er minio.ErrorResponse
 	if errors.As(err, &er) && (er.Code == "NoSuchKey" || (er.StatusCode == http.StatusNotFound && er.Code != "NoSuchBucket")) {
-		return fmt.Errorf("%w: %v", ErrNotFound, err)
+		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	return err
 }

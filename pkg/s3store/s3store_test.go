@@ -81,7 +81,7 @@ func anonymous(t *testing.T, ctx context.Context, method, url, contentType strin
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatalf("read %s %s: %v", method, url, err)

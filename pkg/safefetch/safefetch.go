@@ -181,7 +181,7 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Response, error) {
 		// sentinels when the dial check or CheckRedirect refused.
 		return nil, fmt.Errorf("safefetch: %w", err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 
 	final := resp.Request.URL.String()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
@@ -224,7 +224,7 @@ func contentType(header string, body []byte) string {
 func parseURL(rawURL string) (*url.URL, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %q: %v", ErrInvalidURL, rawURL, err)
+		return nil, fmt.Errorf("%w: %q: %w", ErrInvalidURL, rawURL, err)
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
@@ -295,7 +295,7 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 func (f *Fetcher) dialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%w: dial address %q: %v", ErrInvalidURL, addr, err)
+		return nil, fmt.Errorf("%w: dial address %q: %w", ErrInvalidURL, addr, err)
 	}
 	name := normalizeHost(host)
 	if matchAny(f.deny, name, netip.Addr{}, port) {

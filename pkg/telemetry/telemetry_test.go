@@ -176,7 +176,7 @@ func TestHTTPRoundTripPreservesTraceID(t *testing.T) {
 		t.Errorf("span parent = %v, want remote %v", s.Parent().SpanID(), parent.SpanID())
 	}
 	if got := attr(s.Attributes(), "http.response.status_code"); got.AsInt64() != http.StatusTeapot {
-		t.Errorf("status attribute = %v, want 418", got.Emit())
+		t.Errorf("status attribute = %v, want 418", got.String())
 	}
 	if s.Status().Code == codes.Error {
 		t.Error("4xx must not mark a server span as error")

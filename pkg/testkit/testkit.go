@@ -26,7 +26,7 @@ const (
 	EnvNATSURL     = "HOOKLINE_TEST_NATS_URL"
 	EnvS3Endpoint  = "HOOKLINE_TEST_S3_ENDPOINT"
 	EnvS3AccessKey = "HOOKLINE_TEST_S3_ACCESS_KEY"
-	EnvS3SecretKey = "HOOKLINE_TEST_S3_SECRET_KEY"
+	EnvS3SecretKey = "HOOKLINE_TEST_S3_SECRET_KEY" //nolint:gosec // G101: the name of an environment variable, not a credential
 )
 
 // require returns the value of an environment variable or fails the test.
@@ -67,7 +67,7 @@ func Schema(t testing.TB, prefix string) string {
 	if err != nil {
 		t.Fatalf("testkit: connect postgres at %s: %v", url, err)
 	}
-	defer conn.Close(ctx)
+	defer func() { _ = conn.Close(ctx) }()
 	if _, err := conn.Exec(ctx, "CREATE SCHEMA "+pgx.Identifier{name}.Sanitize()); err != nil {
 		t.Fatalf("testkit: create schema: %v", err)
 	}
@@ -83,7 +83,7 @@ func Schema(t testing.TB, prefix string) string {
 			t.Logf("testkit: drop schema %s: %v", name, err)
 			return
 		}
-		defer c.Close(ctx)
+		defer func() { _ = c.Close(ctx) }()
 		if _, err := c.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
 			t.Logf("testkit: drop schema %s: %v", name, err)
 		}
@@ -150,11 +150,11 @@ func Bucket(t testing.TB) S3 {
 // FreeAddr returns a loopback address with a port that was free a moment ago.
 func FreeAddr(t testing.TB) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("testkit: free port: %v", err)
 	}
-	defer l.Close()
+	defer func() { _ = l.Close() }()
 	return l.Addr().String()
 }
 

@@ -26,23 +26,26 @@ func (l *load) assets(ctx context.Context, gateway, key string, rate int, d time
 			b, _ := json.Marshal(body)
 			r = bytes.NewReader(b)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, gateway+"/api/v1"+path, r)
+		req, err := http.NewRequestWithContext(ctx, method, gateway+"/api/v1"+path, r) //nolint:gosec // G704: the operator's own -gateway origin; this is a load generator
 		if err != nil {
 			return 0, nil, err
 		}
 		req.Header.Set("Authorization", "Bearer "+key)
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := client.Do(req)
+		resp, err := client.Do(req) //nolint:gosec // G704: the operator's own -gateway origin; this is a load generator
 		if err != nil {
 			return 0, nil, err
 		}
-		defer resp.Body.Close()
+		defer func() { _ = resp.Body.Close() }()
 		b, err := io.ReadAll(resp.Body)
 		return resp.StatusCode, b, err
 	}
 	st, b, err := call("GET", "/auth/verify", nil)
-	if err != nil || st != 200 {
-		return fmt.Errorf("verify: %d %s %v", st, b, err)
+	if err != nil {
+		return fmt.Errorf("verify: %d %s %w", st, b, err)
+	}
+	if st != 200 {
+		return fmt.Errorf("verify: %d %s <nil>", st, b)
 	}
 	var who struct {
 		Data struct {
@@ -53,8 +56,11 @@ func (l *load) assets(ctx context.Context, gateway, key string, rate int, d time
 	org := who.Data.Organization.ID
 
 	st, b, err = call("POST", "/collections", map[string]string{"name": "bench"})
-	if err != nil || st != 201 {
-		return fmt.Errorf("create collection: %d %s %v", st, b, err)
+	if err != nil {
+		return fmt.Errorf("create collection: %d %s %w", st, b, err)
+	}
+	if st != 201 {
+		return fmt.Errorf("create collection: %d %s <nil>", st, b)
 	}
 	var coll struct {
 		Data struct{ ID string } `json:"data"`
@@ -106,7 +112,7 @@ func (l *load) assets(ctx context.Context, gateway, key string, rate int, d time
 		}
 		tick.Stop()
 		wg.Wait()
-		fmt.Fprintf(l.out, "GET %s through the gateway at %d/s for %s: %d ok, %d failed: %s\n", path, rate, d, len(lat), failed, summary(lat))
+		_, _ = fmt.Fprintf(l.out, "GET %s through the gateway at %d/s for %s: %d ok, %d failed: %s\n", path, rate, d, len(lat), failed, summary(lat))
 	}
 	return nil
 }

@@ -64,7 +64,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintln(out, v)
+		_, _ = fmt.Fprintln(out, v)
 		return nil
 	}
 	nc, err := messaging.Connect(ctx, *natsURL, "loadgen")
@@ -117,7 +117,10 @@ func (l *load) openAccounts(ctx context.Context, n int, tier string) ([]string, 
 				break
 			}
 			if time.Now().After(deadline) {
-				return nil, fmt.Errorf("account %s not open: %v %+v", org, err, r)
+				if err != nil {
+					return nil, fmt.Errorf("account %s not open: %w %+v", org, err, r)
+				}
+				return nil, fmt.Errorf("account %s not open: <nil> %+v", org, r)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -184,10 +187,10 @@ func (l *load) reserve(ctx context.Context, orgs []string, rate int, d time.Dura
 	}
 	wg.Wait()
 	time.Sleep(500 * time.Millisecond) // let the last events arrive
-	fmt.Fprintf(l.out, "reserve: %d ok, %d failed at %d/s for %s: %s\n", len(lat), failed.Load(), rate, d, summary(lat))
+	_, _ = fmt.Fprintf(l.out, "reserve: %d ok, %d failed at %d/s for %s: %s\n", len(lat), failed.Load(), rate, d, summary(lat))
 	lagMu.Lock()
 	defer lagMu.Unlock()
-	fmt.Fprintf(l.out, "outbox lag (occurredAt → subscriber): %d events: %s\n", len(lags), summary(lags))
+	_, _ = fmt.Fprintf(l.out, "outbox lag (occurredAt → subscriber): %d events: %s\n", len(lags), summary(lags))
 	return nil
 }
 
@@ -234,7 +237,7 @@ func (l *load) sagas(ctx context.Context, orgs []string, workers int, d time.Dur
 		time.Sleep(10 * time.Millisecond)
 	}
 	elapsed := time.Duration(last.Load() - begin.UnixNano())
-	fmt.Fprintf(l.out, "sagas: %d accounts, %d workers: %d started, %d committed, %d failed in %s → %.0f sagas/s\n",
+	_, _ = fmt.Fprintf(l.out, "sagas: %d accounts, %d workers: %d started, %d committed, %d failed in %s → %.0f sagas/s\n",
 		len(orgs), workers, started.Load(), committed.Load(), failed.Load(), elapsed.Round(time.Millisecond), float64(committed.Load())/elapsed.Seconds())
 	return nil
 }

@@ -39,7 +39,7 @@ func paced(b *testing.B, h *harness, path, org string, rate int) {
 				return
 			}
 			_, _ = io.Copy(io.Discard, res.Body)
-			res.Body.Close()
+			_ = res.Body.Close()
 			lat[i] = time.Since(start)
 			if res.StatusCode != 200 {
 				errs <- &statusError{res.StatusCode}

@@ -187,7 +187,7 @@ func (h *harness) do(method, path, org string, body any) resp {
 	if err != nil {
 		h.t.Fatalf("%s %s: %v", method, path, err)
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	raw, _ := io.ReadAll(res.Body)
 	r := resp{status: res.StatusCode, raw: raw}
 	if len(raw) > 0 {
@@ -236,7 +236,7 @@ func (h *harness) put(uploadURL, contentType string, data []byte) (int, string) 
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, string(b)
 }
@@ -258,7 +258,7 @@ func (h *harness) fetch(u string) (int, []byte) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	defer res.Body.Close()
+	defer func() { _ = res.Body.Close() }()
 	b, _ := io.ReadAll(res.Body)
 	return res.StatusCode, b
 }

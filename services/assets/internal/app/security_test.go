@@ -43,7 +43,7 @@ func TestUnauthenticated(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res.Body.Close()
+		_ = res.Body.Close()
 		if res.StatusCode != 401 {
 			t.Errorf("bad principal %q: %d", v[:min(len(v), 12)], res.StatusCode)
 		}

@@ -1,6 +1,7 @@
 package brand
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,10 +13,11 @@ func ptr[T any](v T) *T { return &v }
 
 func fieldsOf(t *testing.T, err error) map[string]string {
 	t.Helper()
-	if !apierr.Is(err, apierr.InvalidRequest) {
+	var ae *apierr.Error
+	if !apierr.Is(err, apierr.InvalidRequest) || !errors.As(err, &ae) {
 		t.Fatalf("want 400, got %v", err)
 	}
-	fs, _ := err.(*apierr.Error).Details["fields"].(map[string]string)
+	fs, _ := ae.Details["fields"].(map[string]string)
 	return fs
 }
 

@@ -1,6 +1,7 @@
 package collection
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -21,10 +22,9 @@ func TestThumbnailIDs(t *testing.T) {
 		t.Helper()
 		_, err := ThumbnailIDs(single, list, sent)
 		var ae *apierr.Error
-		if !apierr.Is(err, apierr.InvalidRequest) {
+		if !apierr.Is(err, apierr.InvalidRequest) || !errors.As(err, &ae) {
 			t.Fatalf("want 400, got %v", err)
 		}
-		ae = err.(*apierr.Error)
 		if fs, _ := ae.Details["fields"].(map[string]string); fs[field] == "" {
 			t.Fatalf("want field %s in %v", field, ae.Details)
 		}
@@ -43,8 +43,9 @@ func TestDraftAndPatch(t *testing.T) {
 	if err != nil || d.Name != "Launch" || d.Description != "d" {
 		t.Fatalf("%+v %v", d, err)
 	}
-	if _, err := (Draft{Name: " ", Description: strings.Repeat("x", 1001)}).Validate(); err == nil ||
-		len(err.(*apierr.Error).Details["fields"].(map[string]string)) != 2 {
+	var ae *apierr.Error
+	if _, err := (Draft{Name: " ", Description: strings.Repeat("x", 1001)}).Validate(); err == nil || !errors.As(err, &ae) ||
+		len(ae.Details["fields"].(map[string]string)) != 2 {
 		t.Fatalf("want both fields: %v", err)
 	}
 	if _, err := (Patch{}).Validate(); !apierr.Is(err, apierr.InvalidRequest) {

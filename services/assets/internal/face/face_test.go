@@ -1,6 +1,7 @@
 package face
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -10,10 +11,9 @@ import (
 func fields(t *testing.T, err error) map[string]string {
 	t.Helper()
 	var ae *apierr.Error
-	if !apierr.Is(err, apierr.InvalidRequest) {
+	if !apierr.Is(err, apierr.InvalidRequest) || !errors.As(err, &ae) {
 		t.Fatalf("want 400, got %v", err)
 	}
-	ae = err.(*apierr.Error)
 	fs, _ := ae.Details["fields"].(map[string]string)
 	return fs
 }

@@ -257,7 +257,7 @@ func luma(img image.Image, w, h int) []uint8 {
 			if n == 0 {
 				continue
 			}
-			out[cy*w+cx] = uint8((sums[cy*w+cx] + n/2) / n)
+			out[cy*w+cx] = uint8((sums[cy*w+cx] + n/2) / n) //nolint:gosec // G115: rounded mean of n 8-bit samples, at most 255
 		}
 	}
 	return out
@@ -302,5 +302,5 @@ func rowLuma(img image.Image, y int, dst []uint8) {
 
 // luma8 is BT.601 luma of 8-bit (premultiplied) components, rounded.
 func luma8(r, g, b uint32) uint8 {
-	return uint8((299*r + 587*g + 114*b + 500) / 1000)
+	return uint8((299*r + 587*g + 114*b + 500) / 1000) //nolint:gosec // G115: weights sum to 1000, so 8-bit inputs give at most 255
 }

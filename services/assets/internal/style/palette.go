@@ -100,7 +100,7 @@ func palette(pts []point, seed int64) []Swatch {
 		return nil
 	}
 	// The second PCG word is an arbitrary constant: only seed varies.
-	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15))
+	rng := rand.New(rand.NewPCG(uint64(seed), 0x9e3779b97f4a7c15)) //nolint:gosec // G404: deterministic seeded k-means initialisation, not security
 	centres := seedCentres(pts, PaletteSize, rng)
 	weights := lloyd(pts, centres)
 

@@ -238,8 +238,8 @@ func unpremultiply(r, g, b, a uint32) color.NRGBA {
 	case 0:
 		return color.NRGBA{}
 	case 0xffff:
-		return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 255}
+		return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), 255} //nolint:gosec // G115: color.Color components are 16-bit, so >>8 fits in 8 bits
 	}
 	un := func(v uint32) uint8 { return uint8(min(0xffff, (v*0xffff+a/2)/a) >> 8) }
-	return color.NRGBA{un(r), un(g), un(b), uint8(a >> 8)}
+	return color.NRGBA{un(r), un(g), un(b), uint8(a >> 8)} //nolint:gosec // G115: color.Color alpha is 16-bit, so >>8 fits in 8 bits
 }

@@ -27,7 +27,7 @@ func TestSanitize(t *testing.T) {
 			t.Errorf("Sanitize(%q) = %q, want %q", in, got, want)
 		}
 		for _, c := range got {
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') || len(got) > MaxNameLength {
+			if (c < 'a' || c > 'z') && (c < '0' || c > '9') && c != '-' && c != '_' || len(got) > MaxNameLength {
 				t.Fatalf("Sanitize(%q) = %q has a forbidden character or is too long", in, got)
 			}
 		}

@@ -46,8 +46,10 @@ type Config struct {
 // Validate checks the configuration and parses the tier table.
 func (c *Config) Validate() error {
 	errs := []error{c.Common.Validate()}
-	if err := json.Unmarshal([]byte(c.TiersJSON), &c.tiers); err != nil || len(c.tiers) == 0 {
-		errs = append(errs, fmt.Errorf("HOOKLINE_TIERS_JSON must be a non-empty object of tiers: %v", err))
+	if err := json.Unmarshal([]byte(c.TiersJSON), &c.tiers); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_TIERS_JSON must be a non-empty object of tiers: %w", err))
+	} else if len(c.tiers) == 0 {
+		errs = append(errs, errors.New("HOOKLINE_TIERS_JSON must be a non-empty object of tiers"))
 	}
 	for name, t := range c.tiers {
 		if t.MonthlyCredits < 0 || t.PaidOpsPerDay < 0 || t.ConcurrentRenders < 0 {
@@ -152,6 +154,6 @@ func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "rebuilt projections of %d accounts\n", n)
+	_, _ = fmt.Fprintf(stdout, "rebuilt projections of %d accounts\n", n)
 	return nil
 }

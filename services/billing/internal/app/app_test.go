@@ -221,7 +221,7 @@ func TestHTTP(t *testing.T) {
 
 func readJSON(t *testing.T, resp *http.Response, status int) map[string]any {
 	t.Helper()
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != status {
 		t.Fatalf("status %d, want %d: %s", resp.StatusCode, status, b)

@@ -33,8 +33,8 @@ func (s scenario) run(t *testing.T) {
 		}
 		got, err := s.when(a)
 		if s.wantErr != nil {
-			var qe *QuotaError
-			_, wantQuota := s.wantErr.(*QuotaError)
+			var qe, wq *QuotaError
+			wantQuota := errors.As(s.wantErr, &wq)
 			if wantQuota && !errors.As(err, &qe) || !wantQuota && !errors.Is(err, s.wantErr) {
 				t.Fatalf("error = %v, want %v", err, s.wantErr)
 			}

@@ -200,10 +200,3 @@ func (s *Store) UsagePage(ctx context.Context, orgID string, offset, limit int) 
 	})
 	return items, total, err
 }
-
-func ignoreNoRows(err error) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil
-	}
-	return err
-}

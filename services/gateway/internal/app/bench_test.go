@@ -46,7 +46,7 @@ func BenchmarkThroughput(b *testing.B) {
 					return
 				}
 				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
+				_ = resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
 					b.Errorf("status %d", resp.StatusCode)
 					return

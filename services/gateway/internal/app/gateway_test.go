@@ -455,7 +455,7 @@ func TestGateway(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
+		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("chunked oversized body: status %d", resp.StatusCode)
 		}
@@ -545,7 +545,7 @@ func TestGateway(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp.Body.Close()
+			_ = resp.Body.Close()
 			if resp.StatusCode != http.StatusUnauthorized {
 				t.Errorf("%s: direct call answered %d", name, resp.StatusCode)
 			}
