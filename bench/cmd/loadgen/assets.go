@@ -45,7 +45,7 @@ func (l *load) assets(ctx context.Context, gateway, key string, rate int, d time
 		return fmt.Errorf("verify: %d %s %w", st, b, err)
 	}
 	if st != 200 {
-		return fmt.Errorf("verify: %d %s <nil>", st, b)
+		return fmt.Errorf("verify: status %d: %s", st, b)
 	}
 	var who struct {
 		Data struct {
@@ -60,7 +60,7 @@ func (l *load) assets(ctx context.Context, gateway, key string, rate int, d time
 		return fmt.Errorf("create collection: %d %s %w", st, b, err)
 	}
 	if st != 201 {
-		return fmt.Errorf("create collection: %d %s <nil>", st, b)
+		return fmt.Errorf("create collection: status %d: %s", st, b)
 	}
 	var coll struct {
 		Data struct{ ID string } `json:"data"`

@@ -120,7 +120,7 @@ func (l *load) openAccounts(ctx context.Context, n int, tier string) ([]string, 
 				if err != nil {
 					return nil, fmt.Errorf("account %s not open: %w %+v", org, err, r)
 				}
-				return nil, fmt.Errorf("account %s not open: <nil> %+v", org, r)
+				return nil, fmt.Errorf("account %s not open: %+v", org, r)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
