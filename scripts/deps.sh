@@ -19,7 +19,10 @@ GOLANGCI_LINT_VERSION=v2.15.0
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
 BIN=$CACHE/bin
-STATE=${HOOKLINE_STATE:-$ROOT/.hookline}
+# Server data and pid files live beside the binaries, not in the checkout:
+# servers started from one clone are reused by the next (CI clones afresh),
+# so their data must not vanish with the clone that started them.
+STATE=${HOOKLINE_STATE:-$CACHE/state}
 NATS_PORT=${HOOKLINE_NATS_PORT:-4233}
 MINIO_PORT=${HOOKLINE_MINIO_PORT:-9000}
 MINIO_CONSOLE_PORT=${HOOKLINE_MINIO_CONSOLE_PORT:-9001}

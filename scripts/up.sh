@@ -8,6 +8,10 @@ ROOT=$(pwd)
 STATE=$ROOT/.hookline
 mkdir -p "$STATE/bin"
 
+# Stop on exit only the dependencies this run started.
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+own_deps=1
+if port_open 4233 && port_open 9000; then own_deps=0; fi
 eval "$(scripts/deps.sh start)"
 scripts/deps.sh media
 
@@ -38,7 +42,7 @@ stop() {
   echo; echo "up: stopping"
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
-  scripts/deps.sh stop
+  [ "$own_deps" = 1 ] && scripts/deps.sh stop
   exit 0
 }
 trap stop INT TERM
