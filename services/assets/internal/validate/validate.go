@@ -5,19 +5,19 @@ package validate
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/imageinput"
 )
 
 // Limits of the shared fields.
 const (
 	MaxName        = 100
 	MaxDescription = 1000
-	// MaxURL matches imageinput.MaxURLLength, which loads what passes here.
-	MaxURL = 2048
+	// MaxURL is imageinput's limit: what passes here is what it loads.
+	MaxURL = imageinput.MaxURLLength
 )
 
 // Name trims s and records a failure in f when it is empty or longer than
@@ -47,27 +47,10 @@ func Description(f apierr.Fields, field, s string) string {
 // 2048 characters. It returns s trimmed of surrounding spaces.
 func URL(f apierr.Fields, field, s string) string {
 	s = strings.TrimSpace(s)
-	if reason := urlProblem(s); reason != "" {
+	if reason := imageinput.CheckURL(s); reason != "" {
 		f.Add(field, reason)
 	}
 	return s
-}
-
-func urlProblem(s string) string {
-	if s == "" {
-		return "is required"
-	}
-	if len(s) > MaxURL {
-		return fmt.Sprintf("must be at most %d characters", MaxURL)
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return "must be an absolute http or https URL"
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "must be an http or https URL"
-	}
-	return ""
 }
 
 // URLs checks a list of 1..max URLs, naming failures field[i].
