@@ -98,23 +98,7 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 // start runs the service until the test ends.
 func (h *harness) start() {
 	h.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- app.Run(ctx, testkit.Getenv(h.env), testWriter{h.t}) }()
-	h.t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			h.t.Errorf("assets stopped with: %v", err)
-		}
-	})
-	testkit.WaitHTTP(h.t, h.url+"/readyz", 30*time.Second)
-}
-
-type testWriter struct{ t testing.TB }
-
-func (w testWriter) Write(b []byte) (int, error) {
-	w.t.Log(strings.TrimSpace(string(b)))
-	return len(b), nil
+	testkit.StartService(h.t, "assets", app.Run, h.env, h.url+"/readyz")
 }
 
 func newOrg() string { return uuid.NewString() }

@@ -76,22 +76,8 @@ func newHarness(t *testing.T, overrides ...string) *harness {
 // start runs the service until the test ends.
 func (h *harness) start() {
 	h.t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- app.Run(ctx, testkit.Getenv(h.env), testWriter{h.t}) }()
-	h.stop = sync.OnceFunc(func() {
-		cancel()
-		if err := <-done; err != nil {
-			h.t.Errorf("billing stopped with: %v", err)
-		}
-	})
-	h.t.Cleanup(h.stop)
-	testkit.WaitHTTP(h.t, h.url+"/readyz", 20*time.Second)
+	h.stop = testkit.StartService(h.t, "billing", app.Run, h.env, h.url+"/readyz")
 }
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(b []byte) (int, error) { w.t.Log(string(b)); return len(b), nil }
 
 // publish sends an event as its producer's outbox relay would.
 func (h *harness) publish(typ, orgID string, data any) string {
