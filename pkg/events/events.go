@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"go.opentelemetry.io/otel/trace"
+
+	"hookline.dev/pkg/telemetry"
 )
 
 // Envelope is the JSON wrapper of every event.
@@ -45,7 +46,7 @@ func NewWithID(ctx context.Context, id, typ, source, orgID string, data any) (En
 		Source:      source,
 		OrgID:       orgID,
 		OccurredAt:  time.Now().UTC(),
-		Traceparent: traceparent(ctx),
+		Traceparent: telemetry.Traceparent(ctx),
 		Data:        raw,
 	}, nil
 }
@@ -68,12 +69,4 @@ func Parse(b []byte) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("events: envelope without id or type")
 	}
 	return e, nil
-}
-
-func traceparent(ctx context.Context) string {
-	sc := trace.SpanContextFromContext(ctx)
-	if !sc.IsValid() {
-		return ""
-	}
-	return fmt.Sprintf("00-%s-%s-%s", sc.TraceID(), sc.SpanID(), sc.TraceFlags())
 }

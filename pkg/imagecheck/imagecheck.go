@@ -16,7 +16,6 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
-	"io"
 )
 
 // Limits on what is accepted.
@@ -156,19 +155,4 @@ func checkDimensions(w, h int) error {
 			ErrDimensions, w, h, MaxSide, MaxPixels)
 	}
 	return nil
-}
-
-// VerifyReader reads at most MaxBytes+1 bytes from r and verifies them as
-// Verify does, so an oversized object is refused without being read whole.
-// A read error is returned wrapped as is (not as one of the sentinels):
-// failing to fetch an object is the server's problem, not the client's.
-func VerifyReader(r io.Reader) (image.Image, string, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxBytes+1))
-	if err != nil {
-		return nil, "", fmt.Errorf("imagecheck: reading image: %w", err)
-	}
-	if len(data) > MaxBytes {
-		return nil, "", fmt.Errorf("%w (more than %d bytes)", ErrTooLarge, MaxBytes)
-	}
-	return Verify(data)
 }

@@ -9,12 +9,9 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
-	"testing/iotest"
 )
 
 func tinyImage() *image.RGBA {
@@ -197,27 +194,6 @@ func TestCheckHead(t *testing.T) {
 		}
 		if err == nil && format != FormatPNG {
 			t.Errorf("format %q", format)
-		}
-	}
-}
-
-func TestVerifyReader(t *testing.T) {
-	if _, format, err := VerifyReader(bytes.NewReader(tinyJPEG(t))); err != nil || format != FormatJPEG {
-		t.Fatalf("valid JPEG: %q, %v", format, err)
-	}
-	// An endless stream is cut off just past the limit.
-	endless := io.MultiReader(bytes.NewReader(tinyPNG(t)), strings.NewReader(strings.Repeat("x", MaxBytes)), zeros{})
-	if _, _, err := VerifyReader(endless); !errors.Is(err, ErrTooLarge) {
-		t.Fatalf("endless: %v, want ErrTooLarge", err)
-	}
-	readErr := errors.New("connection reset")
-	_, _, err := VerifyReader(iotest.ErrReader(readErr))
-	if !errors.Is(err, readErr) {
-		t.Fatalf("read error: %v", err)
-	}
-	for _, s := range []error{ErrEmpty, ErrTooLarge, ErrNotImage, ErrUndecodable, ErrDimensions} {
-		if errors.Is(err, s) {
-			t.Errorf("read error classified as %v", s)
 		}
 	}
 }

@@ -122,7 +122,7 @@ func (s *Source) looksOwn(rawURL string) bool {
 func (s *Source) loadOwn(ctx context.Context, orgID, field, rawURL, key string) (Image, error) {
 	// Objects of other organizations are reported exactly like missing
 	// ones, so the answer reveals nothing about them.
-	if orgID == "" || !strings.HasPrefix(key, "orgs/"+orgID+"/") {
+	if orgID == "" || !strings.HasPrefix(key, s3store.OrgPrefix(orgID)) {
 		return Image{}, invalid(field, rawURL, "was not uploaded")
 	}
 	info, err := s.Store.Stat(ctx, key)

@@ -138,12 +138,3 @@ func IsUniqueViolation(err error, constraint string) bool {
 	}
 	return constraint == "" || pe.ConstraintName == constraint
 }
-
-// DropSchema removes a schema and everything in it (tests and tooling).
-func DropSchema(ctx context.Context, pool *pgxpool.Pool, schema string) error {
-	if !schemaName.MatchString(schema) {
-		return fmt.Errorf("pgkit: invalid schema name %q", schema)
-	}
-	_, err := pool.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{schema}.Sanitize()+" CASCADE")
-	return err
-}

@@ -254,9 +254,14 @@ func (s *Store) PresignPut(ctx context.Context, key, contentType string, ttl tim
 	return u.String(), nil
 }
 
+// OrgPrefix is the prefix of every key an organization owns,
+// orgs/<orgId>/: results under it are public-read, and a URL naming an
+// object under another organization's prefix is not that caller's.
+func OrgPrefix(orgID string) string { return publicPrefix + orgID + "/" }
+
 // Key builds the canonical object key orgs/<orgId>/<kind>/<id>.<ext>.
 func Key(orgID, kind, id, ext string) string {
-	return publicPrefix + orgID + "/" + kind + "/" + id + "." + strings.TrimPrefix(ext, ".")
+	return OrgPrefix(orgID) + kind + "/" + id + "." + strings.TrimPrefix(ext, ".")
 }
 
 // PublicURL returns the anonymous URL of key. Only keys under orgs/ are

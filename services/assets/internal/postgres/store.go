@@ -24,9 +24,6 @@ type Store struct {
 // New returns a store over pool (whose search_path is the assets schema).
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
-// Pool exposes the pool for readiness checks.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
 // Events builds the outbox events of a change from the record as written.
 type Events[T any] func(rec T) ([]events.Envelope, error)
 

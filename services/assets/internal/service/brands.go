@@ -11,6 +11,7 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/services/assets/internal/brand"
 	"hookline.dev/services/assets/internal/style"
@@ -20,7 +21,7 @@ import (
 const logoBudget = 15 * time.Second
 
 func logoKey(orgID, id, rev string, img imageinput.Image) string {
-	p := "orgs/" + orgID + "/brands/" + id + "/"
+	p := s3store.OrgPrefix(orgID) + "brands/" + id + "/"
 	if rev != "" {
 		p += rev + "/"
 	}

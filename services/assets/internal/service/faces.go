@@ -12,6 +12,7 @@ import (
 
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/s3store"
 	"hookline.dev/services/assets/internal/face"
 	"hookline.dev/services/assets/internal/facedetect"
 )
@@ -79,7 +80,7 @@ func cropJPEG(img imageinput.Image, f facedetect.Face) ([]byte, error) {
 }
 
 func facePrefix(orgID, id, rev string) string {
-	p := "orgs/" + orgID + "/faces/" + id + "/"
+	p := s3store.OrgPrefix(orgID) + "faces/" + id + "/"
 	if rev != "" {
 		p += rev + "/"
 	}

@@ -10,6 +10,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/s3store"
 	"hookline.dev/services/assets/internal/style"
 )
 
@@ -51,7 +52,7 @@ func (s *Service) prepareStyle(ctx context.Context, orgID, prefix string, urls [
 }
 
 func stylePrefix(orgID, id, rev string) string {
-	p := "orgs/" + orgID + "/styles/" + id + "/"
+	p := s3store.OrgPrefix(orgID) + "styles/" + id + "/"
 	if rev != "" {
 		p += rev + "/"
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/s3store"
 	"hookline.dev/services/assets/internal/upload"
 )
 
@@ -35,7 +36,7 @@ func (s *Service) Presign(ctx context.Context, orgID string, reqs []upload.Reque
 	expires := time.Now().UTC().Add(s.UploadTTL).Truncate(time.Second)
 	out := make([]Presigned, len(plans))
 	for i, p := range plans {
-		key := upload.Key(orgID, uuid.NewString(), p)
+		key := upload.Key(s3store.OrgPrefix(orgID), uuid.NewString(), p)
 		u, err := s.Blobs.PresignPut(ctx, key, p.ContentType, s.UploadTTL)
 		if err != nil {
 			return nil, fmt.Errorf("service: presign upload: %w", err)

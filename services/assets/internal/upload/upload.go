@@ -104,8 +104,9 @@ func Sanitize(name string) string {
 	return s
 }
 
-// Key is where an upload is stored: orgs/<orgId>/uploads/<id>-<name>.<ext>.
-// id is a fresh uuid, so names may repeat and keys stay unguessable.
-func Key(orgID, id string, p Plan) string {
-	return "orgs/" + orgID + "/uploads/" + id + "-" + p.Name + "." + p.Ext
+// Key is where an upload is stored below the organization's storage
+// prefix: <prefix>uploads/<id>-<name>.<ext>. id is a fresh uuid, so names
+// may repeat and keys stay unguessable.
+func Key(orgPrefix, id string, p Plan) string {
+	return orgPrefix + "uploads/" + id + "-" + p.Name + "." + p.Ext
 }

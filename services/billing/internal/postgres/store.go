@@ -70,9 +70,6 @@ func New(pool *pgxpool.Pool) *Store {
 		quit: make(chan struct{}), stopped: make(chan struct{})}
 }
 
-// Pool exposes the pool for readiness checks and reads.
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
 // Close stops the writers after the commands already queued; commands
 // submitted later fail with ErrClosed.
 func (s *Store) Close() {
