@@ -107,9 +107,12 @@ func ClaimInbox(ctx context.Context, tx pgx.Tx, consumer, eventID string) (first
 	return tag.RowsAffected() == 1, nil
 }
 
-// PruneInbox deletes inbox rows processed before cutoff. Keep rows longer
-// than any redelivery can arrive (the streams keep messages 7 days), e.g.
-// cutoff = now - 30 days.
+// InboxRetention is how long inbox rows are kept: longer than the streams
+// keep messages, so no redelivery can outlive its row.
+const InboxRetention = streamMaxAge + 24*time.Hour
+
+// PruneInbox deletes inbox rows processed before cutoff (normally now minus
+// InboxRetention).
 func PruneInbox(ctx context.Context, db Execer, cutoff time.Time) (int64, error) {
 	tag, err := db.Exec(ctx, `DELETE FROM inbox WHERE processed_at < $1`, cutoff)
 	if err != nil {

@@ -160,6 +160,7 @@ func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, worker
 		return srv.Shutdown(sctx)
 	})
 	g.Go(func() error { return messaging.NewRelay(p.Pool, p.Bus, p.Log).Run(gctx) })
+	g.Go(func() error { return p.pruneInbox(gctx) })
 	g.Go(func() error { return debugsrv.Run(gctx, p.opt.Common.DebugAddr) })
 	for _, w := range workers {
 		g.Go(func() error { return w(gctx) })
@@ -176,6 +177,28 @@ func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, worker
 		return nil
 	}
 	return err
+}
+
+// pruneInbox keeps the inbox from growing forever: every service's consumers
+// add a row per event, and rows older than InboxRetention can no longer
+// stop a duplicate.
+func (p *Platform) pruneInbox(ctx context.Context) error {
+	t := time.NewTicker(time.Hour)
+	defer t.Stop()
+	for {
+		n, err := messaging.PruneInbox(ctx, p.Pool, time.Now().Add(-messaging.InboxRetention))
+		switch {
+		case err != nil && ctx.Err() == nil:
+			p.Log.Warn("prune inbox", "err", err)
+		case n > 0:
+			p.Log.Info("pruned inbox", "rows", n)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
 }
 
 // drain flushes NATS within timeout; Drain alone may wait indefinitely.
