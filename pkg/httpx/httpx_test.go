@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -143,4 +144,26 @@ func FuzzParsePage(f *testing.F) {
 			t.Fatalf("%q → %+v out of bounds", q, p)
 		}
 	})
+}
+
+func TestListPage(t *testing.T) {
+	all := []int{1, 2, 3, 4, 5}
+	calls := 0
+	fetch := func(_ context.Context, offset, limit int) ([]int, int, error) {
+		calls++
+		return all[offset:min(offset+limit, len(all))], len(all), nil
+	}
+	double := func(n int) int { return 2 * n }
+
+	rec := httptest.NewRecorder()
+	if err := ListPage(rec, httptest.NewRequest(http.MethodGet, "/?page=2&limit=2", nil), fetch, double); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(rec.Body.String()); got != `{"data":[6,8],"pagination":{"page":2,"limit":2,"total":5,"hasMore":true}}` {
+		t.Fatalf("page 2: %s", got)
+	}
+	err := ListPage(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/?limit=0", nil), fetch, double)
+	if !apierr.Is(err, apierr.InvalidRequest) || calls != 1 {
+		t.Fatalf("limit=0: %v after %d fetches; a bad page must be refused before fetching", err, calls)
+	}
 }

@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -70,4 +71,25 @@ func List[T any](w http.ResponseWriter, items []T, p Page, total int) error {
 		Pagination: Pagination{Page: p.Page, Limit: p.Limit, Total: total, HasMore: p.Offset()+len(items) < total},
 	})
 	return nil
+}
+
+// Pager fetches one page of a list and the list's total size.
+type Pager[T any] func(ctx context.Context, offset, limit int) ([]T, int, error)
+
+// ListPage answers a paginated GET: it validates page and limit, fetches
+// that page, maps each item to its wire form and writes the list envelope.
+func ListPage[T, D any](w http.ResponseWriter, r *http.Request, fetch Pager[T], dto func(T) D) error {
+	p, err := ParsePage(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := fetch(r.Context(), p.Offset(), p.Limit)
+	if err != nil {
+		return err
+	}
+	out := make([]D, len(items))
+	for i, it := range items {
+		out[i] = dto(it)
+	}
+	return List(w, out, p, total)
 }

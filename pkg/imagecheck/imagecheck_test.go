@@ -198,13 +198,6 @@ func TestCheckHead(t *testing.T) {
 	}
 }
 
-type zeros struct{}
-
-func (zeros) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
-}
-
 func FuzzVerify(f *testing.F) {
 	validPNG := tinyPNG(f)
 	f.Add(validPNG)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -51,19 +52,9 @@ func (h *api) createBrand(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) listBrands(w http.ResponseWriter, r *http.Request) error {
-	p, err := httpx.ParsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := h.svc.Brands(r.Context(), org(r), p.Offset(), p.Limit)
-	if err != nil {
-		return err
-	}
-	out := make([]brandDTO, len(items))
-	for i, b := range items {
-		out[i] = h.brandOut(b)
-	}
-	return httpx.List(w, out, p, total)
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]brand.Brand, int, error) {
+		return h.svc.Brands(ctx, org(r), offset, limit)
+	}, h.brandOut)
 }
 
 func (h *api) getBrand(w http.ResponseWriter, r *http.Request) error {

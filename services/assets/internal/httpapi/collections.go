@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -59,19 +60,9 @@ func (h *api) createCollection(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) listCollections(w http.ResponseWriter, r *http.Request) error {
-	p, err := httpx.ParsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := h.svc.Collections(r.Context(), org(r), p.Offset(), p.Limit)
-	if err != nil {
-		return err
-	}
-	out := make([]collectionDTO, len(items))
-	for i, c := range items {
-		out[i] = collectionOut(c)
-	}
-	return httpx.List(w, out, p, total)
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]collection.Collection, int, error) {
+		return h.svc.Collections(ctx, org(r), offset, limit)
+	}, collectionOut)
 }
 
 func (h *api) detail(w http.ResponseWriter, r *http.Request, id string) error {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -38,19 +39,9 @@ func (h *api) createFace(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) listFaces(w http.ResponseWriter, r *http.Request) error {
-	p, err := httpx.ParsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := h.svc.Faces(r.Context(), org(r), p.Offset(), p.Limit)
-	if err != nil {
-		return err
-	}
-	out := make([]faceDTO, len(items))
-	for i, f := range items {
-		out[i] = h.faceOut(f)
-	}
-	return httpx.List(w, out, p, total)
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]face.Face, int, error) {
+		return h.svc.Faces(ctx, org(r), offset, limit)
+	}, h.faceOut)
 }
 
 func (h *api) getFace(w http.ResponseWriter, r *http.Request) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/chix"
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/assets/internal/brand"
@@ -22,20 +23,10 @@ import (
 	"hookline.dev/services/assets/internal/style"
 )
 
-// Ready reports whether the service's dependencies answer.
-type Ready func(ctx context.Context) error
-
-// Handler builds the router.
-func Handler(svc *service.Service, secret []byte, ready Ready, log *slog.Logger) http.Handler {
+func Handler(svc *service.Service, secret []byte, ready func(context.Context) error, log *slog.Logger) http.Handler {
 	h := &api{svc: svc}
 	a := httpx.Adapter{Log: log, MapError: MapError}
-	r := chi.NewRouter()
-	r.NotFound(httpx.NotFound)
-	r.MethodNotAllowed(httpx.MethodNotAllowed)
-	r.Get("/healthz", a.Wrap(httpx.Healthz))
-	r.Get("/readyz", a.Wrap(httpx.Readyz(ready)))
-	r.Group(func(r chi.Router) {
-		r.Use(principal.Require(secret))
+	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
 
 		r.Post("/uploads/presigned-url", a.Wrap(h.presign))
 		r.Post("/faces/upload-urls", a.Wrap(h.faceUploadURLs))
@@ -66,7 +57,6 @@ func Handler(svc *service.Service, secret []byte, ready Ready, log *slog.Logger)
 		r.Post("/collections/{id}/thumbnails", a.Wrap(h.addThumbnails))
 		r.Delete("/collections/{id}/thumbnails", a.Wrap(h.removeThumbnails))
 	})
-	return httpx.RequestID(r)
 }
 
 type api struct{ svc *service.Service }

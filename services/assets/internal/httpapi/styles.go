@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -58,19 +59,9 @@ func (h *api) createStyle(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) listStyles(w http.ResponseWriter, r *http.Request) error {
-	p, err := httpx.ParsePage(r)
-	if err != nil {
-		return err
-	}
-	items, total, err := h.svc.Styles(r.Context(), org(r), p.Offset(), p.Limit)
-	if err != nil {
-		return err
-	}
-	out := make([]styleDTO, len(items))
-	for i, s := range items {
-		out[i] = h.styleOut(s)
-	}
-	return httpx.List(w, out, p, total)
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]style.Style, int, error) {
+		return h.svc.Styles(ctx, org(r), offset, limit)
+	}, h.styleOut)
 }
 
 func (h *api) getStyle(w http.ResponseWriter, r *http.Request) error {

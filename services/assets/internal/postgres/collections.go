@@ -238,11 +238,7 @@ func changed(ctx context.Context, tx pgx.Tx, orgID, id string, at time.Time, m M
 // already known, or already deleted (a tombstone), is left alone; with a
 // collection id of the same organization it joins that collection.
 func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailCreated, mk Events[Membership]) error {
-	at := env.OccurredAt
-	if at.IsZero() {
-		at = time.Now()
-	}
-	at = at.UTC().Truncate(time.Microsecond)
+	at := occurred(env)
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		if first, err := claim(ctx, tx, consumer, env.ID); err != nil || !first {
 			return err
@@ -273,11 +269,7 @@ func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env event
 // becomes a tombstone (created if it was not known yet) and leaves every
 // collection.
 func (s *Store) ThumbnailDeleted(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailDeleted, mk Events[Membership]) error {
-	at := env.OccurredAt
-	if at.IsZero() {
-		at = time.Now()
-	}
-	at = at.UTC().Truncate(time.Microsecond)
+	at := occurred(env)
 	return s.tx(ctx, func(tx pgx.Tx) error {
 		if first, err := claim(ctx, tx, consumer, env.ID); err != nil || !first {
 			return err
@@ -304,4 +296,14 @@ func (s *Store) ThumbnailDeleted(ctx context.Context, consumer string, env event
 		}
 		return nil
 	})
+}
+
+// occurred is when an event happened, as stored: producer time when the
+// envelope has it, now otherwise, truncated to what timestamptz keeps.
+func occurred(env events.Envelope) time.Time {
+	at := env.OccurredAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return at.UTC().Truncate(time.Microsecond)
 }

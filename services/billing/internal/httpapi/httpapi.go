@@ -11,29 +11,20 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"hookline.dev/pkg/chix"
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/billing/internal/postgres"
 )
 
-// Ready reports whether the service's dependencies answer.
-type Ready func(ctx context.Context) error
-
 // Handler builds the router.
-func Handler(store *postgres.Store, secret []byte, ready Ready, log *slog.Logger) http.Handler {
+func Handler(store *postgres.Store, secret []byte, ready func(context.Context) error, log *slog.Logger) http.Handler {
 	api := &api{store: store}
-	a := httpx.Adapter{Log: log, MapError: mapError}
-	r := chi.NewRouter()
-	r.NotFound(httpx.NotFound)
-	r.MethodNotAllowed(httpx.MethodNotAllowed)
-	r.Get("/healthz", a.Wrap(httpx.Healthz))
-	r.Get("/readyz", a.Wrap(httpx.Readyz(ready)))
-	r.Group(func(r chi.Router) {
-		r.Use(principal.Require(secret))
+	a := httpx.Adapter{Log: log}
+	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
 		r.Get("/account/credits", a.Wrap(api.credits))
 		r.Get("/account/usage", a.Wrap(api.usage))
 	})
-	return httpx.RequestID(r)
 }
 
 type api struct{ store *postgres.Store }
@@ -80,21 +71,13 @@ type usageDTO struct {
 }
 
 func (h *api) usage(w http.ResponseWriter, r *http.Request) error {
-	page, err := httpx.ParsePage(r)
-	if err != nil {
-		return err
-	}
 	p, _ := principal.From(r.Context())
-	items, total, err := h.store.UsagePage(r.Context(), p.OrgID, page.Offset(), page.Limit)
-	if err != nil {
-		return err
-	}
-	out := make([]usageDTO, len(items))
-	for i, u := range items {
-		out[i] = usageDTO{ID: u.ID, Operation: u.Operation, Credits: u.Credits, Status: u.Status, ResourceType: u.ResourceType,
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]postgres.Usage, int, error) {
+		return h.store.UsagePage(ctx, p.OrgID, offset, limit)
+	}, func(u postgres.Usage) usageDTO {
+		return usageDTO{ID: u.ID, Operation: u.Operation, Credits: u.Credits, Status: u.Status, ResourceType: u.ResourceType,
 			ResourceID: u.ResourceID, CreatedAt: u.CreatedAt.UTC(), SettledAt: utc(u.SettledAt)}
-	}
-	return httpx.List(w, out, page, total)
+	})
 }
 
 func utc(t *time.Time) *time.Time {
@@ -104,7 +87,3 @@ func utc(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
-
-// mapError has nothing to translate yet: billing's HTTP endpoints only
-// read, and their failures are internal.
-func mapError(err error) error { return err }

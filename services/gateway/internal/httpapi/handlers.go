@@ -34,14 +34,16 @@ type keyDTO struct {
 	ExpiresAt *time.Time `json:"expiresAt"`
 }
 
+// newKeyDTO is a key as shown once, at creation: the key record plus its
+// organization and the secret.
 type newKeyDTO struct {
-	ID             string     `json:"id"`
-	OrganizationID string     `json:"organizationId"`
-	Name           string     `json:"name"`
-	Prefix         string     `json:"prefix"`
-	Key            string     `json:"key"`
-	CreatedAt      time.Time  `json:"createdAt"`
-	ExpiresAt      *time.Time `json:"expiresAt"`
+	keyDTO
+	OrganizationID string `json:"organizationId"`
+	Key            string `json:"key"`
+}
+
+func keyOut(k org.APIKey) keyDTO {
+	return keyDTO{ID: k.ID.String(), Name: k.Name, Prefix: k.Prefix, CreatedAt: utc(k.CreatedAt), ExpiresAt: utcPtr(k.ExpiresAt)}
 }
 
 type verifyDTO struct {
@@ -92,13 +94,7 @@ func (s *server) verify(w http.ResponseWriter, r *http.Request) error {
 	id, _ := identityFrom(r.Context())
 	return httpx.OK(w, verifyDTO{
 		Organization: verifyOrganizationDTO{ID: id.Organization.ID.String(), Name: id.Organization.Name, Tier: id.Organization.Tier},
-		Key: keyDTO{
-			ID:        id.Key.ID.String(),
-			Name:      id.Key.Name,
-			Prefix:    id.Key.Prefix,
-			CreatedAt: utc(id.Key.CreatedAt),
-			ExpiresAt: utcPtr(id.Key.ExpiresAt),
-		},
+		Key:          keyOut(id.Key),
 	})
 }
 
@@ -137,15 +133,7 @@ func (s *server) createKey(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.cfg.Log.InfoContext(r.Context(), "api key created", "organization_id", orgID, "key_id", k.ID, "prefix", k.Prefix)
-	return httpx.Created(w, newKeyDTO{
-		ID:             k.ID.String(),
-		OrganizationID: k.OrganizationID.String(),
-		Name:           k.Name,
-		Prefix:         k.Prefix,
-		Key:            k.Secret,
-		CreatedAt:      utc(k.CreatedAt),
-		ExpiresAt:      utcPtr(k.ExpiresAt),
-	})
+	return httpx.Created(w, newKeyDTO{keyDTO: keyOut(k.APIKey), OrganizationID: k.OrganizationID.String(), Key: k.Secret})
 }
 
 func (s *server) revokeKey(w http.ResponseWriter, r *http.Request) error {

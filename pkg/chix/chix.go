@@ -1,0 +1,30 @@
+// Package chix builds, on chi, the router every service puts behind the
+// gateway: unknown paths and methods answered in the error envelope,
+// liveness and readiness probes open to the orchestrator, and every other
+// route behind the signed principal.
+package chix
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/principal"
+)
+
+// ServiceRouter returns the service's handler; routes registers the
+// service's own endpoints, all of which require a valid principal.
+func ServiceRouter(a httpx.Adapter, ready func(context.Context) error, secret []byte, routes func(r chi.Router)) http.Handler {
+	r := chi.NewRouter()
+	r.NotFound(httpx.NotFound)
+	r.MethodNotAllowed(httpx.MethodNotAllowed)
+	r.Get("/healthz", a.Wrap(httpx.Healthz))
+	r.Get("/readyz", a.Wrap(httpx.Readyz(ready)))
+	r.Group(func(r chi.Router) {
+		r.Use(principal.Require(secret))
+		routes(r)
+	})
+	return httpx.RequestID(r)
+}
