@@ -114,9 +114,15 @@ func set(f reflect.Value, raw string) error {
 	return nil
 }
 
+// Database is where a service's Postgres is; tools that only touch the
+// database (billing rebuild) load just this.
+type Database struct {
+	DatabaseURL string `env:"HOOKLINE_DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"`
+}
+
 // Common holds the settings every service reads.
 type Common struct {
-	DatabaseURL     string        `env:"HOOKLINE_DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"`
+	Database
 	NATSURL         string        `env:"HOOKLINE_NATS_URL" default:"nats://127.0.0.1:4222"`
 	PrincipalSecret string        `env:"HOOKLINE_PRINCIPAL_SECRET"`
 	ShutdownTimeout time.Duration `env:"HOOKLINE_SHUTDOWN_TIMEOUT" default:"15s"`

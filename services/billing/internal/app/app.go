@@ -132,8 +132,8 @@ func expireLoop(ctx context.Context, store *postgres.Store, every time.Duration,
 
 // rebuildConfig is what `billing rebuild` needs: only the database.
 type rebuildConfig struct {
-	DatabaseURL string `env:"HOOKLINE_DATABASE_URL" default:"postgres://postgres@127.0.0.1:5432/postgres?sslmode=disable"`
-	Schema      string `env:"HOOKLINE_DB_SCHEMA" default:"billing"`
+	config.Database
+	Schema string `env:"HOOKLINE_DB_SCHEMA" default:"billing"`
 }
 
 // Rebuild replays every account stream into the projections (the
