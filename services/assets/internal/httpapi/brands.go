@@ -84,14 +84,3 @@ func (h *api) updateBrand(w http.ResponseWriter, r *http.Request) error {
 	}
 	return httpx.OK(w, h.brandOut(b))
 }
-
-func (h *api) deleteBrand(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteBrand(r.Context(), org(r), id); err != nil {
-		return err
-	}
-	return httpx.NoContent(w)
-}

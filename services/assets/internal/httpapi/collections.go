@@ -99,17 +99,6 @@ func (h *api) updateCollection(w http.ResponseWriter, r *http.Request) error {
 	return h.detail(w, r, id)
 }
 
-func (h *api) deleteCollection(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteCollection(r.Context(), org(r), id); err != nil {
-		return err
-	}
-	return httpx.NoContent(w)
-}
-
 // membership decodes {thumbnailId} or {thumbnailIds} and the path id.
 func membership(r *http.Request) (string, []string, error) {
 	id, err := pathID(r)

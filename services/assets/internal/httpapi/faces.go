@@ -74,14 +74,3 @@ func (h *api) updateFace(w http.ResponseWriter, r *http.Request) error {
 	}
 	return httpx.OK(w, h.faceOut(f))
 }
-
-func (h *api) deleteFace(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteFace(r.Context(), org(r), id); err != nil {
-		return err
-	}
-	return httpx.NoContent(w)
-}

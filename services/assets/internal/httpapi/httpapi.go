@@ -35,25 +35,25 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Post("/faces", a.Wrap(h.createFace))
 		r.Get("/faces/{id}", a.Wrap(h.getFace))
 		r.Patch("/faces/{id}", a.Wrap(h.updateFace))
-		r.Delete("/faces/{id}", a.Wrap(h.deleteFace))
+		r.Delete("/faces/{id}", a.Wrap(h.remove(h.svc.DeleteFace)))
 
 		r.Get("/styles", a.Wrap(h.listStyles))
 		r.Post("/styles", a.Wrap(h.createStyle))
 		r.Get("/styles/{id}", a.Wrap(h.getStyle))
 		r.Patch("/styles/{id}", a.Wrap(h.updateStyle))
-		r.Delete("/styles/{id}", a.Wrap(h.deleteStyle))
+		r.Delete("/styles/{id}", a.Wrap(h.remove(h.svc.DeleteStyle)))
 
 		r.Get("/brands", a.Wrap(h.listBrands))
 		r.Post("/brands", a.Wrap(h.createBrand))
 		r.Get("/brands/{id}", a.Wrap(h.getBrand))
 		r.Patch("/brands/{id}", a.Wrap(h.updateBrand))
-		r.Delete("/brands/{id}", a.Wrap(h.deleteBrand))
+		r.Delete("/brands/{id}", a.Wrap(h.remove(h.svc.DeleteBrand)))
 
 		r.Get("/collections", a.Wrap(h.listCollections))
 		r.Post("/collections", a.Wrap(h.createCollection))
 		r.Get("/collections/{id}", a.Wrap(h.getCollection))
 		r.Patch("/collections/{id}", a.Wrap(h.updateCollection))
-		r.Delete("/collections/{id}", a.Wrap(h.deleteCollection))
+		r.Delete("/collections/{id}", a.Wrap(h.remove(h.svc.DeleteCollection)))
 		r.Post("/collections/{id}/thumbnails", a.Wrap(h.addThumbnails))
 		r.Delete("/collections/{id}/thumbnails", a.Wrap(h.removeThumbnails))
 	})
@@ -109,4 +109,19 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// remove answers DELETE /<kind>/{id}: 204 once del has removed the
+// organization's record, 404 for an id it does not own, 400 for a non-uuid.
+func (h *api) remove(del func(ctx context.Context, orgID, id string) error) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		if err := del(r.Context(), org(r), id); err != nil {
+			return err
+		}
+		return httpx.NoContent(w)
+	}
 }

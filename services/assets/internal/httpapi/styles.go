@@ -95,14 +95,3 @@ func (h *api) updateStyle(w http.ResponseWriter, r *http.Request) error {
 	}
 	return httpx.OK(w, h.styleOut(s))
 }
-
-func (h *api) deleteStyle(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteStyle(r.Context(), org(r), id); err != nil {
-		return err
-	}
-	return httpx.NoContent(w)
-}
