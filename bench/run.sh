@@ -4,12 +4,16 @@
 # straight to billing), and the Go benchmarks. Output goes to bench/out/.
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|assets|go]
+#   bench/run.sh [all|billing|gateway|assets|go|serve]
+#
+# serve starts the stack as the measurements see it, writes the key and
+# principal to bench/out/serve.env and waits, for measuring by hand.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
-# billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC (the
-# gateway's GOMAXPROCS / GOGC), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
-# (pprof and expvar of those processes while the load runs).
+# billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS (the
+# gateway's GOMAXPROCS / GOGC, billing's GOMAXPROCS), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
+# (pprof and expvar of those processes while the load runs), BENCH_NO_BUILD=1
+# (run the binaries already in .hookline/bin, for A/B comparisons).
 set -euo pipefail
 PART=${1:-all}
 want() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
@@ -28,7 +32,7 @@ export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
 export HOOKLINE_TIERS_JSON='{"bench":{"monthlyCredits":100000000},"pro":{"monthlyCredits":500}}'
 export HOOKLINE_RATE_LIMITS='free=1000000/1000000,creator=1000000/1000000,pro=1000000/1000000,agency=1000000/1000000'
 
-go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./bench/cmd/loadgen
+[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./bench/cmd/loadgen
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -38,7 +42,7 @@ cleanup() {
   done
 }
 trap cleanup EXIT
-HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
+GOMAXPROCS=${BILLING_PROCS:-} HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
 pids+=($!)
 HOOKLINE_DB_SCHEMA=${RUN}_assets HOOKLINE_HTTP_ADDR=127.0.0.1:18082 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
   HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
@@ -58,6 +62,11 @@ org=$(admin -d '{"name":"bench","tier":"pro"}' http://127.0.0.1:18080/admin/v1/o
 key=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$org/keys" | field key)
 prin=$(.hookline/bin/loadgen principal -org "$org")
 lg() { .hookline/bin/loadgen "$1" -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" "${@:2}"; }
+if [ "$PART" = serve ]; then
+  printf 'key=%s\nprin=%s\nRUN=%s\n' "$key" "$prin" "$RUN" >"$OUT/serve.env"
+  echo "serving; key and principal in $OUT/serve.env; Ctrl-C stops"
+  wait
+fi
 echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 
 if want billing; then

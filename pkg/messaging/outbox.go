@@ -52,8 +52,33 @@ ON CONFLICT (id) DO NOTHING`
 // Each envelope's Type is its subject (without namespace; the relay's bus
 // adds it). It returns an error for an envelope without a uuid id or type.
 func WriteOutbox(ctx context.Context, tx pgx.Tx, envs ...events.Envelope) error {
+	args, err := outboxArgs(envs)
+	if err != nil || args == nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, insertOutbox, args...); err != nil {
+		return fmt.Errorf("messaging: outbox: insert %d events: %w", len(envs), err)
+	}
+	return nil
+}
+
+// QueueOutbox is WriteOutbox for a pipelined transaction: the insert is
+// queued on b, which must run inside the transaction of the state change
+// (between its BEGIN and COMMIT), and its error surfaces with the batch's.
+func QueueOutbox(b *pgx.Batch, envs ...events.Envelope) error {
+	args, err := outboxArgs(envs)
+	if err != nil || args == nil {
+		return err
+	}
+	b.Queue(insertOutbox, args...)
+	return nil
+}
+
+// outboxArgs validates and encodes envs as the arguments of insertOutbox;
+// nil when there is nothing to insert.
+func outboxArgs(envs []events.Envelope) ([]any, error) {
 	if len(envs) == 0 {
-		return nil
+		return nil, nil
 	}
 	ids := make([]string, len(envs))
 	subjects := make([]string, len(envs))
@@ -61,21 +86,18 @@ func WriteOutbox(ctx context.Context, tx pgx.Tx, envs ...events.Envelope) error 
 	tps := make([]string, len(envs))
 	for i, e := range envs {
 		if _, err := uuid.Parse(e.ID); err != nil {
-			return fmt.Errorf("messaging: outbox: event id %q is not a uuid: %w", e.ID, err)
+			return nil, fmt.Errorf("messaging: outbox: event id %q is not a uuid: %w", e.ID, err)
 		}
 		if e.Type == "" {
-			return fmt.Errorf("messaging: outbox: event %s has no type", e.ID)
+			return nil, fmt.Errorf("messaging: outbox: event %s has no type", e.ID)
 		}
 		raw, err := json.Marshal(e)
 		if err != nil {
-			return fmt.Errorf("messaging: outbox: marshal %s %s: %w", e.Type, e.ID, err)
+			return nil, fmt.Errorf("messaging: outbox: marshal %s %s: %w", e.Type, e.ID, err)
 		}
 		ids[i], subjects[i], payloads[i], tps[i] = e.ID, e.Type, string(raw), e.Traceparent
 	}
-	if _, err := tx.Exec(ctx, insertOutbox, ids, subjects, payloads, tps); err != nil {
-		return fmt.Errorf("messaging: outbox: insert %d events: %w", len(envs), err)
-	}
-	return nil
+	return []any{ids, subjects, payloads, tps}, nil
 }
 
 // OutboxPending counts the outbox rows not yet published (committed ones,

@@ -208,18 +208,32 @@ func (s *Store) execGroup(group []*op) {
 	}
 }
 
-// tx runs a group: one round trip to lock and read, the decisions in
-// memory, one round trip to write, the outbox, and the commit.
+// tx runs a group in two round trips. The first opens the transaction,
+// locks the accounts and reads what the decisions need; the decisions run
+// in memory; the second writes the events, projections and outbox rows and
+// commits. BEGIN and COMMIT travel inside the pipelines, so the group pays
+// for no round trip of its own: on a loaded machine every round trip is two
+// wake-ups (this process and the backend), which is what bounds latency.
 func (s *Store) tx(group []*op) ([]result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	tx, err := s.pool.Begin(ctx)
+	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: begin: %w", err)
+		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // no-op after commit
+	defer conn.Release()
+	defer func() {
+		// After a failure the transaction is open or aborted; end it. If
+		// even that fails, Release discards the connection rather than
+		// pooling it mid-transaction.
+		if conn.Conn().PgConn().TxStatus() != 'I' {
+			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_, _ = conn.Exec(rctx, "ROLLBACK")
+			cancel()
+		}
+	}()
 
-	orgs, v, heads, claimed, err := lockGroup(ctx, tx, group)
+	orgs, v, heads, claimed, err := lockGroup(ctx, conn, group)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +246,7 @@ func (s *Store) tx(group []*op) ([]result, error) {
 		st := Stream(org)
 		a := s.cache.take(st, heads[st])
 		if a == nil {
-			if a, err = load(ctx, tx, org, st); err != nil {
+			if a, err = load(ctx, conn, org, st); err != nil {
 				return nil, err
 			}
 			if a.Version != heads[st] {
@@ -306,19 +320,17 @@ func (s *Store) tx(group []*op) ([]result, error) {
 	if len(v.earlyDel) > 0 {
 		w.Queue(`DELETE FROM early_settlements WHERE reservation_id = ANY($1)`, v.earlyDel)
 	}
-	if w.Len() > 0 {
-		if err := tx.SendBatch(ctx, w).Close(); err != nil {
-			if pgkit.IsUniqueViolation(err, "events_pkey") {
-				return nil, ErrConflict
-			}
-			return nil, fmt.Errorf("postgres: append: %w", err)
-		}
-	}
-	if err := messaging.WriteOutbox(ctx, tx, envs...); err != nil {
+	if err := messaging.QueueOutbox(w, envs...); err != nil {
 		return nil, fmt.Errorf("postgres: outbox: %w", err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return nil, fmt.Errorf("postgres: commit: %w", err)
+	// A failed statement makes the server skip the rest of the pipeline,
+	// COMMIT included, so the first error is the transaction's.
+	w.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, w).Close(); err != nil {
+		if pgkit.IsUniqueViolation(err, "events_pkey") {
+			return nil, ErrConflict
+		}
+		return nil, fmt.Errorf("postgres: append and commit: %w", err)
 	}
 	for org, a := range accounts {
 		s.cache.put(Stream(org), a)
@@ -326,12 +338,20 @@ func (s *Store) tx(group []*op) ([]result, error) {
 	return results, nil
 }
 
-// lockGroup locks every account of the group, in a fixed order so groups of
-// other replicas cannot deadlock with this one, then reads the stream
-// heads, the reservation rows and the inbox claims, all in one round trip.
+// querier is the part of a pooled connection the group transaction uses.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+// lockGroup opens the transaction and locks every account of the group, in
+// a fixed order so groups of other replicas cannot deadlock with this one,
+// then reads the stream heads, the reservation rows and the inbox claims,
+// all in one round trip.
 // In READ COMMITTED each statement takes its own snapshot, so the reads
 // see everything the previous lock holders committed.
-func lockGroup(ctx context.Context, tx pgx.Tx, group []*op) ([]string, *view, map[string]int64, map[messaging.InboxClaim]bool, error) {
+func lockGroup(ctx context.Context, c querier, group []*op) ([]string, *view, map[string]int64, map[messaging.InboxClaim]bool, error) {
 	var orgs, reservations []string
 	var claims []messaging.InboxClaim
 	seen := map[string]bool{}
@@ -350,6 +370,7 @@ func lockGroup(ctx context.Context, tx pgx.Tx, group []*op) ([]string, *view, ma
 	slices.Sort(orgs)
 	streams := make([]string, len(orgs))
 	b := &pgx.Batch{}
+	b.Queue("BEGIN")
 	for i, org := range orgs {
 		streams[i] = Stream(org)
 		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, streams[i])
@@ -391,17 +412,17 @@ func lockGroup(ctx context.Context, tx pgx.Tx, group []*op) ([]string, *view, ma
 	}
 	claimed := map[messaging.InboxClaim]bool{}
 	messaging.QueueClaimInbox(b, claims, claimed)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+	if err := c.SendBatch(ctx, b).Close(); err != nil {
 		return nil, nil, nil, nil, fmt.Errorf("postgres: lock group: %w", err)
 	}
 	return orgs, v, heads, claimed, nil
 }
 
-func load(ctx context.Context, tx pgx.Tx, orgID, stream string) (*ledger.Account, error) {
+func load(ctx context.Context, c querier, orgID, stream string) (*ledger.Account, error) {
 	a := ledger.New(orgID)
 	var version int64
 	var state []byte
-	err := tx.QueryRow(ctx, `SELECT version, state FROM snapshots WHERE stream = $1`, stream).Scan(&version, &state)
+	err := c.QueryRow(ctx, `SELECT version, state FROM snapshots WHERE stream = $1`, stream).Scan(&version, &state)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 	case err != nil:
@@ -411,7 +432,7 @@ func load(ctx context.Context, tx pgx.Tx, orgID, stream string) (*ledger.Account
 			return nil, err
 		}
 	}
-	rows, err := tx.Query(ctx, `SELECT type, data FROM events WHERE stream = $1 AND version > $2 ORDER BY version`, stream, a.Version)
+	rows, err := c.Query(ctx, `SELECT type, data FROM events WHERE stream = $1 AND version > $2 ORDER BY version`, stream, a.Version)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: events of %s: %w", stream, err)
 	}
