@@ -13,7 +13,9 @@
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS (the
 # gateway's GOMAXPROCS / GOGC, billing's GOMAXPROCS), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
 # (pprof and expvar of those processes while the load runs), BENCH_NO_BUILD=1
-# (run the binaries already in .hookline/bin, for A/B comparisons).
+# (run the binaries already in .hookline/bin, for A/B comparisons),
+# GATEWAY_PEERS=1 (also measure nginx and a bare Go reverse proxy in front of
+# billing: what any proxy hop costs on this machine).
 set -euo pipefail
 PART=${1:-all}
 want() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
@@ -32,10 +34,11 @@ export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
 export HOOKLINE_TIERS_JSON='{"bench":{"monthlyCredits":100000000},"pro":{"monthlyCredits":500}}'
 export HOOKLINE_RATE_LIMITS='free=1000000/1000000,creator=1000000/1000000,pro=1000000/1000000,agency=1000000/1000000'
 
-[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./bench/cmd/loadgen
+[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./bench/cmd/loadgen ./bench/cmd/plainproxy
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -s "$OUT/nginx/nginx.pid" ] && kill "$(cat "$OUT/nginx/nginx.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
   for svc in billing assets gateway; do
     psql "$HOOKLINE_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS ${RUN}_$svc CASCADE" 2>/dev/null || true
@@ -71,6 +74,9 @@ echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, $(grep -m1 'model name' /
 
 if want billing; then
   {
+    # Warm-up (connections, prepared statements, account cache), then the
+    # steady measurement.
+    lg reserve -rate 500 -duration 5s -accounts 100 >/dev/null
     lg reserve -rate 500 -duration 20s -accounts 100
     lg sagas -accounts 100 -workers 64 -duration 15s
     lg sagas -accounts 1 -workers 32 -duration 15s
@@ -82,12 +88,46 @@ fi
 if want gateway; then
   {
     echo "## wrk -t2 -c${WRK_CONNS:-32} -d15s GET /account/credits"
+    # Warm-up: the first seconds after start pay for new connections on
+    # every hop, prepared statements and heap growth (a p99 near 1 s in a
+    # cold 15 s run); the measurements are of the steady state.
+    wrk -t2 -c"${WRK_CONNS:-32}" -d5s -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits >/dev/null
     echo "### through the gateway"
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits
     echo "### the gateway alone (GET /auth/verify, answered by the gateway)"
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/auth/verify
     echo "### straight to billing"
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18081/account/credits
+    if [ -n "${GATEWAY_PEERS:-}" ]; then
+      mkdir -p "$OUT/nginx"
+      cat >"$OUT/nginx/nginx.conf" <<NGINX
+worker_processes 2;
+pid $OUT/nginx/nginx.pid;
+error_log $OUT/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $OUT/nginx;
+  proxy_temp_path $OUT/nginx;
+  upstream billing { server 127.0.0.1:18081; keepalive 256; }
+  server {
+    listen 127.0.0.1:18091;
+    location / { proxy_pass http://billing; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+NGINX
+      nginx -c "$OUT/nginx/nginx.conf" >/dev/null 2>&1
+      # (inside this pipeline a background process must not hold its stdout)
+      .hookline/bin/plainproxy -listen 127.0.0.1:18090 -upstream http://127.0.0.1:18081 >"$OUT/plainproxy.log" 2>&1 &
+      plain=$!
+      sleep 1
+      echo "### peer: nginx in front of billing (keepalive upstream)"
+      wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18091/account/credits
+      nginx -c "$OUT/nginx/nginx.conf" -s stop
+      echo "### peer: bare Go httputil.ReverseProxy in front of billing (bench/cmd/plainproxy)"
+      wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18090/account/credits
+      kill "$plain"
+    fi
     if [ -n "${WRK_TRACE:-}" ]; then
       echo "### straight to billing, with a sampled traceparent as the gateway sends"
       wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" \

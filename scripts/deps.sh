@@ -8,7 +8,7 @@
 #   scripts/deps.sh start     install, then start what is not running
 #   scripts/deps.sh stop      stop the servers this script started
 #   scripts/deps.sh env       print the environment for tests and services
-#   scripts/deps.sh bench-tools  install wrk for make bench
+#   scripts/deps.sh bench-tools  install wrk (and nginx, a peer proxy) for make bench
 #   scripts/deps.sh lint-tools   install golangci-lint for make lint
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 set -euo pipefail
@@ -159,7 +159,7 @@ ENV
 
 case "${1:-start}" in
   install) install ;;
-  bench-tools) install_apt wrk:wrk psql:postgresql-client ;;
+  bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   media) install_apt ffmpeg:ffmpeg fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"golang.org/x/sync/singleflight"
 
 	"hookline.dev/pkg/apierr"
 )
@@ -125,6 +126,10 @@ type Service struct {
 	now   func() time.Time
 	rand  io.Reader
 	cache *keyCache
+	// lookups merges concurrent cache misses for one key: when an entry
+	// expires under load, every request in flight for that key misses at
+	// once, and without this each would query the database.
+	lookups singleflight.Group
 }
 
 // Options configure a Service; zero values pick production defaults.
@@ -282,22 +287,49 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Identity, er
 	now := s.now()
 	id, found, cached := s.cache.get(h, now)
 	if !cached {
-		id, err = s.store.IdentityByHash(ctx, h)
-		switch {
-		case err == nil:
-			found = true
-		case errors.Is(err, ErrKeyNotFound):
-			found = false
-		default:
+		if id, found, err = s.lookup(ctx, h, now); err != nil {
 			return Identity{}, err
 		}
-		s.cache.put(h, id, found, now)
 	}
 	if !found || !id.Key.Usable(now) {
 		return Identity{}, ErrInvalidKey
 	}
 	return id, nil
 }
+
+// lookup reads a key from the store and caches the result; concurrent
+// lookups of one key share a single query. The query is detached from
+// the caller that happens to run it, so its cancellation cannot fail the
+// others waiting on it.
+func (s *Service) lookup(ctx context.Context, h KeyHash, now time.Time) (Identity, bool, error) {
+	type result struct {
+		id    Identity
+		found bool
+	}
+	v, err, _ := s.lookups.Do(string(h[:]), func() (any, error) {
+		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
+		defer cancel()
+		id, err := s.store.IdentityByHash(qctx, h)
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrKeyNotFound):
+			s.cache.put(h, Identity{}, false, now)
+			return result{}, nil
+		default:
+			return nil, err
+		}
+		s.cache.put(h, id, true, now)
+		return result{id: id, found: true}, nil
+	})
+	if err != nil {
+		return Identity{}, false, err
+	}
+	r := v.(result)
+	return r.id, r.found, nil
+}
+
+// lookupTimeout bounds a shared key lookup.
+const lookupTimeout = 5 * time.Second
 
 // checkText requires a trimmed, non-empty string of at most max characters
 // without control characters (they would corrupt logs and UIs).

@@ -19,8 +19,11 @@ type memStore struct {
 	orgs    map[uuid.UUID]Organization
 	keys    map[uuid.UUID]APIKey
 	lookups int
-	grants  []Grant
-	events  []string
+	// gate, when set, holds every lookup until it is closed; entered
+	// receives a value as each lookup starts waiting.
+	gate, entered chan struct{}
+	grants        []Grant
+	events        []string
 }
 
 func newMemStore() *memStore {
@@ -60,6 +63,10 @@ func (m *memStore) RevokeKey(_ context.Context, id uuid.UUID, at time.Time) (API
 }
 
 func (m *memStore) IdentityByHash(_ context.Context, h KeyHash) (Identity, error) {
+	if m.gate != nil {
+		m.entered <- struct{}{}
+		<-m.gate
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.lookups++
@@ -268,6 +275,36 @@ func TestGrantCreditsValidates(t *testing.T) {
 	}
 	if g.ID == uuid.Nil || g.Reason != "monthly" || len(st.grants) != 1 {
 		t.Fatalf("grant = %+v", g)
+	}
+}
+
+// When a key's cache entry expires under load, the requests in flight for
+// it share one database lookup instead of each making its own.
+func TestConcurrentMissesShareOneLookup(t *testing.T) {
+	s, st, _ := newService(t)
+	ctx := context.Background()
+	o, _ := s.CreateOrganization(ctx, "Acme", "pro")
+	k, _ := s.CreateKey(ctx, o.ID, "ci", nil)
+	st.gate, st.entered = make(chan struct{}), make(chan struct{}, 64)
+
+	const callers = 32
+	errs := make(chan error, callers)
+	for range callers {
+		go func() {
+			_, err := s.Authenticate(ctx, k.Secret)
+			errs <- err
+		}()
+	}
+	<-st.entered // one lookup is in the store; give the others time to pile up
+	time.Sleep(50 * time.Millisecond)
+	close(st.gate)
+	for range callers {
+		if err := <-errs; err != nil {
+			t.Fatalf("Authenticate: %v", err)
+		}
+	}
+	if st.lookups != 1 {
+		t.Fatalf("%d concurrent misses made %d lookups, want 1", callers, st.lookups)
 	}
 }
 
