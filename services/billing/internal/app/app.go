@@ -31,6 +31,7 @@ type Config struct {
 	Addr              string        `env:"HOOKLINE_HTTP_ADDR" default:":8081"`
 	Schema            string        `env:"HOOKLINE_DB_SCHEMA" default:"billing"`
 	DBMaxConns        int32         `env:"HOOKLINE_DB_MAX_CONNS" default:"32"`
+	LedgerWriters     int           `env:"HOOKLINE_LEDGER_WRITERS" default:"1"`
 	NATSNamespace     string        `env:"HOOKLINE_NATS_NAMESPACE"`
 	TiersJSON         string        `env:"HOOKLINE_TIERS_JSON" default:"{\"free\":{\"monthlyCredits\":10,\"paidOpsPerDay\":50,\"concurrentRenders\":1},\"creator\":{\"monthlyCredits\":100,\"paidOpsPerDay\":500,\"concurrentRenders\":2},\"pro\":{\"monthlyCredits\":500,\"paidOpsPerDay\":5000,\"concurrentRenders\":5},\"agency\":{\"monthlyCredits\":2000}}"`
 	BillingCycle      string        `env:"HOOKLINE_BILLING_CYCLE" default:"monthly"`
@@ -56,6 +57,9 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("tier %s: values must not be negative", name))
 		}
 	}
+	if c.LedgerWriters < 1 || c.LedgerWriters > 64 {
+		errs = append(errs, errors.New("HOOKLINE_LEDGER_WRITERS must be between 1 and 64"))
+	}
 	if c.ReservationTTL <= 0 || c.RenderTTL <= 0 || c.ExpiryInterval <= 0 {
 		errs = append(errs, errors.New("reservation TTLs and the expiry interval must be positive"))
 	}
@@ -77,7 +81,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer p.Close()
 
-	store := postgres.New(p.Pool)
+	store := postgres.New(p.Pool, cfg.LedgerWriters)
 	defer store.Close()
 	srv := &natsapi.Server{Store: store, Log: p.Log, Policy: natsapi.Policy{
 		Tiers: cfg.tiers, BillingCycle: cfg.BillingCycle, TTL: cfg.ReservationTTL, RenderTTL: cfg.RenderTTL,
@@ -148,7 +152,7 @@ func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) 
 		return err
 	}
 	defer pool.Close()
-	store := postgres.New(pool)
+	store := postgres.New(pool, 0) // rebuild writes no commands
 	defer store.Close()
 	n, err := store.Rebuild(ctx)
 	if err != nil {

@@ -68,7 +68,9 @@ func newHarness(t *testing.T, overrides ...string) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(h.pool.Close)
-	h.store = postgres.New(h.pool)
+	// Several writers, as on a larger machine (the default is one): the
+	// tests then also cover commands of one group racing another's.
+	h.store = postgres.New(h.pool, 4)
 	t.Cleanup(h.store.Close)
 	return h
 }
