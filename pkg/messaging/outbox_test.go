@@ -303,6 +303,32 @@ func TestTwoRelaysOneLeader(t *testing.T) {
 	}
 }
 
+// TestRelayLingerBatchesCloseCommits: commits that follow a wake-up within
+// Linger go out in the same round as the one that woke the relay.
+func TestRelayLingerBatchesCloseCommits(t *testing.T) {
+	e := setup(t)
+	const typ = "assets.test.lingered.v1"
+	r := e.relay(t)
+	r.Linger = 500 * time.Millisecond
+	var batches atomic.Int32
+	r.onBatch = func(start bool) {
+		if start {
+			batches.Add(1)
+		}
+	}
+	background(t, "relay", r.Run)
+	testkit.Eventually(t, 10*time.Second, "relay is leader", r.Leader)
+
+	const commits = 5
+	for range commits {
+		e.writeTx(t, typ, 1)
+	}
+	testkit.Eventually(t, 10*time.Second, "all published", func() bool { return r.Published() == commits })
+	if n := batches.Load(); n != 1 {
+		t.Errorf("%d commits within the linger went out in %d rounds, want 1", commits, n)
+	}
+}
+
 // TestOutboxNotifiesOwnSchemaOnly: the trigger's channel carries the schema,
 // so services sharing a database do not wake each other's relays.
 func TestOutboxNotifiesOwnSchemaOnly(t *testing.T) {

@@ -278,8 +278,8 @@ func notifyChannel(schema string) string {
 }
 
 // waitNotify blocks until a notification arrives or wait passes, and
-// reports whether one arrived. It consumes every notification already
-// received: one round serves them all.
+// reports whether one arrived. It then discards the notifications already
+// buffered: one round serves them all.
 func waitNotify(ctx context.Context, conn *pgx.Conn, wait time.Duration) (bool, error) {
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	_, err := conn.WaitForNotification(wctx)
@@ -291,22 +291,11 @@ func waitNotify(ctx context.Context, conn *pgx.Conn, wait time.Duration) (bool, 
 		}
 		return false, err
 	}
-	discardNotifications(conn)
-	return true, nil
-}
-
-// discardNotifications drops the notifications conn has buffered; they
-// were received before the next SELECT is sent, so it sees their rows.
-// (Notifications received during a SELECT are kept: the backend may pass
-// on one for a commit after the SELECT's snapshot.)
-func discardNotifications(conn *pgx.Conn) {
 	// A done context makes WaitForNotification return buffered
 	// notifications only, without touching the connection.
-	done, cancel := context.WithCancel(context.Background())
-	cancel()
 	for {
-		if n, _ := conn.WaitForNotification(done); n == nil {
-			return
+		if n, _ := conn.WaitForNotification(wctx); n == nil {
+			return true, nil
 		}
 	}
 }
