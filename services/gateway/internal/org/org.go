@@ -310,16 +310,12 @@ func (s *Service) lookup(ctx context.Context, h KeyHash, now time.Time) (Identit
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
 		defer cancel()
 		id, err := s.store.IdentityByHash(qctx, h)
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrKeyNotFound):
-			s.cache.put(h, Identity{}, false, now)
-			return result{}, nil
-		default:
+		if err != nil && !errors.Is(err, ErrKeyNotFound) {
 			return nil, err
 		}
-		s.cache.put(h, id, true, now)
-		return result{id: id, found: true}, nil
+		r := result{id: id, found: err == nil}
+		s.cache.put(h, r.id, r.found, now)
+		return r, nil
 	})
 	if err != nil {
 		return Identity{}, false, err
