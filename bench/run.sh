@@ -43,6 +43,9 @@ cleanup() {
   for svc in billing assets gateway; do
     psql "$HOOKLINE_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS ${RUN}_$svc CASCADE" 2>/dev/null || true
   done
+  # JetStream would keep the run's events for a week (and sync their files
+  # to the disk Postgres commits on): 640 MB after a day of runs.
+  .hookline/bin/loadgen cleanup -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" 2>/dev/null || true
 }
 trap cleanup EXIT
 GOMAXPROCS=${BILLING_PROCS:-} HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &

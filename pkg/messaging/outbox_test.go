@@ -333,6 +333,62 @@ func TestRelayLingerBatchesCloseCommits(t *testing.T) {
 	}
 }
 
+// TestRelayQueueOutboxWakesWithoutNotify: rows queued through the leading
+// relay send no NOTIFY, and Committed alone wakes the relay (it would
+// otherwise sleep out an hour-long poll). Once another replica leads, the
+// same call notifies again.
+func TestRelayQueueOutboxWakesWithoutNotify(t *testing.T) {
+	e := setup(t)
+	const typ = "assets.test.woken.v1"
+	r := e.relay(t)
+	r.PollInterval = time.Hour
+	background(t, "relay", r.Run)
+	testkit.Eventually(t, 10*time.Second, "relay leads", r.Leader)
+	listener, err := e.pool.Acquire(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Release()
+	if _, err := listener.Exec(e.ctx, "LISTEN "+pgx.Identifier{notifyChannel(e.schema)}.Sanitize()); err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Exec(context.WithoutCancel(e.ctx), "UNLISTEN *") //nolint:errcheck // the pool resets it anyway
+	commit := func(via *Relay) {
+		t.Helper()
+		b := &pgx.Batch{}
+		b.Queue("BEGIN")
+		if err := via.QueueOutbox(b, envelope(t, e.ctx, typ, testData{})); err != nil {
+			t.Fatal(err)
+		}
+		b.Queue("COMMIT")
+		if err := e.pool.SendBatch(e.ctx, b).Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notified := func() bool {
+		ctx, cancel := context.WithTimeout(e.ctx, 300*time.Millisecond)
+		defer cancel()
+		_, err := listener.Conn().WaitForNotification(ctx)
+		return err == nil
+	}
+
+	for i := 1; i <= 3; i++ {
+		commit(r)
+		r.Committed()
+		testkit.Eventually(t, 10*time.Second, "woken relay published", func() bool { return r.Published() == int64(i) })
+	}
+	if notified() {
+		t.Error("a commit queued through the leading relay sent a NOTIFY")
+	}
+	// A relay that does not lead cannot be woken in-process: its
+	// transactions notify the leader through Postgres.
+	commit(e.relay(t))
+	if !notified() {
+		t.Error("a commit queued through a standby relay sent no NOTIFY")
+	}
+	testkit.Eventually(t, 10*time.Second, "notified relay published", func() bool { return r.Published() == 4 })
+}
+
 // TestOutboxNotifiesOwnSchemaOnly: the trigger's channel carries the schema,
 // so services sharing a database do not wake each other's relays.
 func TestOutboxNotifiesOwnSchemaOnly(t *testing.T) {

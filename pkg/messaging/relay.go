@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"hookline.dev/pkg/events"
 )
 
 // Relay defaults.
@@ -67,6 +69,8 @@ type Relay struct {
 
 	leader    atomic.Bool
 	published atomic.Int64
+	// wake carries Committed's signals to the waiting leader.
+	wake chan struct{}
 
 	// Test hooks: onBatch brackets the publishing of a batch; crashAfterPublish
 	// makes the session end after the acks and before the DELETE, as a crash
@@ -81,7 +85,32 @@ func NewRelay(pool *pgxpool.Pool, bus *Bus, log *slog.Logger) *Relay {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Relay{pool: pool, bus: bus, log: log.With("component", "outbox-relay")}
+	return &Relay{pool: pool, bus: bus, log: log.With("component", "outbox-relay"), wake: make(chan struct{}, 1)}
+}
+
+// QueueOutbox is the package's QueueOutbox for a transaction of this
+// relay's process, whose commit the process reports with Committed. While
+// this relay leads its schema the transaction sends no NOTIFY, and
+// Committed wakes the relay directly: that spares Postgres the notification
+// queue, a database-wide lock every notifying commit takes and a signal to
+// every listening session of the database (other services' relays too).
+// Should leadership move in between, the new leader finds the rows in its
+// first round or, at the latest, after PollInterval.
+func (r *Relay) QueueOutbox(b *pgx.Batch, envs ...events.Envelope) error {
+	if len(envs) > 0 && r.Leader() {
+		b.Queue(`SET LOCAL hookline.outbox_notify = off`)
+	}
+	return QueueOutbox(b, envs...)
+}
+
+// Committed wakes the relay after a transaction with rows from QueueOutbox
+// committed. It never blocks: one pending wake-up serves any number of
+// commits.
+func (r *Relay) Committed() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
 }
 
 // Leader reports whether this relay holds the schema's lock right now.
@@ -200,7 +229,7 @@ func (r *Relay) session(ctx context.Context) error {
 			// a new commit cuts short, so fresh events do not wait out the
 			// backoff behind a poison row.
 			log.Error("outbox publish failed, retrying", "err", err, "retry_in", pubBackoff)
-			if _, err := waitNotify(ctx, conn, pubBackoff); err != nil {
+			if _, err := r.waitNotify(ctx, conn, pubBackoff); err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -232,7 +261,7 @@ func (r *Relay) session(ctx context.Context) error {
 		} else {
 			heldSince, forcing = time.Time{}, false
 		}
-		notified, err := waitNotify(ctx, conn, wait)
+		notified, err := r.waitNotify(ctx, conn, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -277,25 +306,50 @@ func notifyChannel(schema string) string {
 	return ch
 }
 
-// waitNotify blocks until a notification arrives or wait passes, and
-// reports whether one arrived. It then discards the notifications already
-// buffered: one round serves them all.
-func waitNotify(ctx context.Context, conn *pgx.Conn, wait time.Duration) (bool, error) {
+// waitNotify blocks until a notification or a wake-up from Committed
+// arrives or wait passes, and reports whether one arrived. It then discards
+// the notifications already buffered: one round serves them all.
+func (r *Relay) waitNotify(ctx context.Context, conn *pgx.Conn, wait time.Duration) (bool, error) {
+	select {
+	case <-r.wake: // a commit while the last round ran: no need to wait
+		drainNotifications(conn)
+		return true, nil
+	default:
+	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
-	_, err := conn.WaitForNotification(wctx)
-	timedOut := wctx.Err() != nil
-	cancel()
-	if err != nil {
-		if timedOut && ctx.Err() == nil {
-			return false, nil
+	defer cancel()
+	var woken atomic.Bool
+	waiting := make(chan struct{})
+	go func() {
+		select {
+		case <-r.wake:
+			woken.Store(true)
+			cancel()
+		case <-waiting:
 		}
+	}()
+	_, err := conn.WaitForNotification(wctx)
+	close(waiting)
+	switch {
+	case err == nil || woken.Load():
+		drainNotifications(conn)
+		return true, nil
+	case ctx.Err() == nil && wctx.Err() != nil:
+		return false, nil // waited it out
+	default:
 		return false, err
 	}
-	// A done context makes WaitForNotification return buffered
-	// notifications only, without touching the connection.
+}
+
+// drainNotifications discards the notifications conn has buffered. A done
+// context makes WaitForNotification return buffered notifications only,
+// without touching the connection.
+func drainNotifications(conn *pgx.Conn) {
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
 	for {
-		if n, _ := conn.WaitForNotification(wctx); n == nil {
-			return true, nil
+		if n, _ := conn.WaitForNotification(done); n == nil {
+			return
 		}
 	}
 }

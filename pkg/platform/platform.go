@@ -46,6 +46,9 @@ type Platform struct {
 	Pool *pgxpool.Pool
 	NC   *nats.Conn
 	Bus  *messaging.Bus
+	// Relay publishes the service's outbox; Serve runs it. Writers that
+	// queue outbox rows through it wake it directly (Relay.QueueOutbox).
+	Relay *messaging.Relay
 
 	opt      Options
 	closers  []func()
@@ -87,6 +90,7 @@ func Open(ctx context.Context, getenv func(string) string, stdout io.Writer, opt
 	if err = p.Bus.EnsureStreams(ctx); err != nil {
 		return nil, err
 	}
+	p.Relay = messaging.NewRelay(p.Pool, p.Bus, p.Log)
 	return p, nil
 }
 
@@ -159,7 +163,7 @@ func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, worker
 		defer cancel()
 		return srv.Shutdown(sctx)
 	})
-	g.Go(func() error { return messaging.NewRelay(p.Pool, p.Bus, p.Log).Run(gctx) })
+	g.Go(func() error { return p.Relay.Run(gctx) })
 	g.Go(func() error { return p.pruneInbox(gctx) })
 	g.Go(func() error { return debugsrv.Run(gctx, p.opt.Common.DebugAddr) })
 	for _, w := range workers {

@@ -42,7 +42,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|principal [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -76,6 +76,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if args[0] == "cleanup" {
+		return deleteStreams(ctx, bus)
+	}
 	l := &load{bus: bus, out: out}
 	if args[0] == "assets" {
 		return l.assets(ctx, *gateway, *key, *rate, *duration)
@@ -91,6 +94,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return l.sagas(ctx, orgs, *workers, *duration)
 	}
 	return fmt.Errorf("unknown mode %q", args[0])
+}
+
+// deleteStreams removes the namespace's streams: a benchmark's events are
+// of no use afterwards, and JetStream keeps them for a week, syncing their
+// files to the disk Postgres commits on.
+func deleteStreams(ctx context.Context, bus *messaging.Bus) error {
+	for _, s := range events.Streams {
+		if err := bus.JS.DeleteStream(ctx, bus.StreamName(s.Name)); err != nil && !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 type load struct {

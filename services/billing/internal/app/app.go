@@ -81,7 +81,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer p.Close()
 
-	store := postgres.New(p.Pool, cfg.LedgerWriters)
+	store := postgres.New(p.Pool, cfg.LedgerWriters, p.Relay)
 	defer store.Close()
 	srv := &natsapi.Server{Store: store, Log: p.Log, Policy: natsapi.Policy{
 		Tiers: cfg.tiers, BillingCycle: cfg.BillingCycle, TTL: cfg.ReservationTTL, RenderTTL: cfg.RenderTTL,
@@ -152,7 +152,7 @@ func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) 
 		return err
 	}
 	defer pool.Close()
-	store := postgres.New(pool, 0) // rebuild writes no commands
+	store := postgres.New(pool, 0, nil) // rebuild writes no commands
 	defer store.Close()
 	n, err := store.Rebuild(ctx)
 	if err != nil {

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"expvar"
 	"fmt"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/billing/internal/app"
+	"hookline.dev/services/billing/internal/ledger"
 )
 
 func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
@@ -73,6 +75,50 @@ func TestReservationIsIdempotent(t *testing.T) {
 	other := h.openAccount("pro")
 	if r, _ := h.reserve(ctx, other, "same", 7); r.Outcome != events.ReserveInvalid {
 		t.Fatalf("foreign reuse of a reservation id: %+v", r)
+	}
+	checkInvariants(t, h.pool, h.store)
+}
+
+// TestReservationsAcrossReplicas: reservations that alternate between two
+// replicas (the service and a second store on the same schema) each find
+// the other's cached account state stale. One round trip is enough for a
+// replica whose cache is current; a stale one is caught by the event key
+// and the group rerun, so nothing is lost or counted twice.
+func TestReservationsAcrossReplicas(t *testing.T) {
+	h := newHarness(t)
+	org := h.openAccount("pro")
+	ctx := t.Context()
+	counter := func(name string) int64 { return expvar.Get(name).(*expvar.Int).Value() }
+	commits, reruns := counter("billing_optimistic_commits"), counter("billing_optimistic_reruns")
+
+	// On one replica, back to back: every group after the first (which
+	// loads the account) commits in one round trip.
+	for i := range 5 {
+		if r, err := h.reserve(ctx, org, fmt.Sprintf("solo-%d", i), 1); err != nil || r.Outcome != events.ReserveOK {
+			t.Fatalf("reserve: %+v %v", r, err)
+		}
+	}
+	if c, r := counter("billing_optimistic_commits")-commits, counter("billing_optimistic_reruns")-reruns; c < 4 || r != 0 {
+		t.Fatalf("one replica: %d optimistic commits, %d reruns; want ≥ 4 and 0", c, r)
+	}
+
+	// Alternating: each replica's cache is one append behind every time.
+	reruns = counter("billing_optimistic_reruns")
+	const rounds = 6
+	for i := range rounds {
+		if r, err := h.reserve(ctx, org, fmt.Sprintf("service-%d", i), 2); err != nil || r.Outcome != events.ReserveOK {
+			t.Fatalf("reserve via the service: %+v %v", r, err)
+		}
+		if err := h.store.Reserve(ctx, org, ledger.ReserveCommand{ReservationID: fmt.Sprintf("store-%d", i), Credits: 3, Operation: "thumbnail.generate", TTL: time.Hour},
+			func(string) ledger.Quotas { return ledger.Quotas{} }); err != nil {
+			t.Fatalf("reserve via the second store: %v", err)
+		}
+	}
+	if n := counter("billing_optimistic_reruns") - reruns; n < rounds {
+		t.Errorf("%d reruns of stale groups, want at least %d", n, rounds)
+	}
+	if b := h.balance(org); b.Subscription != 100-5-rounds*(2+3) {
+		t.Fatalf("balance %d, want %d", b.Subscription, 100-5-rounds*(2+3))
 	}
 	checkInvariants(t, h.pool, h.store)
 }

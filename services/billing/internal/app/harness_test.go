@@ -70,7 +70,7 @@ func newHarness(t *testing.T, overrides ...string) *harness {
 	t.Cleanup(h.pool.Close)
 	// Several writers, as on a larger machine (the default is one): the
 	// tests then also cover commands of one group racing another's.
-	h.store = postgres.New(h.pool, 4)
+	h.store = postgres.New(h.pool, 4, nil)
 	t.Cleanup(h.store.Close)
 	return h
 }

@@ -28,7 +28,7 @@ var ErrReservationOwner = errors.New("postgres: reservation id belongs to anothe
 // any state, succeeds without holding again. An outcome reported before the
 // reservation is applied as soon as the reservation lands.
 func (s *Store) Reserve(ctx context.Context, orgID string, c ledger.ReserveCommand, quotas func(tier string) ledger.Quotas) error {
-	_, err := s.run(ctx, &op{orgID: orgID, reservation: c.ReservationID, decide: func(a *ledger.Account, v *view) ([]ledger.Event, error) {
+	_, err := s.run(ctx, &op{orgID: orgID, reservation: c.ReservationID, optimistic: true, decide: func(a *ledger.Account, v *view) ([]ledger.Event, error) {
 		if _, pending := a.Pending[c.ReservationID]; pending {
 			return nil, nil
 		}

@@ -6,6 +6,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"expvar"
 	"fmt"
 	"hash/maphash"
 	"slices"
@@ -39,13 +40,14 @@ func Stream(orgID string) string { return "account-" + orgID }
 //
 // Writes go through shard writers: every account belongs to one shard, and
 // a shard's writer takes all the commands waiting for it and runs them in
-// one transaction. This is group commit at the application level: one lock
-// round trip, one write round trip and one WAL flush serve the whole group,
-// which is what lets one hot account take hundreds of reservations a second.
+// one transaction. This is group commit at the application level: one or
+// two round trips (see tx) and one WAL flush serve the whole group, which
+// is what lets one hot account take hundreds of reservations a second.
 // Commands for one account run in arrival order against the state left by
 // the previous one, so the ledger's rules see exactly one history.
 type Store struct {
 	pool    *pgxpool.Pool
+	relay   *messaging.Relay // nil: plain outbox writes
 	writers int
 	seed    maphash.Seed
 	cache   accountCache
@@ -69,13 +71,14 @@ const DefaultWriters = 1
 const MaxGroup = 256
 
 // New returns a store over pool (whose search_path is billing's schema)
-// with the given number of shard writers (DefaultWriters when < 1). Call
-// Close to stop its writers.
-func New(pool *pgxpool.Pool, writers int) *Store {
+// with the given number of shard writers (DefaultWriters when < 1). relay,
+// when not nil, is this process's outbox relay, which commits then wake
+// directly (messaging.Relay.QueueOutbox). Call Close to stop its writers.
+func New(pool *pgxpool.Pool, writers int, relay *messaging.Relay) *Store {
 	if writers < 1 {
 		writers = DefaultWriters
 	}
-	return &Store{pool: pool, writers: writers, seed: maphash.MakeSeed(), cache: accountCache{m: map[string]*ledger.Account{}, max: 50_000},
+	return &Store{pool: pool, relay: relay, writers: writers, seed: maphash.MakeSeed(), cache: accountCache{m: map[string]*ledger.Account{}, max: 50_000},
 		quit: make(chan struct{}), stopped: make(chan struct{})}
 }
 
@@ -104,7 +107,11 @@ type op struct {
 	// decision reads; they are fetched for the whole group at once.
 	reservation string
 	decide      func(a *ledger.Account, v *view) ([]ledger.Event, error)
-	done        chan result
+	// optimistic marks a command that may run in a group without reads:
+	// one whose every precondition outside the account state is enforced
+	// by the group's writes (see tx).
+	optimistic bool
+	done       chan result
 }
 
 type result struct {
@@ -217,11 +224,22 @@ func (s *Store) execGroup(group []*op) {
 	}
 }
 
-// tx runs a group in two round trips. The first opens the transaction,
-// locks the accounts and reads what the decisions need; the decisions run
-// in memory; the second writes the events, projections and outbox rows and
-// commits. BEGIN and COMMIT travel inside the pipelines, so the group pays
-// for no round trip of its own: on a loaded machine every round trip is two
+// tx runs a group in one or two round trips.
+//
+// When every command of the group is a reservation and every account is in
+// the cache, the group is optimistic: one pipeline opens the transaction,
+// locks the accounts, checks that no settlement is waiting for these
+// reservations, writes and commits. The cached state needs no read because
+// the writes themselves verify it: each stream's next version is unique, so
+// a stale cache (another replica appended) fails the event insert, and a
+// reservation id used before fails the usage insert. Any failure reruns the
+// group on the general path.
+//
+// The general path reads first: one round trip opens the transaction, locks
+// the accounts and reads the stream heads, the reservation rows and the
+// inbox claims; the decisions run in memory; a second round trip writes and
+// commits. BEGIN and COMMIT travel inside the pipelines, so neither path
+// pays a round trip of its own: on a loaded machine every round trip is two
 // wake-ups (this process and the backend), which is what bounds latency.
 func (s *Store) tx(group []*op) ([]result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -231,27 +249,92 @@ func (s *Store) tx(group []*op) ([]result, error) {
 		return nil, fmt.Errorf("postgres: acquire: %w", err)
 	}
 	defer conn.Release()
-	defer func() {
-		// After a failure the transaction is open or aborted; end it. If
-		// even that fails, Release discards the connection rather than
-		// pooling it mid-transaction.
-		if conn.Conn().PgConn().TxStatus() != 'I' {
-			rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_, _ = conn.Exec(rctx, "ROLLBACK")
-			cancel()
-		}
-	}()
+	defer endTx(conn)
 
-	orgs, v, heads, claimed, err := lockGroup(ctx, conn, group)
+	if g := s.fromCache(group); g != nil {
+		b := &pgx.Batch{}
+		queueBegin(b, g.orgs)
+		b.Queue(`SELECT assert_no_early_settlement($1)`, reservationsOf(group))
+		results, err := s.commit(ctx, conn, b, group, g)
+		if err == nil {
+			optimisticCommits.Add(1)
+			return results, nil
+		}
+		optimisticReruns.Add(1)
+		endTx(conn)
+	}
+	g, err := s.read(ctx, conn, group)
 	if err != nil {
 		return nil, err
 	}
-	// The cached state is used only when it is exactly at the stream head;
-	// it is taken out while in use and put back only after a commit, so a
-	// failed transaction can never leave a wrong state behind.
-	accounts := make(map[string]*ledger.Account, len(orgs))
-	from := make(map[string]int64, len(orgs))
-	for _, org := range orgs {
+	return s.commit(ctx, conn, &pgx.Batch{}, group, g)
+}
+
+// endTx ends a transaction a failure left open or aborted. If even that
+// fails, Release discards the connection rather than pooling it
+// mid-transaction.
+func endTx(conn *pgxpool.Conn) {
+	if conn.Conn().PgConn().TxStatus() != 'I' {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = conn.Exec(ctx, "ROLLBACK")
+		cancel()
+	}
+}
+
+// Optimistic groups committed in one round trip, and those rerun on the
+// general path (a stale cache, a reused reservation id, a settlement that
+// arrived first).
+var (
+	optimisticCommits = expvar.NewInt("billing_optimistic_commits")
+	optimisticReruns  = expvar.NewInt("billing_optimistic_reruns")
+)
+
+// groupState is what a group's decisions start from.
+type groupState struct {
+	orgs     []string // sorted: the lock order
+	accounts map[string]*ledger.Account
+	from     map[string]int64 // each account's version before the group
+	v        *view
+	claimed  map[messaging.InboxClaim]bool
+}
+
+func newGroupState(orgs []string) *groupState {
+	return &groupState{orgs: orgs, accounts: make(map[string]*ledger.Account, len(orgs)), from: make(map[string]int64, len(orgs)),
+		v: &view{owner: map[string]string{}, early: map[string]earlySettlement{}}, claimed: map[messaging.InboxClaim]bool{}}
+}
+
+// fromCache returns the state of an optimistic group, or nil when the group
+// is not one. The accounts are taken out of the cache: they come back only
+// after a commit, so a failed attempt can never leave a wrong state behind.
+func (s *Store) fromCache(group []*op) *groupState {
+	for _, o := range group {
+		if !o.optimistic {
+			return nil
+		}
+	}
+	g := newGroupState(orgsOf(group))
+	for _, org := range g.orgs {
+		a := s.cache.takeAny(Stream(org))
+		if a == nil {
+			for org, a := range g.accounts {
+				s.cache.put(Stream(org), a)
+			}
+			return nil
+		}
+		g.accounts[org], g.from[org] = a, a.Version
+	}
+	return g
+}
+
+// read opens the transaction, locks the group's accounts and reads what the
+// decisions need, loading the accounts the cache does not hold at their
+// stream heads.
+func (s *Store) read(ctx context.Context, conn *pgxpool.Conn, group []*op) (*groupState, error) {
+	g, heads, err := lockGroup(ctx, conn, group)
+	if err != nil {
+		return nil, err
+	}
+	for _, org := range g.orgs {
 		st := Stream(org)
 		a := s.cache.take(st, heads[st])
 		if a == nil {
@@ -262,22 +345,27 @@ func (s *Store) tx(group []*op) ([]result, error) {
 				return nil, fmt.Errorf("postgres: %s loaded at version %d, head is %d", st, a.Version, heads[st])
 			}
 		}
-		accounts[org], from[org] = a, a.Version
+		g.accounts[org], g.from[org] = a, a.Version
 	}
+	return g, nil
+}
 
-	w := &pgx.Batch{}
+// commit runs the group's decisions against g and sends b (the transaction
+// opened, or about to be by b's first statements) followed by the events,
+// projections, outbox rows and COMMIT, in one round trip.
+func (s *Store) commit(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, group []*op, g *groupState) ([]result, error) {
 	var envs []events.Envelope
 	var released []messaging.InboxClaim
 	results := make([]result, len(group))
 	for i, o := range group {
 		if o.inbox != nil {
-			if !claimed[*o.inbox] {
+			if !g.claimed[*o.inbox] {
 				continue // processed before, or earlier in this group
 			}
-			delete(claimed, *o.inbox)
+			delete(g.claimed, *o.inbox)
 		}
-		a := accounts[o.orgID]
-		evs, err := o.decide(a, v)
+		a := g.accounts[o.orgID]
+		evs, err := o.decide(a, g.v)
 		if err != nil {
 			results[i].err = err
 			if o.inbox != nil {
@@ -295,8 +383,8 @@ func (s *Store) tx(group []*op) ([]result, error) {
 				return nil, err
 			}
 			a.Apply(e)
-			w.Queue(`INSERT INTO events (stream, version, type, data) VALUES ($1, $2, $3, $4)`, st, a.Version, typ, data)
-			queueUsage(w, usageTable, o.orgID, e)
+			b.Queue(`INSERT INTO events (stream, version, type, data) VALUES ($1, $2, $3, $4)`, st, a.Version, typ, data)
+			queueUsage(b, usageTable, o.orgID, e)
 			env, ok, err := envelope(ctx, o.orgID, st, a.Version, e)
 			if err != nil {
 				return nil, err
@@ -306,42 +394,49 @@ func (s *Store) tx(group []*op) ([]result, error) {
 			}
 		}
 	}
-	for _, org := range orgs {
-		a := accounts[org]
-		if a.Version == from[org] {
+	for _, org := range g.orgs {
+		a := g.accounts[org]
+		if a.Version == g.from[org] {
 			continue
 		}
-		queueBalance(w, balancesTable, org, a)
-		if a.Version/SnapshotEvery > from[org]/SnapshotEvery {
+		queueBalance(b, balancesTable, org, a)
+		if a.Version/SnapshotEvery > g.from[org]/SnapshotEvery {
 			state, err := encodeSnapshot(a)
 			if err != nil {
 				return nil, err
 			}
-			w.Queue(`INSERT INTO snapshots (stream, version, state) VALUES ($1, $2, $3)
+			b.Queue(`INSERT INTO snapshots (stream, version, state) VALUES ($1, $2, $3)
 				ON CONFLICT (stream) DO UPDATE SET version = excluded.version, state = excluded.state, taken_at = now()`, Stream(org), a.Version, state)
 		}
 	}
-	for _, e := range v.earlyAdd {
-		w.Queue(`INSERT INTO early_settlements (reservation_id, org_id, outcome, event_id) VALUES ($1, $2, $3, $4)
+	for _, e := range g.v.earlyAdd {
+		b.Queue(`INSERT INTO early_settlements (reservation_id, org_id, outcome, event_id) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (reservation_id) DO NOTHING`, e.reservation, e.orgID, e.outcome, e.eventID)
 	}
-	messaging.QueueReleaseInbox(w, released)
-	if len(v.earlyDel) > 0 {
-		w.Queue(`DELETE FROM early_settlements WHERE reservation_id = ANY($1)`, v.earlyDel)
+	messaging.QueueReleaseInbox(b, released)
+	if len(g.v.earlyDel) > 0 {
+		b.Queue(`DELETE FROM early_settlements WHERE reservation_id = ANY($1)`, g.v.earlyDel)
 	}
-	if err := messaging.QueueOutbox(w, envs...); err != nil {
+	queueOutbox := messaging.QueueOutbox
+	if s.relay != nil {
+		queueOutbox = s.relay.QueueOutbox
+	}
+	if err := queueOutbox(b, envs...); err != nil {
 		return nil, fmt.Errorf("postgres: outbox: %w", err)
 	}
 	// A failed statement makes the server skip the rest of the pipeline,
 	// COMMIT included, so the first error is the transaction's.
-	w.Queue("COMMIT")
-	if err := conn.SendBatch(ctx, w).Close(); err != nil {
+	b.Queue("COMMIT")
+	if err := conn.SendBatch(ctx, b).Close(); err != nil {
 		if pgkit.IsUniqueViolation(err, "events_pkey") {
 			return nil, ErrConflict
 		}
 		return nil, fmt.Errorf("postgres: append and commit: %w", err)
 	}
-	for org, a := range accounts {
+	if s.relay != nil && len(envs) > 0 {
+		s.relay.Committed()
+	}
+	for org, a := range g.accounts {
 		s.cache.put(Stream(org), a)
 	}
 	return results, nil
@@ -354,31 +449,33 @@ type querier interface {
 	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }
 
-// lockGroup opens the transaction and locks every account of the group, in
-// a fixed order so groups of other replicas cannot deadlock with this one,
-// then reads the stream heads, the reservation rows and the inbox claims,
-// all in one round trip.
-// In READ COMMITTED each statement takes its own snapshot, so the reads
-// see everything the previous lock holders committed.
-func lockGroup(ctx context.Context, c querier, group []*op) ([]string, *view, map[string]int64, map[messaging.InboxClaim]bool, error) {
-	var orgs, reservations []string
-	var claims []messaging.InboxClaim
-	seen := map[string]bool{}
+// orgsOf returns the group's organizations, sorted: the order in which
+// every group locks them, so groups of other replicas cannot deadlock.
+func orgsOf(group []*op) []string {
+	orgs := make([]string, 0, len(group))
 	for _, o := range group {
-		if !seen[o.orgID] {
-			seen[o.orgID] = true
-			orgs = append(orgs, o.orgID)
-		}
-		if o.reservation != "" {
-			reservations = append(reservations, o.reservation)
-		}
-		if o.inbox != nil {
-			claims = append(claims, *o.inbox)
-		}
+		orgs = append(orgs, o.orgID)
 	}
 	slices.Sort(orgs)
+	return slices.Compact(orgs)
+}
+
+func reservationsOf(group []*op) []string {
+	ids := make([]string, 0, len(group))
+	for _, o := range group {
+		if o.reservation != "" {
+			ids = append(ids, o.reservation)
+		}
+	}
+	return ids
+}
+
+// queueBegin opens the transaction and locks the accounts of orgs.
+func queueBegin(b *pgx.Batch, orgs []string) {
 	streams := make([]string, len(orgs))
-	b := &pgx.Batch{}
+	for i, org := range orgs {
+		streams[i] = Stream(org)
+	}
 	b.Queue("BEGIN")
 	// Every statement of a group is a keyed lookup or write. Their plans
 	// are cached per connection, and a plan made while a table was nearly
@@ -387,11 +484,31 @@ func lockGroup(ctx context.Context, c querier, group []*op) ([]string, *view, ma
 	// benchmarks ran on: there it turned the reservation lookup into a
 	// full scan of usage, 5 ms per group). Within the group, no seq scan.
 	b.Queue("SET LOCAL enable_seqscan = off")
-	for i, org := range orgs {
-		streams[i] = Stream(org)
-		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, streams[i])
+	// One statement takes the locks one by one in the array's order (a
+	// function scan without ORDER BY yields its rows in order).
+	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended(stream, 0)) FROM unnest($1::text[]) AS s(stream)`, streams)
+}
+
+// lockGroup opens the transaction and locks every account of the group,
+// then reads the stream heads, the reservation rows and the inbox claims,
+// all in one round trip.
+// In READ COMMITTED each statement takes its own snapshot, so the reads
+// see everything the previous lock holders committed.
+func lockGroup(ctx context.Context, c querier, group []*op) (*groupState, map[string]int64, error) {
+	g := newGroupState(orgsOf(group))
+	var claims []messaging.InboxClaim
+	for _, o := range group {
+		if o.inbox != nil {
+			claims = append(claims, *o.inbox)
+		}
 	}
-	heads := make(map[string]int64, len(orgs))
+	b := &pgx.Batch{}
+	queueBegin(b, g.orgs)
+	streams := make([]string, len(g.orgs))
+	for i, org := range g.orgs {
+		streams[i] = Stream(org)
+	}
+	heads := make(map[string]int64, len(g.orgs))
 	// The head of each stream is its last index entry: a backward scan
 	// of one row, however long the stream (max() with GROUP BY would read
 	// every version).
@@ -407,15 +524,14 @@ func lockGroup(ctx context.Context, c querier, group []*op) ([]string, *view, ma
 		}
 		return rows.Err()
 	})
-	v := &view{owner: map[string]string{}, early: map[string]earlySettlement{}}
-	if len(reservations) > 0 {
+	if reservations := reservationsOf(group); len(reservations) > 0 {
 		b.Queue(`SELECT reservation_id, org_id::text FROM usage WHERE reservation_id = ANY($1)`, reservations).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id, org string
 				if err := rows.Scan(&id, &org); err != nil {
 					return err
 				}
-				v.owner[id] = org
+				g.v.owner[id] = org
 			}
 			return rows.Err()
 		})
@@ -425,17 +541,16 @@ func lockGroup(ctx context.Context, c querier, group []*op) ([]string, *view, ma
 				if err := rows.Scan(&e.reservation, &e.orgID, &e.outcome, &e.eventID); err != nil {
 					return err
 				}
-				v.early[e.reservation] = e
+				g.v.early[e.reservation] = e
 			}
 			return rows.Err()
 		})
 	}
-	claimed := map[messaging.InboxClaim]bool{}
-	messaging.QueueClaimInbox(b, claims, claimed)
+	messaging.QueueClaimInbox(b, claims, g.claimed)
 	if err := c.SendBatch(ctx, b).Close(); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("postgres: lock group: %w", err)
+		return nil, nil, fmt.Errorf("postgres: lock group: %w", err)
 	}
-	return orgs, v, heads, claimed, nil
+	return g, heads, nil
 }
 
 func load(ctx context.Context, c querier, orgID, stream string) (*ledger.Account, error) {
@@ -502,7 +617,9 @@ func envelope(ctx context.Context, orgID, stream string, version int64, e ledger
 }
 
 // accountCache keeps recently used account states. Entries are valid only
-// at the version they were stored with; see Store.update.
+// at the version they were stored with: the general path takes them only
+// at the stream head it read, optimistic groups at any version (their
+// writes verify it); see Store.tx.
 type accountCache struct {
 	mu  sync.Mutex
 	m   map[string]*ledger.Account
@@ -510,13 +627,18 @@ type accountCache struct {
 }
 
 func (c *accountCache) take(stream string, version int64) *ledger.Account {
+	if a := c.takeAny(stream); a != nil && a.Version == version {
+		return a
+	}
+	return nil
+}
+
+// takeAny takes an account at whatever version it was stored with.
+func (c *accountCache) takeAny(stream string) *ledger.Account {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	a := c.m[stream]
 	delete(c.m, stream)
-	if a == nil || a.Version != version {
-		return nil
-	}
 	return a
 }
 
