@@ -8,6 +8,7 @@ import (
 	"errors"
 	"expvar"
 	"fmt"
+	"hash/crc32"
 	"hash/maphash"
 	"slices"
 	"sync"
@@ -28,6 +29,17 @@ const Source = "billing"
 
 // SnapshotEvery is how many events pass between snapshots of a stream.
 const SnapshotEvery = 100
+
+// snapshotDue reports whether a stream that moved from version from to to
+// passed one of its snapshot points: every SnapshotEvery versions, offset
+// by a hash of the stream. Without the offset, accounts that are opened
+// together and used evenly all reach version 100, 200... in the same
+// group: the benchmarks saw 100 snapshots of 20 KB written at once every
+// 20 s, and a half-second stall of every reservation behind them.
+func snapshotDue(stream string, from, to int64) bool {
+	off := int64(crc32.ChecksumIEEE([]byte(stream)) % SnapshotEvery)
+	return (to+off)/SnapshotEvery > (from+off)/SnapshotEvery
+}
 
 // eventNamespace derives deterministic envelope ids from (stream, version),
 // so an event re-sent after a crash carries the id it had the first time.
@@ -400,7 +412,7 @@ func (s *Store) commit(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, gr
 			continue
 		}
 		queueBalance(b, balancesTable, org, a)
-		if a.Version/SnapshotEvery > g.from[org]/SnapshotEvery {
+		if snapshotDue(Stream(org), g.from[org], a.Version) {
 			state, err := encodeSnapshot(a)
 			if err != nil {
 				return nil, err
