@@ -16,9 +16,11 @@
 // after a relay crash (published, not yet deleted) is dropped by the stream's
 // duplicate window; consumers deduplicate anything older with the inbox.
 //
-// The relay is woken by LISTEN/NOTIFY (channel "outbox_" + schema), re-checks
-// after a few milliseconds when committed rows wait behind an older open
-// transaction, and polls as a fallback. Transaction ids are cluster-wide, so
+// The relay is woken by LISTEN/NOTIFY (channel "outbox_" + schema), or, for
+// rows queued through Relay.QueueOutbox while it leads, in-process by
+// Relay.Committed with no NOTIFY at all; it re-checks after a few
+// milliseconds when committed rows wait behind an older open transaction,
+// and polls as a fallback. Transaction ids are cluster-wide, so
 // a writing transaction left open anywhere in the cluster holds every relay
 // back; after Relay.MaxHold (5 s) the relay publishes committed rows past it,
 // out of txid order, rather than stall (see messaging_relay_forced).
