@@ -318,20 +318,24 @@ func (r *Relay) waitNotify(ctx context.Context, conn *pgx.Conn, wait time.Durati
 	}
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	var woken atomic.Bool
-	waiting := make(chan struct{})
+	// The watcher ends the wait on a wake-up; it has exited before woken
+	// is read, so a wake-up it took is never lost.
+	woken := false
+	waiting, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		select {
 		case <-r.wake:
-			woken.Store(true)
+			woken = true
 			cancel()
 		case <-waiting:
 		}
 	}()
 	_, err := conn.WaitForNotification(wctx)
 	close(waiting)
+	<-exited
 	switch {
-	case err == nil || woken.Load():
+	case err == nil || woken:
 		drainNotifications(conn)
 		return true, nil
 	case ctx.Err() == nil && wctx.Err() != nil:
