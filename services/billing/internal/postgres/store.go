@@ -482,8 +482,9 @@ func reservationsOf(group []*op) []string {
 	return ids
 }
 
-// queueBegin opens the transaction and locks the accounts of orgs.
-func queueBegin(b *pgx.Batch, orgs []string) {
+// queueBegin opens the transaction and locks the accounts of orgs; it
+// returns their stream names, in the same order.
+func queueBegin(b *pgx.Batch, orgs []string) []string {
 	streams := make([]string, len(orgs))
 	for i, org := range orgs {
 		streams[i] = Stream(org)
@@ -499,6 +500,7 @@ func queueBegin(b *pgx.Batch, orgs []string) {
 	// One statement takes the locks one by one in the array's order (a
 	// function scan without ORDER BY yields its rows in order).
 	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended(stream, 0)) FROM unnest($1::text[]) AS s(stream)`, streams)
+	return streams
 }
 
 // lockGroup opens the transaction and locks every account of the group,
@@ -515,11 +517,7 @@ func lockGroup(ctx context.Context, c querier, group []*op) (*groupState, map[st
 		}
 	}
 	b := &pgx.Batch{}
-	queueBegin(b, g.orgs)
-	streams := make([]string, len(g.orgs))
-	for i, org := range g.orgs {
-		streams[i] = Stream(org)
-	}
+	streams := queueBegin(b, g.orgs)
 	heads := make(map[string]int64, len(g.orgs))
 	// The head of each stream is its last index entry: a backward scan
 	// of one row, however long the stream (max() with GROUP BY would read
