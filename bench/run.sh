@@ -10,8 +10,8 @@
 # principal to bench/out/serve.env and waits, for measuring by hand.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
-# billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS (the
-# gateway's GOMAXPROCS / GOGC, billing's GOMAXPROCS), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
+# billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
+# gateway's GOMAXPROCS / GOGC, billing's GOMAXPROCS / GOGC), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
 # (pprof and expvar of those processes while the load runs), BENCH_NO_BUILD=1
 # (run the binaries already in .hookline/bin, for A/B comparisons),
 # GATEWAY_PEERS=1 (also measure nginx and a bare Go reverse proxy in front of
@@ -48,7 +48,7 @@ cleanup() {
   .hookline/bin/loadgen cleanup -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" 2>/dev/null || true
 }
 trap cleanup EXIT
-GOMAXPROCS=${BILLING_PROCS:-} HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
+GOMAXPROCS=${BILLING_PROCS:-} GOGC=${BILLING_GOGC:-100} HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
 pids+=($!)
 HOOKLINE_DB_SCHEMA=${RUN}_assets HOOKLINE_HTTP_ADDR=127.0.0.1:18082 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
   HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
@@ -80,7 +80,13 @@ if want billing; then
     # Warm-up (connections, prepared statements, account cache), then the
     # steady measurement.
     lg reserve -rate 500 -duration 5s -accounts 100 >/dev/null
-    lg reserve -rate 500 -duration 20s -accounts 100
+    # The load generator shares the two cores with what it measures, so
+    # the latency run keeps it small: one P (half the wake-ups of two at
+    # this rate) and no subscriber of billing's events. The outbox lag is
+    # measured in a run of its own, at the same rate.
+    GOMAXPROCS=1 lg reserve -rate 500 -duration 20s -accounts 100 -lag=false
+    echo "# the same load with a subscriber of billing.credit.reserved.v1, for the outbox lag:"
+    GOMAXPROCS=1 lg reserve -rate 500 -duration 10s -accounts 100
     lg sagas -accounts 100 -workers 64 -duration 15s
     lg sagas -accounts 1 -workers 32 -duration 15s
   } | tee "$OUT/billing.txt"

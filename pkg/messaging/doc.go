@@ -14,7 +14,10 @@
 // commit time, so a reader can pass over a value whose transaction commits a
 // moment later. Each message carries Nats-Msg-Id = event id, so the re-publish
 // after a relay crash (published, not yet deleted) is dropped by the stream's
-// duplicate window; consumers deduplicate anything older with the inbox.
+// duplicate window; consumers deduplicate anything older with the inbox. For
+// the same reason the relay's session commits its DELETEs with
+// synchronous_commit off: one lost in a database crash is only a re-publish,
+// and the service's own commits do not queue behind its WAL flushes.
 //
 // The relay is woken by LISTEN/NOTIFY (channel "outbox_" + schema), or, for
 // rows queued through Relay.QueueOutbox while it leads, in-process by

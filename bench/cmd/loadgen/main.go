@@ -15,6 +15,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -56,6 +57,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	secret := fs.String("secret", os.Getenv("HOOKLINE_PRINCIPAL_SECRET"), "principal: signing secret")
 	gateway := fs.String("gateway", "http://127.0.0.1:8080", "assets: gateway origin")
 	key := fs.String("key", "", "assets: API key")
+	lag := fs.Bool("lag", true, "reserve: also subscribe to the billing.credit.reserved.v1 events and report the outbox lag")
+	slow := fs.Duration("slow", 0, "reserve: also list when the requests slower than this started, per 100 ms window (0: off)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -79,7 +82,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if args[0] == "cleanup" {
 		return deleteStreams(ctx, bus)
 	}
-	l := &load{bus: bus, out: out}
+	l := &load{bus: bus, out: out, slow: *slow, lag: *lag}
 	if args[0] == "assets" {
 		return l.assets(ctx, *gateway, *key, *rate, *duration)
 	}
@@ -109,8 +112,10 @@ func deleteStreams(ctx context.Context, bus *messaging.Bus) error {
 }
 
 type load struct {
-	bus *messaging.Bus
-	out io.Writer
+	bus  *messaging.Bus
+	out  io.Writer
+	slow time.Duration
+	lag  bool
 }
 
 // openAccounts announces organizations as the gateway would and waits until
@@ -159,21 +164,24 @@ func (l *load) publish(ctx context.Context, typ, org string, data any) error {
 func (l *load) reserve(ctx context.Context, orgs []string, rate int, d time.Duration) error {
 	var lagMu sync.Mutex
 	var lags []time.Duration
-	sub, err := l.bus.NC.Subscribe(l.bus.Subject(events.BillingCreditReserved), func(m *nats.Msg) {
-		var env events.Envelope
-		if json.Unmarshal(m.Data, &env) == nil {
-			lagMu.Lock()
-			lags = append(lags, time.Since(env.OccurredAt))
-			lagMu.Unlock()
+	if l.lag {
+		sub, err := l.bus.NC.Subscribe(l.bus.Subject(events.BillingCreditReserved), func(m *nats.Msg) {
+			var env events.Envelope
+			if json.Unmarshal(m.Data, &env) == nil {
+				lagMu.Lock()
+				lags = append(lags, time.Since(env.OccurredAt))
+				lagMu.Unlock()
+			}
+		})
+		if err != nil {
+			return err
 		}
-	})
-	if err != nil {
-		return err
+		defer sub.Unsubscribe() //nolint:errcheck // connection closes next
 	}
-	defer sub.Unsubscribe() //nolint:errcheck // connection closes next
 
 	var mu sync.Mutex
 	var lat []time.Duration
+	slowStarts := map[int64]int{} // 100 ms window (unix ms / 100) → slow requests started in it
 	var failed atomic.Int64
 	var wg sync.WaitGroup
 	tick := time.NewTicker(time.Second / time.Duration(rate))
@@ -195,14 +203,24 @@ func (l *load) reserve(ctx context.Context, orgs []string, rate int, d time.Dura
 				failed.Add(1)
 				return
 			}
+			took := time.Since(start)
 			mu.Lock()
-			lat = append(lat, time.Since(start))
+			lat = append(lat, took)
+			if l.slow > 0 && took > l.slow {
+				slowStarts[start.UnixMilli()/100]++
+			}
 			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	time.Sleep(500 * time.Millisecond) // let the last events arrive
 	_, _ = fmt.Fprintf(l.out, "reserve: %d ok, %d failed at %d/s for %s: %s\n", len(lat), failed.Load(), rate, d, summary(lat))
+	for _, w := range slices.Sorted(maps.Keys(slowStarts)) {
+		_, _ = fmt.Fprintf(l.out, "slow (> %s): %d started in the 100 ms from %s\n", l.slow, slowStarts[w], time.UnixMilli(w*100).UTC().Format("15:04:05.000"))
+	}
+	if !l.lag {
+		return nil
+	}
 	lagMu.Lock()
 	defer lagMu.Unlock()
 	_, _ = fmt.Fprintf(l.out, "outbox lag (occurredAt → subscriber): %d events: %s\n", len(lags), summary(lags))
