@@ -102,7 +102,9 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			return errInvalidAPIKey
 		}
 		if err != nil {
-			s.cfg.Log.ErrorContext(r.Context(), "authenticate", "err", err, "request_id", httpx.RequestIDFrom(r.Context()))
+			if r.Context().Err() == nil { // not merely a client that went away
+				s.cfg.Log.ErrorContext(r.Context(), "authenticate", "err", err, "request_id", httpx.RequestIDFrom(r.Context()))
+			}
 			return apierr.New(apierr.Unavailable, "service temporarily unavailable; retry later")
 		}
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))

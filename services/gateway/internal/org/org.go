@@ -300,13 +300,14 @@ func (s *Service) Authenticate(ctx context.Context, bearer string) (Identity, er
 // lookup reads a key from the store and caches the result; concurrent
 // lookups of one key share a single query. The query is detached from
 // the caller that happens to run it, so its cancellation cannot fail the
-// others waiting on it.
+// others waiting on it, and a caller whose ctx ends stops waiting at once
+// (the query goes on for the rest, bounded by lookupTimeout).
 func (s *Service) lookup(ctx context.Context, h KeyHash, now time.Time) (Identity, bool, error) {
 	type result struct {
 		id    Identity
 		found bool
 	}
-	v, err, _ := s.lookups.Do(string(h[:]), func() (any, error) {
+	ch := s.lookups.DoChan(string(h[:]), func() (any, error) {
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lookupTimeout)
 		defer cancel()
 		id, err := s.store.IdentityByHash(qctx, h)
@@ -317,11 +318,16 @@ func (s *Service) lookup(ctx context.Context, h KeyHash, now time.Time) (Identit
 		s.cache.put(h, r.id, r.found, now)
 		return r, nil
 	})
-	if err != nil {
-		return Identity{}, false, err
+	select {
+	case <-ctx.Done():
+		return Identity{}, false, ctx.Err()
+	case res := <-ch:
+		if res.Err != nil {
+			return Identity{}, false, res.Err
+		}
+		r := res.Val.(result)
+		return r.id, r.found, nil
 	}
-	r := v.(result)
-	return r.id, r.found, nil
 }
 
 // lookupTimeout bounds a shared key lookup.

@@ -308,6 +308,40 @@ func TestConcurrentMissesShareOneLookup(t *testing.T) {
 	}
 }
 
+// TestCancelledCallerStopsWaitingForSharedLookup: a caller that gives up
+// returns at once instead of waiting for the shared query, which goes on
+// and serves the callers after it.
+func TestCancelledCallerStopsWaitingForSharedLookup(t *testing.T) {
+	s, st, _ := newService(t)
+	o, _ := s.CreateOrganization(context.Background(), "Acme", "pro")
+	k, _ := s.CreateKey(context.Background(), o.ID, "ci", nil)
+	st.gate, st.entered = make(chan struct{}), make(chan struct{}, 64)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	errs := make(chan error, 1)
+	go func() {
+		_, err := s.Authenticate(ctx, k.Secret)
+		errs <- err
+	}()
+	<-st.entered // the lookup is in the store, held at the gate
+	cancel()
+	select {
+	case err := <-errs:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled caller got %v, want context.Canceled", err)
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("a cancelled caller still waits for the shared lookup")
+	}
+	close(st.gate)
+	if _, err := s.Authenticate(context.Background(), k.Secret); err != nil {
+		t.Fatalf("Authenticate after the lookup finished: %v", err)
+	}
+	if st.lookups != 1 {
+		t.Fatalf("%d lookups, want 1: the detached query should have filled the cache", st.lookups)
+	}
+}
+
 func TestKeyCacheStaysBounded(t *testing.T) {
 	c := newKeyCache(time.Minute, 100)
 	now := time.Now()
