@@ -187,6 +187,9 @@ func (r *Relay) session(ctx context.Context) error {
 	// DELETE was one more WAL flush per round, queued with the flushes of
 	// the commits that do need them (the service's own transactions).
 	cfg := r.pool.Config().ConnConfig.Copy()
+	if cfg.RuntimeParams == nil { // ParseConfig makes it; a hand-built config may not
+		cfg.RuntimeParams = map[string]string{}
+	}
 	cfg.RuntimeParams["synchronous_commit"] = "off"
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
