@@ -9,7 +9,7 @@ LINT_DIRS := pkg services/assets services/billing services/gateway e2e bench
 up: ## install what is missing, start dependencies and all services, seed a dev organization
 	@scripts/up.sh
 
-test: ## every unit and integration test against real Postgres, NATS and MinIO, with -race, plus short fuzz runs
+test: ## gofmt, vet, golangci-lint, then every unit and integration test against real Postgres, NATS and MinIO, with -race, plus short fuzz runs
 	@scripts/test.sh
 
 deps: ## start Postgres, NATS JetStream and MinIO only

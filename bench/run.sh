@@ -4,7 +4,7 @@
 # straight to billing), and the Go benchmarks. Output goes to bench/out/.
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|assets|go|serve]
+#   bench/run.sh [all|billing|gateway|assets|ratelimit|go|serve]
 #
 # serve starts the stack as the measurements see it, writes the key and
 # principal to bench/out/serve.env and waits, for measuring by hand.
@@ -12,7 +12,7 @@
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
 # gateway's GOMAXPROCS / GOGC, billing's GOMAXPROCS / GOGC), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
-# (pprof and expvar of those processes while the load runs), BENCH_NO_BUILD=1
+# (pprof and /metrics of those processes while the load runs), BENCH_NO_BUILD=1
 # (run the binaries already in .hookline/bin, for A/B comparisons),
 # GATEWAY_PEERS=1 (also measure nginx and a bare Go reverse proxy in front of
 # billing: what any proxy hop costs on this machine).
@@ -31,8 +31,10 @@ export HOOKLINE_DATABASE_URL=$HOOKLINE_TEST_DATABASE_URL HOOKLINE_NATS_URL=$HOOK
 export HOOKLINE_NATS_NAMESPACE=$RUN HOOKLINE_LOG_LEVEL=warn
 export HOOKLINE_PRINCIPAL_SECRET=bench-principal-secret-0123456789abcdef
 export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
-export HOOKLINE_TIERS_JSON='{"bench":{"monthlyCredits":100000000},"pro":{"monthlyCredits":500}}'
-export HOOKLINE_RATE_LIMITS='free=1000000/1000000,creator=1000000/1000000,pro=1000000/1000000,agency=1000000/1000000'
+# One tier table for gateway and billing (pkg/tiers): "bench" accounts hold
+# plenty of credits, and no tier's rate limit or quota gets in the way.
+fast='"billingCycle":"monthly","rateLimit":{"perSecond":1000000,"burst":1000000}'
+export HOOKLINE_TIERS='{"tiers":[{"name":"bench","monthlyCredits":100000000,'"$fast"'},{"name":"pro","monthlyCredits":500,'"$fast"'},{"name":"free","monthlyCredits":10,'"$fast"'}]}'
 
 [ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./bench/cmd/loadgen ./bench/cmd/plainproxy
 pids=()
@@ -143,6 +145,40 @@ NGINX
         -H "traceparent: 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" http://127.0.0.1:18081/account/credits
     fi
   } | tee "$OUT/gateway.txt"
+fi
+
+# Rate limits across replicas: a key offered three times its limit through
+# one gateway, through two sharing the buckets in Postgres, and through two
+# limiting per process; then the latency of a key under its limit with the
+# shared and the per-process limiter.
+if want ratelimit; then
+  RL_TIERS='{"tiers":[{"name":"free","monthlyCredits":10,"billingCycle":"monthly","rateLimit":{"perSecond":100,"burst":100}},{"name":"pro","monthlyCredits":500,"billingCycle":"monthly","rateLimit":{"perSecond":1000,"burst":1000}}]}'
+  for spec in 18083:true 18084:true 18085:false 18086:false; do
+    HOOKLINE_TIERS=$RL_TIERS HOOKLINE_RATE_LIMIT_SHARED=${spec#*:} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:${spec%%:*} \
+      .hookline/bin/gateway >"$OUT/gateway-${spec%%:*}.log" 2>&1 &
+    pids+=($!)
+  done
+  for port in 18083 18084 18085 18086; do
+    for i in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+  done
+  newkey() {
+    local o
+    o=$(admin -d "{\"name\":\"rl\",\"tier\":\"$1\"}" http://127.0.0.1:18080/admin/v1/organizations | field id)
+    admin -d '{"name":"rl"}' "http://127.0.0.1:18080/admin/v1/organizations/$o/keys" | field key
+  }
+  rl() { .hookline/bin/loadgen ratelimit -gateways "$1" -key "$2" -rate "$3" -duration 10s; }
+  {
+    echo "## a free key (100/s, burst 100) offered 300/s for 10 s"
+    rl http://127.0.0.1:18083 "$(newkey free)" 300
+    rl http://127.0.0.1:18083,http://127.0.0.1:18084 "$(newkey free)" 300
+    echo "### per-process buckets (HOOKLINE_RATE_LIMIT_SHARED=false)"
+    rl http://127.0.0.1:18085,http://127.0.0.1:18086 "$(newkey free)" 300
+    echo "## a pro key (1000/s) at 500/s: latency of the shared and the per-process limiter"
+    for i in 1 2; do
+      rl http://127.0.0.1:18083,http://127.0.0.1:18084 "$(newkey pro)" 500
+      rl http://127.0.0.1:18085,http://127.0.0.1:18086 "$(newkey pro)" 500
+    done
+  } | tee "$OUT/ratelimit.txt"
 fi
 
 if want assets; then

@@ -25,17 +25,23 @@ func solidPNG(t *testing.T, c color.Color) []byte {
 	return b.Bytes()
 }
 
-// upload presigns through the gateway and PUTs straight to storage, as a
-// browser would.
+// upload presigns a PNG through the gateway and PUTs it straight to
+// storage, as a browser would.
 func (s *stack) upload(key, name string, data []byte) string {
 	s.t.Helper()
-	st, body := s.do("POST", "/api/v1/uploads/presigned-url", key, map[string]any{"fileName": name, "fileType": "image/png", "fileSize": len(data)})
+	return s.uploadAs(key, name, "image/png", data)
+}
+
+// uploadAs is upload for a file of the given media type.
+func (s *stack) uploadAs(key, name, fileType string, data []byte) string {
+	s.t.Helper()
+	st, body := s.do("POST", "/api/v1/uploads/presigned-url", key, map[string]any{"fileName": name, "fileType": fileType, "fileSize": len(data)})
 	if st != 200 {
 		s.t.Fatalf("presign: %d %v", st, body)
 	}
 	d := body["data"].(map[string]any)
 	req, _ := http.NewRequest(http.MethodPut, d["uploadUrl"].(string), bytes.NewReader(data))
-	req.Header.Set("Content-Type", "image/png")
+	req.Header.Set("Content-Type", fileType)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		s.t.Fatal(err)

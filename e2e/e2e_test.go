@@ -12,17 +12,40 @@ import (
 	"time"
 
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/tiers"
 )
 
-const adminToken = "e2e-admin-token-0123456789"
+const (
+	adminToken      = "e2e-admin-token-0123456789"
+	principalSecret = "e2e-principal-secret-0123456789abcdef"
+)
+
+// e2eTiers is the tier table of the stack, given to gateway and billing
+// alike. It replaces the built-in table: "studio" exists only here, and the
+// built-in "creator" does not. The tests poll for eventual consistency
+// faster than any real tier allows.
+var e2eTiers = func() string {
+	fast := tiers.RateLimit{PerSecond: 1000, Burst: 1000}
+	return tiers.Encode(
+		tiers.Tier{Name: "pro", MonthlyCredits: 500, BillingCycle: "monthly", RateLimit: fast},
+		tiers.Tier{Name: "free", MonthlyCredits: 10, BillingCycle: "monthly", RateLimit: fast},
+		tiers.Tier{Name: "studio", MonthlyCredits: 77, BillingCycle: "yearly", RateLimit: fast},
+		tiers.Tier{Name: "payg", MonthlyCredits: 0, BillingCycle: "monthly", RateLimit: fast},
+	)
+}()
 
 type stack struct {
-	t    *testing.T
-	base string // gateway origin
+	t      *testing.T
+	base   string       // gateway origin
+	client *http.Client // checks every gateway response against the OpenAPI document
+	ns     string       // NATS namespace of the services
+	// The services' own origins, which only the gateway should reach.
+	billing, assets string
+	debug           string // gateway's debug address (pprof, /metrics)
 }
 
-// startStack builds gateway and billing and runs them against a fresh
-// schema each and one NATS namespace.
+// startStack builds gateway, billing and assets and runs them as processes
+// against a fresh schema each, one NATS namespace and one bucket.
 func startStack(t *testing.T) *stack {
 	t.Helper()
 	bin := t.TempDir()
@@ -32,14 +55,16 @@ func startStack(t *testing.T) *stack {
 	if err := build.Run(); err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	gwAddr, billAddr, assetsAddr := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
+	gwAddr, billAddr, assetsAddr, gwDebug := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	s3 := testkit.Bucket(t)
+	ns := testkit.Namespace(t)
 	common := []string{
 		"HOOKLINE_DATABASE_URL=" + testkit.DatabaseURL(t),
 		"HOOKLINE_NATS_URL=" + testkit.NATSURL(t),
-		"HOOKLINE_NATS_NAMESPACE=" + testkit.Namespace(t),
-		"HOOKLINE_PRINCIPAL_SECRET=e2e-principal-secret-0123456789abcdef",
+		"HOOKLINE_NATS_NAMESPACE=" + ns,
+		"HOOKLINE_PRINCIPAL_SECRET=" + principalSecret,
 		"HOOKLINE_LOG_LEVEL=warn",
+		"HOOKLINE_TIERS=" + e2eTiers,
 	}
 	run := func(name string, env ...string) {
 		cmd := exec.Command(filepath.Join(bin, name))
@@ -58,18 +83,19 @@ func startStack(t *testing.T) *stack {
 			}
 		})
 	}
-	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"),
-		`HOOKLINE_TIERS_JSON={"pro":{"monthlyCredits":500},"free":{"monthlyCredits":10}}`)
+	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"))
 	run("assets", "HOOKLINE_HTTP_ADDR="+assetsAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_assets"),
 		"HOOKLINE_S3_ENDPOINT="+s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY="+s3.AccessKey, "HOOKLINE_S3_SECRET_KEY="+s3.SecretKey, "HOOKLINE_S3_BUCKET="+s3.Bucket)
 	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
-		"HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr, "HOOKLINE_ASSETS_URL=http://"+assetsAddr,
-		// The test polls for eventual consistency faster than any tier allows.
-		"HOOKLINE_RATE_LIMITS=free=1000/1000,creator=1000/1000,pro=1000/1000,agency=1000/1000")
+		"HOOKLINE_DEBUG_ADDR="+gwDebug, "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr, "HOOKLINE_ASSETS_URL=http://"+assetsAddr)
 	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+assetsAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+gwAddr+"/readyz", 30*time.Second)
-	return &stack{t: t, base: "http://" + gwAddr}
+	base := "http://" + gwAddr
+	return &stack{
+		t: t, base: base, client: &http.Client{Transport: newContract(t, base, gwAddr)},
+		ns: ns, billing: "http://" + billAddr, assets: "http://" + assetsAddr, debug: "http://" + gwDebug,
+	}
 }
 
 func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) {
@@ -84,7 +110,7 @@ func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) 
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		s.t.Fatal(err)
 	}
@@ -166,5 +192,71 @@ func TestCreditsThroughTheGateway(t *testing.T) {
 	// Services that are not deployed answer 503 in the envelope.
 	if st, body := s.do("GET", "/api/v1/thumbnails", keyA, nil); st != 503 || body["code"] != "unavailable" {
 		t.Fatalf("undeployed service: %d %v", st, body)
+	}
+}
+
+// The tier table is one configuration: the gateway refuses a tier it does
+// not list, and billing opens an account with the table's grant and cycle.
+func TestTiersFromOneTable(t *testing.T) {
+	s := startStack(t)
+	for _, tier := range []string{"gold", "creator", ""} {
+		st, body := s.do("POST", "/admin/v1/organizations", adminToken, map[string]any{"name": "e2e", "tier": tier})
+		fields, _ := body["details"].(map[string]any)["fields"].(map[string]any)
+		if st != 400 || body["code"] != "invalid_request" || fields["tier"] == nil {
+			t.Errorf("tier %q: %d %v", tier, st, body)
+		}
+	}
+	_, key := s.newOrg("studio")
+	testkit.Eventually(t, 15*time.Second, "studio account opened", func() bool {
+		return s.credits(key)["credits"].(map[string]any)["subscription"] == float64(77)
+	})
+	if c := s.credits(key); c["tier"] != "studio" || c["billingCycle"] != "yearly" || c["canGenerate"] != true {
+		t.Fatalf("credits of a studio organization: %v", c)
+	}
+}
+
+// An administrator's adjustment is applied synchronously by billing: a
+// debit that would take available credits below zero is a 400 and changes
+// nothing.
+func TestCreditAdjustments(t *testing.T) {
+	s := startStack(t)
+	org, key := s.newOrg("payg") // no subscription credits
+	credits := func(path string, body map[string]any) (int, map[string]any) {
+		return s.do("POST", "/admin/v1/organizations/"+path+"/credits", adminToken, body)
+	}
+	if st, body := credits(org, map[string]any{"credits": 10, "kind": "purchased", "reason": "top-up"}); st != 202 {
+		t.Fatalf("grant: %d %v", st, body)
+	}
+	total := func() any { return s.credits(key)["credits"].(map[string]any)["total"] }
+	testkit.Eventually(t, 15*time.Second, "grant applied", func() bool { return total() == float64(10) })
+
+	st, body := credits(org, map[string]any{"credits": -4, "kind": "adjustment", "reason": "chargeback"})
+	if d, _ := body["data"].(map[string]any); st != 200 || d["available"] != float64(6) || d["status"] != "applied" || d["kind"] != "adjustment" {
+		t.Fatalf("adjust -4: %d %v", st, body)
+	}
+	if got := total(); got != float64(6) {
+		t.Fatalf("total after -4: %v", got)
+	}
+	fieldError := func(name string, body map[string]any) bool {
+		fields, _ := body["details"].(map[string]any)["fields"].(map[string]any)
+		return body["code"] == "invalid_request" && fields[name] != nil
+	}
+	for _, bad := range []map[string]any{
+		{"credits": -7, "kind": "adjustment", "reason": "too much"},
+		{"credits": 0, "kind": "adjustment", "reason": "nothing"},
+		{"credits": 2_000_000, "kind": "adjustment", "reason": "too large"},
+	} {
+		if st, body := credits(org, bad); st != 400 || !fieldError("credits", body) {
+			t.Errorf("%v: %d %v", bad, st, body)
+		}
+	}
+	if st, body := credits(org, map[string]any{"credits": -1, "kind": "adjustment"}); st != 400 || !fieldError("reason", body) {
+		t.Errorf("no reason: %d %v", st, body)
+	}
+	if st, body := credits("6f1c1d9e-0000-4000-8000-000000000000", map[string]any{"credits": -1, "kind": "adjustment", "reason": "x"}); st != 404 {
+		t.Errorf("unknown organization: %d %v", st, body)
+	}
+	if got := total(); got != float64(6) {
+		t.Fatalf("refused adjustments changed the total to %v", got)
 	}
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make test: starts the dependencies when they are not running, then runs
-# gofmt, go vet, every test with -race against them, and short fuzz runs.
+# gofmt, go vet, golangci-lint (.golangci.yml, depguard's layering rules
+# included) in every module, every test with -race against them, and short
+# fuzz runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/deps.sh start)"
@@ -12,6 +14,13 @@ unformatted=$(gofmt -l pkg services e2e bench)
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 echo "== go vet"
 go vet ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/... ./bench/...
+echo "== golangci-lint"
+scripts/deps.sh lint-tools
+eval "$(scripts/deps.sh env)"
+for m in pkg services/assets services/billing services/gateway e2e bench; do
+  # --allow-parallel-runners: several clones on one machine may lint at once.
+  (cd "$m" && "$HOOKLINE_BIN/golangci-lint" run --allow-parallel-runners ./...) || { echo "golangci-lint failed in $m"; exit 1; }
+done
 echo "== go test -race"
 set +e
 go test -race -count=1 -timeout 25m ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./e2e/... 2>&1 | tee .hookline/test.log

@@ -16,17 +16,21 @@ eval "$(scripts/deps.sh start)"
 scripts/deps.sh media
 
 # Secrets survive restarts so existing keys and principals stay valid.
-if [ ! -f "$STATE/secrets.env" ]; then
-  umask 077
-  cat >"$STATE/secrets.env" <<SECRETS
-HOOKLINE_ADMIN_TOKEN=hk_admin_$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-HOOKLINE_PRINCIPAL_SECRET=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
-SECRETS
-fi
-set -a
+# Each service has its own NATS user and Postgres role (least privilege).
+SERVICES="gateway billing assets"
+NATS_USERS="$SERVICES thumbnails clips"   # every user of deploy/nats/auth.conf
+rand_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
+touch "$STATE/secrets.env"; chmod 600 "$STATE/secrets.env"
+add_secret() { grep -q "^$1=" "$STATE/secrets.env" || echo "$1=$2" >>"$STATE/secrets.env"; }
+add_secret HOOKLINE_ADMIN_TOKEN "hk_admin_$(rand_hex 24)"
+add_secret HOOKLINE_PRINCIPAL_SECRET "$(rand_hex 32)"
+for u in $NATS_USERS; do add_secret "HOOKLINE_NATS_${u^^}_PASSWORD" "$(rand_hex 16)"; done
+for svc in $SERVICES; do add_secret "HOOKLINE_PG_${svc^^}_PASSWORD" "$(rand_hex 16)"; done
+# Only the shared settings are exported; each process gets its own
+# credentials below.
 . "$STATE/secrets.env"
-HOOKLINE_DATABASE_URL=$HOOKLINE_TEST_DATABASE_URL
-HOOKLINE_NATS_URL=$HOOKLINE_TEST_NATS_URL
+export HOOKLINE_ADMIN_TOKEN HOOKLINE_PRINCIPAL_SECRET
+set -a
 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT
 HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY
 HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY
@@ -34,30 +38,60 @@ HOOKLINE_BILLING_URL=http://127.0.0.1:8081
 HOOKLINE_ASSETS_URL=http://127.0.0.1:8082
 set +a
 
+# The stack's own nats-server, with the users of deploy/nats/auth.conf
+# (generated from pkg/natsauth); the shared test server on :4233 stays open.
+NATS_UP_PORT=${HOOKLINE_UP_NATS_PORT:-4222}
+if port_open "$NATS_UP_PORT"; then
+  echo "up: port $NATS_UP_PORT is taken; set HOOKLINE_UP_NATS_PORT"; exit 1
+fi
+pids=() nats_pid=""
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  wait "${pids[@]}" 2>/dev/null || true
+  [ -n "$nats_pid" ] && { kill -TERM "$nats_pid" 2>/dev/null || true; wait "$nats_pid" 2>/dev/null || true; }
+  if [ "$own_deps" = 1 ]; then scripts/deps.sh stop; fi
+}
+trap cleanup EXIT
+trap 'echo; echo "up: stopping"; exit 0' INT TERM
+mkdir -p "$STATE/nats"
+{ printf 'listen: "127.0.0.1:%s"\njetstream { store_dir: "%s" }\n' "$NATS_UP_PORT" "$STATE/nats"
+  cat deploy/nats/auth.conf; } >"$STATE/nats.conf"
+nats_passwords=()
+for u in $NATS_USERS; do v="HOOKLINE_NATS_${u^^}_PASSWORD"; nats_passwords+=("$v=${!v}"); done
+env "${nats_passwords[@]}" "$HOOKLINE_BIN/nats-server" -c "$STATE/nats.conf" >>"$STATE/nats.log" 2>&1 &
+nats_pid=$!
+for i in $(seq 1 50); do port_open "$NATS_UP_PORT" && break; [ "$i" = 50 ] && { echo "up: nats-server did not start; see $STATE/nats.log"; exit 1; }; sleep 0.2; done
+
+# One Postgres role per service, owning only its schema.
+pg_url() { # <role> <password>: the test database URL logged in as role
+  echo "$HOOKLINE_TEST_DATABASE_URL" | sed -E "s#^(postgres(ql)?://)[^@/]*@#\1$1:$2@#"
+}
+for svc in $SERVICES; do
+  pw_var="HOOKLINE_PG_${svc^^}_PASSWORD"
+  HOOKLINE_ROLE_PASSWORD=${!pw_var} deploy/postgres/service-role.sh "$HOOKLINE_TEST_DATABASE_URL" "hookline_$svc" "$svc"
+done
+# service_env <svc>: the service's own credentials.
+service_env() {
+  local nats_var="HOOKLINE_NATS_${1^^}_PASSWORD" pg_var="HOOKLINE_PG_${1^^}_PASSWORD"
+  echo "HOOKLINE_NATS_URL=nats://127.0.0.1:$NATS_UP_PORT HOOKLINE_NATS_USER=$1 HOOKLINE_NATS_PASSWORD=${!nats_var}"
+  echo "HOOKLINE_DATABASE_URL=$(pg_url "hookline_$1" "${!pg_var}")"
+}
+
 echo "up: building services"
 go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway
 
-pids=()
-stop() {
-  echo; echo "up: stopping"
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  [ "$own_deps" = 1 ] && scripts/deps.sh stop
-  exit 0
+start_service() { # <svc> <addr>
+  env $(service_env "$1") HOOKLINE_HTTP_ADDR="$2" "$STATE/bin/$1" >>"$STATE/$1.log" 2>&1 &
+  pids+=($!)
 }
-trap stop INT TERM
-
-HOOKLINE_HTTP_ADDR=127.0.0.1:8081 "$STATE/bin/billing" >>"$STATE/billing.log" 2>&1 &
-pids+=($!)
-HOOKLINE_HTTP_ADDR=127.0.0.1:8082 "$STATE/bin/assets" >>"$STATE/assets.log" 2>&1 &
-pids+=($!)
-HOOKLINE_HTTP_ADDR=127.0.0.1:8080 "$STATE/bin/gateway" >>"$STATE/gateway.log" 2>&1 &
-pids+=($!)
+start_service billing 127.0.0.1:8081
+start_service assets 127.0.0.1:8082
+start_service gateway 127.0.0.1:8080
 
 for svc in 8081 8082 8080; do
   for i in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$svc/readyz" >/dev/null 2>&1 && break
-    [ "$i" = 100 ] && { echo "up: service on :$svc not ready; see $STATE/*.log"; stop; }
+    [ "$i" = 100 ] && { echo "up: service on :$svc not ready; see $STATE/*.log"; exit 1; }
     sleep 0.2
   done
 done

@@ -13,31 +13,35 @@ type Code string
 
 // The codes of the public API.
 const (
-	InvalidRequest      Code = "invalid_request"
-	UnsupportedPrompt   Code = "unsupported_prompt"
-	Unauthorized        Code = "unauthorized"
-	InsufficientCredits Code = "insufficient_credits"
-	QuotaExceeded       Code = "quota_exceeded"
-	NotFound            Code = "not_found"
-	SourceNotReady      Code = "source_not_ready"
-	IdempotencyConflict Code = "idempotency_conflict"
-	RateLimited         Code = "rate_limited"
-	Internal            Code = "internal"
-	Unavailable         Code = "unavailable"
+	InvalidRequest       Code = "invalid_request"
+	UnsupportedPrompt    Code = "unsupported_prompt"
+	Unauthorized         Code = "unauthorized"
+	InsufficientCredits  Code = "insufficient_credits"
+	QuotaExceeded        Code = "quota_exceeded"
+	NotFound             Code = "not_found"
+	MethodNotAllowed     Code = "method_not_allowed"
+	SourceNotReady       Code = "source_not_ready"
+	IdempotencyConflict  Code = "idempotency_conflict"
+	UnsupportedMediaType Code = "unsupported_media_type"
+	RateLimited          Code = "rate_limited"
+	Internal             Code = "internal"
+	Unavailable          Code = "unavailable"
 )
 
 var statuses = map[Code]int{
-	InvalidRequest:      400,
-	UnsupportedPrompt:   400,
-	Unauthorized:        401,
-	InsufficientCredits: 402,
-	QuotaExceeded:       403,
-	NotFound:            404,
-	SourceNotReady:      409,
-	IdempotencyConflict: 409,
-	RateLimited:         429,
-	Internal:            500,
-	Unavailable:         503,
+	InvalidRequest:       400,
+	UnsupportedPrompt:    400,
+	Unauthorized:         401,
+	InsufficientCredits:  402,
+	QuotaExceeded:        403,
+	NotFound:             404,
+	MethodNotAllowed:     405,
+	SourceNotReady:       409,
+	IdempotencyConflict:  409,
+	UnsupportedMediaType: 415,
+	RateLimited:          429,
+	Internal:             500,
+	Unavailable:          503,
 }
 
 // Status returns the HTTP status of a code; unknown codes are internal errors.

@@ -3,12 +3,15 @@
 // A field is read when it has an `env:"NAME"` tag; `default:"..."` supplies
 // the value when the variable is unset or empty. Supported kinds: string,
 // bool, ints, float64, time.Duration, and []string (comma separated). Nested
-// structs without an env tag are walked, so services can embed shared parts.
+// structs without an env tag are walked, so services can embed shared parts;
+// the embedding field's `default:"NAME=value,…"` sets or overrides defaults
+// of the shared part's variables (each service its own listen address).
 package config
 
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"strconv"
 	"strings"
@@ -26,7 +29,7 @@ func Load(getenv func(string) string, dst any) error {
 		return errors.New("config: Load needs a pointer to a struct")
 	}
 	var errs []error
-	fill(getenv, v.Elem(), &errs)
+	fill(getenv, v.Elem(), nil, &errs)
 	if len(errs) > 0 {
 		return fmt.Errorf("config: %w", errors.Join(errs...))
 	}
@@ -40,7 +43,9 @@ func Load(getenv func(string) string, dst any) error {
 
 var durationType = reflect.TypeFor[time.Duration]()
 
-func fill(getenv func(string) string, v reflect.Value, errs *[]error) {
+// fill sets v's fields; defaults are those the embedding fields declared,
+// outermost first.
+func fill(getenv func(string) string, v reflect.Value, defaults map[string]string, errs *[]error) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
@@ -50,11 +55,14 @@ func fill(getenv func(string) string, v reflect.Value, errs *[]error) {
 		name, ok := f.Tag.Lookup("env")
 		if !ok {
 			if f.Type.Kind() == reflect.Struct && f.Type != durationType {
-				fill(getenv, v.Field(i), errs)
+				fill(getenv, v.Field(i), nestedDefaults(defaults, f.Tag.Get("default")), errs)
 			}
 			continue
 		}
 		raw := getenv(name)
+		if raw == "" {
+			raw = defaults[name]
+		}
 		if raw == "" {
 			raw = f.Tag.Get("default")
 		}
@@ -65,6 +73,22 @@ func fill(getenv func(string) string, v reflect.Value, errs *[]error) {
 			*errs = append(*errs, fmt.Errorf("%s=%q: %w", name, raw, err))
 		}
 	}
+}
+
+// nestedDefaults adds the NAME=value pairs of an embedding field's default
+// tag to outer, which wins: the service's word beats a shared part's.
+func nestedDefaults(outer map[string]string, tag string) map[string]string {
+	if tag == "" {
+		return outer
+	}
+	m := map[string]string{}
+	for pair := range strings.SplitSeq(tag, ",") {
+		if k, v, ok := strings.Cut(pair, "="); ok {
+			m[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		}
+	}
+	maps.Copy(m, outer)
+	return m
 }
 
 func set(f reflect.Value, raw string) error {
@@ -123,12 +147,20 @@ type Database struct {
 // Common holds the settings every service reads.
 type Common struct {
 	Database
+	Service
 	NATSURL         string        `env:"HOOKLINE_NATS_URL" default:"nats://127.0.0.1:4222"`
 	PrincipalSecret string        `env:"HOOKLINE_PRINCIPAL_SECRET"`
 	ShutdownTimeout time.Duration `env:"HOOKLINE_SHUTDOWN_TIMEOUT" default:"15s"`
 	LogLevel        string        `env:"HOOKLINE_LOG_LEVEL" default:"info"`
-	// DebugAddr, when set, serves pprof and expvar (keep it private).
+	// DebugAddr, when set, serves pprof and /metrics (keep it private).
 	DebugAddr string `env:"HOOKLINE_DEBUG_ADDR"`
+	// NATSUser and NATSPassword are the service's own NATS user
+	// (pkg/natsauth); empty connects without credentials.
+	NATSUser     string `env:"HOOKLINE_NATS_USER"`
+	NATSPassword string `env:"HOOKLINE_NATS_PASSWORD"`
+	// Streams declares stream settings (messaging.ParseStreamConfig);
+	// what it leaves unset keeps the server's value.
+	Streams string `env:"HOOKLINE_STREAMS"`
 }
 
 // Validate checks the shared settings.
@@ -140,11 +172,15 @@ func (c Common) Validate() error {
 	if c.NATSURL == "" {
 		errs = append(errs, errors.New("HOOKLINE_NATS_URL is required"))
 	}
+	if (c.NATSUser == "") != (c.NATSPassword == "") {
+		errs = append(errs, errors.New("HOOKLINE_NATS_USER and HOOKLINE_NATS_PASSWORD are set together"))
+	}
 	if len(c.PrincipalSecret) < 32 {
 		errs = append(errs, errors.New("HOOKLINE_PRINCIPAL_SECRET must be at least 32 characters"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("HOOKLINE_SHUTDOWN_TIMEOUT must be positive"))
 	}
+	errs = append(errs, c.Service.Validate())
 	return errors.Join(errs...)
 }

@@ -1,16 +1,17 @@
-// Package debugsrv serves pprof profiles and expvar counters (the
-// messaging and billing counters among them) on a separate, private
-// address, so operators can look inside a running service without
-// exposing that surface on the public port.
+// Package debugsrv serves pprof profiles and the process's metrics in the
+// Prometheus text format (/metrics) on a separate, private address, so
+// operators can look inside a running service without exposing that
+// surface on the public port.
 package debugsrv
 
 import (
 	"context"
 	"errors"
-	"expvar"
 	"net/http"
 	"net/http/pprof"
 	"time"
+
+	"hookline.dev/pkg/telemetry"
 )
 
 // Run serves until ctx ends. An empty addr disables it.
@@ -25,7 +26,7 @@ func Run(ctx context.Context, addr string) error {
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	mux.Handle("/debug/vars", expvar.Handler())
+	mux.Handle("GET /metrics", telemetry.MetricsHandler())
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()

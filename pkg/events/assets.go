@@ -23,22 +23,6 @@ const (
 	AssetsCollectionThumbnailsChanged = "assets.collection.thumbnails_changed.v1"
 )
 
-// ThumbnailCreated is thumbnails.thumbnail.created.v1. A thumbnail created
-// with a CollectionID joins that collection (when it exists in the same
-// organization) through this event.
-type ThumbnailCreated struct {
-	ThumbnailID  string `json:"thumbnailId"`
-	ImageURL     string `json:"imageUrl"`
-	Prompt       string `json:"prompt"`
-	CollectionID string `json:"collectionId,omitempty"`
-}
-
-// ThumbnailDeleted is thumbnails.thumbnail.deleted.v1: the thumbnail leaves
-// every collection.
-type ThumbnailDeleted struct {
-	ThumbnailID string `json:"thumbnailId"`
-}
-
 // FaceChanged is assets.face.created.v1 and assets.face.updated.v1.
 type FaceChanged struct {
 	FaceID       string   `json:"faceId"`

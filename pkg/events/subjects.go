@@ -7,6 +7,7 @@ const (
 	GatewayCreditsGranted      = "gateway.credits.granted.v1"
 
 	BillingCreditGranted   = "billing.credit.granted.v1"
+	BillingCreditAdjusted  = "billing.credit.adjusted.v1"
 	BillingCreditReserved  = "billing.credit.reserved.v1"
 	BillingCreditCommitted = "billing.credit.committed.v1"
 	BillingCreditRefunded  = "billing.credit.refunded.v1"
@@ -15,6 +16,9 @@ const (
 	// BillingReserveRPC is a request-reply subject, not an event: it is
 	// served with core NATS and kept out of every stream.
 	BillingReserveRPC = "billing.rpc.reserve.v1"
+	// BillingAdjustRPC is the admin API's synchronous credit adjustment:
+	// only the ledger can tell whether a debit would go below zero.
+	BillingAdjustRPC = "billing.rpc.adjust.v1"
 
 	ThumbnailsOperationCompleted = "thumbnails.operation.completed.v1"
 	ThumbnailsOperationFailed    = "thumbnails.operation.failed.v1"
@@ -25,23 +29,16 @@ const (
 	ClipsRenderFailed    = "clips.render.failed.v1"
 )
 
-// Stream is a JetStream stream and the subjects it captures.
-type Stream struct {
-	Name     string
-	Subjects []string
-}
+// Work-queue subjects: commands for a service's own workers, not events.
+// They live under JobsPrefix, outside every producer's event namespace, so
+// the CLIPS event stream (clips.>) and the CLIPS_JOBS work queue never
+// claim the same subject (JetStream refuses overlapping streams).
+const (
+	JobsPrefix = "jobs."
 
-// Streams are the event streams, one per producing service, plus the
-// dead-letter stream. The billing stream lists its event subjects
-// explicitly so the RPC subject never lands in it.
-var Streams = []Stream{
-	{Name: "GATEWAY", Subjects: []string{"gateway.>"}},
-	{Name: "BILLING", Subjects: []string{"billing.credit.>"}},
-	{Name: "THUMBNAILS", Subjects: []string{"thumbnails.>"}},
-	{Name: "CLIPS", Subjects: []string{"clips.>"}},
-	{Name: "ASSETS", Subjects: []string{"assets.>"}},
-	{Name: "DLQ", Subjects: []string{DeadLetterPrefix + ">"}},
-}
+	ClipsJobPrepareSource = "jobs.clips.prepare.v1"
+	ClipsJobRender        = "jobs.clips.render.v1"
+)
 
 // DeadLetterPrefix prefixes the subject of a message whose deliveries ran
 // out: `dlq.<consumer>.<original subject>`.

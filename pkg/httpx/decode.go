@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 
@@ -19,8 +20,11 @@ const MaxBody = 1 << 20
 
 // Decode reads r's JSON body into dst strictly: unknown fields, wrong types,
 // trailing data, an empty body and bodies over MaxBody are all 400s that
-// name the problem.
+// name the problem; a body declared as anything but JSON is a 415.
 func Decode(r *http.Request, dst any) error {
+	if err := RequireJSON(r); err != nil {
+		return err
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBody))
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -30,6 +34,22 @@ func Decode(r *http.Request, dst any) error {
 		return apierr.Wrap(apierr.InvalidRequest, "could not read request body", err)
 	}
 	return DecodeBytes(body, dst)
+}
+
+// RequireJSON refuses a request whose Content-Type names something other
+// than JSON (application/json or application/*+json, any parameters) with
+// 415 unsupported_media_type. A missing Content-Type is accepted: the body
+// is then parsed as JSON and any other content fails as malformed JSON.
+func RequireJSON(r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+		return nil
+	}
+	return apierr.New(apierr.UnsupportedMediaType, "Content-Type must be application/json").With("contentType", ct)
 }
 
 // DecodeBytes is Decode for a body already in memory.
@@ -48,7 +68,10 @@ func DecodeBytes(body []byte, dst any) error {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return apierr.New(apierr.InvalidRequest, "malformed JSON: unexpected data after the object")
 	}
-	return nil
+	// The text rule (package textcheck) holds for every string a client
+	// sends: invalid UTF-8, NUL and control characters other than tab and
+	// line breaks are a 400 naming the field.
+	return checkText(body)
 }
 
 func decodeError(err error) error {

@@ -104,12 +104,8 @@ func NotFound(w http.ResponseWriter, r *http.Request) {
 	WriteError(w, r, nil, apierr.New(apierr.NotFound, "no such endpoint: "+r.Method+" "+r.URL.Path))
 }
 
-// MethodNotAllowed answers 405 in the envelope. The code table has no 405
-// code, so it is reported as an invalid request with the allowed methods.
+// MethodNotAllowed answers 405 method_not_allowed in the envelope, for
+// routers' known paths asked with another method.
 func MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	e := apierr.New(apierr.InvalidRequest, "method "+r.Method+" is not allowed on "+r.URL.Path)
-	body, _ := json.Marshal(envelope{Error: e.Message, Code: e.Code, Details: map[string]any{}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusMethodNotAllowed)
-	_, _ = w.Write(append(body, '\n'))
+	WriteError(w, r, nil, apierr.New(apierr.MethodNotAllowed, "method "+r.Method+" is not allowed on "+r.URL.Path))
 }

@@ -167,3 +167,32 @@ func TestListPage(t *testing.T) {
 		t.Fatalf("limit=0: %v after %d fetches; a bad page must be refused before fetching", err, calls)
 	}
 }
+
+func TestDecodeRefusesNonJSONContentType(t *testing.T) {
+	for ct, want := range map[string]apierr.Code{
+		"":                                  "",
+		"application/json":                  "",
+		"application/json; charset=utf-8":   "",
+		"application/merge-patch+json":      "",
+		"text/plain":                        apierr.UnsupportedMediaType,
+		"application/x-www-form-urlencoded": apierr.UnsupportedMediaType,
+		"multipart/form-data; boundary=x":   apierr.UnsupportedMediaType,
+		"application/jsonx":                 apierr.UnsupportedMediaType,
+		"not a media type":                  apierr.UnsupportedMediaType,
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(`{"name":"x"}`))
+		if ct != "" {
+			r.Header.Set("Content-Type", ct)
+		}
+		var s sample
+		err := Decode(r, &s)
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%q: %v, want accepted", ct, err)
+		case want != "" && !apierr.Is(err, want):
+			t.Errorf("%q: %v, want %s", ct, err, want)
+		case want != "" && apierr.UnsupportedMediaType.Status() != http.StatusUnsupportedMediaType:
+			t.Errorf("status %d", apierr.UnsupportedMediaType.Status())
+		}
+	}
+}

@@ -2,7 +2,8 @@
 // service that takes an image a client uploaded (faces, styles, brand
 // assets, thumbnail references) runs it through here before anything else
 // touches it, so all of them accept and refuse exactly the same files:
-// JPEG or PNG, at most 5 MB, with sane dimensions, and fully decodable.
+// JPEG or PNG, at most 5 MB, with sane dimensions, decodable within a
+// bounded amount of memory, and fully decodable.
 //
 // Errors are sentinels wrapped with detail; callers test them with
 // errors.Is and answer 400 invalid_request naming the offending URL. The
@@ -30,6 +31,13 @@ const (
 	// so the header is checked against this before any pixel is decoded.
 	// 40 MP covers any camera photo a user would upload.
 	MaxPixels = 40_000_000
+	// MaxDecodeBytes bounds the memory the decoder may allocate for one
+	// image, estimated from its headers (see Header.DecodeBytes): 4 bytes
+	// a pixel at MaxPixels, so every 8-bit baseline image within the pixel
+	// limit passes, while a 16-bit, interlaced or progressive file pays for
+	// its heavier decoding with fewer pixels. A 500 KB 16-bit PNG of 40 MP
+	// would otherwise take 320 MB.
+	MaxDecodeBytes = 4 * MaxPixels
 )
 
 // Format names, as returned by Sniff and Verify. They match the names the
@@ -54,6 +62,9 @@ var (
 	// ErrDimensions means a side is 0 or over MaxSide, or the pixel count
 	// is over MaxPixels.
 	ErrDimensions = errors.New("image dimensions are out of range")
+	// ErrDecodeMemory means decoding the image would take more than
+	// MaxDecodeBytes.
+	ErrDecodeMemory = errors.New("image would need too much memory to decode")
 )
 
 var (
@@ -111,42 +122,89 @@ func CheckHead(size int64, head []byte) (format string, err error) {
 	return format, nil
 }
 
-// Verify fully checks an uploaded file and returns the decoded image and
-// its format. In order, it refuses: an empty file (ErrEmpty), one over
-// MaxBytes (ErrTooLarge), one without JPEG or PNG magic (ErrNotImage), one
-// whose header cannot be read (ErrUndecodable), one whose header declares
-// out-of-range dimensions (ErrDimensions; checked before decoding so that a
-// decompression bomb allocates nothing), and one whose pixel data cannot be
-// decoded (ErrUndecodable).
-func Verify(data []byte) (image.Image, string, error) {
+// Header is what an image's headers promise, read without decoding a
+// pixel.
+type Header struct {
+	// Format is FormatJPEG or FormatPNG.
+	Format        string
+	Width, Height int
+	// DecodeBytes estimates what the standard decoder allocates for the
+	// pixels: the output image at its real sample size (16-bit PNG takes 8
+	// bytes a pixel), plus the pass images of an interlaced PNG and the
+	// coefficients a progressive JPEG keeps (4 bytes a sample).
+	DecodeBytes int64
+}
+
+// ReadHeader is the cheap part of Verify: it refuses, in order, an empty
+// file (ErrEmpty), one over MaxBytes (ErrTooLarge), one without JPEG or PNG
+// magic (ErrNotImage), one whose header cannot be read (ErrUndecodable),
+// out-of-range dimensions (ErrDimensions) and a decode over MaxDecodeBytes
+// (ErrDecodeMemory). Nothing is allocated for pixels, so callers can
+// budget memory with DecodeBytes before calling Decode.
+func ReadHeader(data []byte) (Header, error) {
 	format, err := CheckHead(int64(len(data)), data)
 	if err != nil {
-		return nil, "", err
-	}
-	decodeConfig, decode := jpeg.DecodeConfig, jpeg.Decode
-	if format == FormatPNG {
-		decodeConfig, decode = png.DecodeConfig, png.Decode
+		return Header{}, err
 	}
 	// The format's own decoder is called rather than image.Decode, so that
 	// a format registered by some other import can never slip through.
+	decodeConfig := jpeg.DecodeConfig
+	if format == FormatPNG {
+		decodeConfig = png.DecodeConfig
+	}
 	cfg, err := decodeConfig(bytes.NewReader(data))
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrUndecodable, err)
+		return Header{}, fmt.Errorf("%w: %w", ErrUndecodable, err)
 	}
 	if err := checkDimensions(cfg.Width, cfg.Height); err != nil {
-		return nil, "", err
+		return Header{}, err
+	}
+	h := Header{Format: format, Width: cfg.Width, Height: cfg.Height}
+	if format == FormatPNG {
+		h.DecodeBytes = pngDecodeBytes(data, cfg)
+	} else if h.DecodeBytes, err = jpegDecodeBytes(data, cfg); err != nil {
+		return Header{}, err
+	}
+	if h.DecodeBytes > MaxDecodeBytes {
+		return Header{}, fmt.Errorf("%w: %d MB (at most %d MB; 16-bit, interlaced and progressive images need more per pixel)",
+			ErrDecodeMemory, h.DecodeBytes/1_000_000, MaxDecodeBytes/1_000_000)
+	}
+	return h, nil
+}
+
+// Decode decodes data whose header ReadHeader accepted as h. It refuses
+// corrupt pixel data, and pixel data that disagrees with the header, with
+// ErrUndecodable.
+func Decode(data []byte, h Header) (image.Image, error) {
+	decode := jpeg.Decode
+	if h.Format == FormatPNG {
+		decode = png.Decode
 	}
 	img, err := decode(bytes.NewReader(data))
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %w", ErrUndecodable, err)
+		return nil, fmt.Errorf("%w: %w", ErrUndecodable, err)
 	}
-	if b := img.Bounds(); b.Dx() != cfg.Width || b.Dy() != cfg.Height {
+	if b := img.Bounds(); b.Dx() != h.Width || b.Dy() != h.Height {
 		// Header and pixel data disagree: treat as corrupt rather than
 		// hand a caller dimensions it was not promised.
-		return nil, "", fmt.Errorf("%w: decoded %dx%d, header says %dx%d",
-			ErrUndecodable, b.Dx(), b.Dy(), cfg.Width, cfg.Height)
+		return nil, fmt.Errorf("%w: decoded %dx%d, header says %dx%d",
+			ErrUndecodable, b.Dx(), b.Dy(), h.Width, h.Height)
 	}
-	return img, format, nil
+	return img, nil
+}
+
+// Verify fully checks an uploaded file and returns the decoded image and
+// its format: ReadHeader, then Decode.
+func Verify(data []byte) (image.Image, string, error) {
+	h, err := ReadHeader(data)
+	if err != nil {
+		return nil, "", err
+	}
+	img, err := Decode(data, h)
+	if err != nil {
+		return nil, "", err
+	}
+	return img, h.Format, nil
 }
 
 func checkDimensions(w, h int) error {

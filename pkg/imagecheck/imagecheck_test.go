@@ -45,7 +45,11 @@ func tinyJPEG(t testing.TB) []byte {
 // pngHeaderOnly builds a PNG whose IHDR (with a valid CRC, so the decoder
 // believes it) declares w×h 16-bit RGBA, followed by a tiny bogus IDAT: a
 // decompression-bomb shape, a few dozen bytes claiming a huge image.
-func pngHeaderOnly(w, h uint32) []byte {
+func pngHeaderOnly(w, h uint32) []byte { return pngHeader(w, h, 16, 6, 0) }
+
+// pngHeader is pngHeaderOnly with the bit depth, colour type and interlace
+// method chosen.
+func pngHeader(w, h uint32, depth, colorType, interlace byte) []byte {
 	var buf bytes.Buffer
 	buf.Write(pngMagic)
 	chunk := func(typ string, data []byte) {
@@ -60,7 +64,7 @@ func pngHeaderOnly(w, h uint32) []byte {
 	ihdr := make([]byte, 13)
 	binary.BigEndian.PutUint32(ihdr[0:], w)
 	binary.BigEndian.PutUint32(ihdr[4:], h)
-	ihdr[8], ihdr[9] = 16, 6 // bit depth 16, colour type RGBA
+	ihdr[8], ihdr[9], ihdr[12] = depth, colorType, interlace
 	chunk("IHDR", ihdr)
 	chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00})
 	chunk("IEND", nil)
@@ -142,6 +146,9 @@ func TestVerifyErrors(t *testing.T) {
 		{"bomb-pixels", pngHeaderOnly(8000, 8000), ErrDimensions},
 		{"bomb-side", pngHeaderOnly(20_000, 1), ErrDimensions},
 		{"too-tall", pngHeaderOnly(1, MaxSide+1), ErrDimensions},
+		{"bomb-16-bit", pngHeaderOnly(6324, 6324), ErrDecodeMemory},
+		{"bomb-interlaced", pngHeader(5000, 5000, 8, 6, 1), ErrDecodeMemory},
+		{"bomb-progressive-jpeg", jpegFrameAs(t, 0xC2, 7000, 5000), ErrDecodeMemory},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			img, format, err := Verify(tc.data)
@@ -206,7 +213,8 @@ func FuzzVerify(f *testing.F) {
 	f.Add(validPNG[:len(validPNG)-20])
 	f.Add(pngHeaderOnly(8000, 8000))
 	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE0})
-	sentinels := []error{ErrEmpty, ErrTooLarge, ErrNotImage, ErrUndecodable, ErrDimensions}
+	f.Add(jpegFrameAs(f, 0xC2, 7000, 5000))
+	sentinels := []error{ErrEmpty, ErrTooLarge, ErrNotImage, ErrUndecodable, ErrDimensions, ErrDecodeMemory}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		img, format, err := Verify(data)
 		if err != nil {
@@ -236,4 +244,87 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("accepted %d bytes", len(data))
 		}
 	})
+}
+
+// jpegFrameAs is tinyJPEG (64×48, 4:2:0) with its frame marker replaced by
+// marker (0xC2 makes it progressive) and its dimensions by w×h: the header
+// a decoder budgets from, whatever the scans hold.
+func jpegFrameAs(t testing.TB, marker byte, w, h uint16) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, image.NewRGBA(image.Rect(0, 0, 64, 48)), nil); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	i := bytes.Index(data, []byte{0xFF, 0xC0})
+	if i < 0 {
+		t.Fatal("no SOF0 in an encoded JPEG")
+	}
+	data[i+1] = marker
+	binary.BigEndian.PutUint16(data[i+5:], h)
+	binary.BigEndian.PutUint16(data[i+7:], w)
+	return data
+}
+
+// TestReadHeaderDecodeBytes checks the memory estimate against what the
+// standard decoders allocate for each layout.
+func TestReadHeaderDecodeBytes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want int64
+	}{
+		{"png-rgba-8", tinyPNG(t), 4 * 3 * 4},
+		{"png-rgba-16", pngHeader(100, 10, 16, 6, 0), 100 * 10 * 8},
+		{"png-gray-8", pngHeader(100, 10, 8, 0, 0), 100 * 10},
+		{"png-gray-16", pngHeader(100, 10, 16, 0, 0), 100 * 10 * 2},
+		{"png-rgb-8-interlaced", pngHeader(100, 10, 8, 2, 1), 2 * 100 * 10 * 4},
+		// 4:2:0 in 16×16 MCUs: luma 64×48, each chroma plane 32×24.
+		{"jpeg-baseline", jpegFrameAs(t, 0xC0, 64, 48), 64*48 + 2*32*24},
+		{"jpeg-progressive", jpegFrameAs(t, 0xC2, 64, 48), 5 * (64*48 + 2*32*24)},
+		{"jpeg-padded", jpegFrameAs(t, 0xC0, 65, 49), 80*64 + 2*40*32},
+		// The largest accepted 8-bit RGBA canvas is exactly the limit.
+		{"png-rgba-8-max", pngHeader(8000, 5000, 8, 6, 0), MaxDecodeBytes},
+	} {
+		h, err := ReadHeader(tc.data)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if h.DecodeBytes != tc.want {
+			t.Errorf("%s: DecodeBytes = %d, want %d", tc.name, h.DecodeBytes, tc.want)
+		}
+	}
+}
+
+// TestDecodeBytesBoundsRealAllocation decodes real images and checks the
+// heap actually grew by no more than the estimate (plus small buffers).
+func TestDecodeBytesBoundsRealAllocation(t *testing.T) {
+	big := image.NewNRGBA64(image.Rect(0, 0, 800, 600))
+	for i := range big.Pix {
+		big.Pix[i] = byte(i * 7)
+	}
+	var p16, pjpeg bytes.Buffer
+	if err := png.Encode(&p16, big); err != nil {
+		t.Fatal(err)
+	}
+	if err := jpeg.Encode(&pjpeg, big, nil); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"png-16": p16.Bytes(), "jpeg": pjpeg.Bytes()} {
+		h, err := ReadHeader(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.Benchmark(func(b *testing.B) {
+			for range b.N {
+				if _, err := Decode(data, h); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}).AllocedBytesPerOp()
+		if allocs < h.DecodeBytes/2 || allocs > h.DecodeBytes+1<<20 {
+			t.Errorf("%s: decoding allocates %d bytes, estimate %d", name, allocs, h.DecodeBytes)
+		}
+	}
 }

@@ -12,6 +12,15 @@
 //     loopback, private, link-local or metadata addresses, redirects
 //     re-checked, size and time capped) and is then checked the same way.
 //
+// Decoding is budgeted from the headers before a pixel is decoded: one
+// image may take at most imagecheck.MaxDecodeBytes, one request
+// (LoadAll) MaxRequestDecodeBytes in total, and all decodes of the process
+// together hold at most a DecodeBudget, waiting their turn beyond it.
+//
+// A stored upload refused for its content (empty, too large, not an image,
+// undecodable, too big to decode) is deleted: nothing can ever accept it,
+// and under orgs/ it would stay publicly readable.
+//
 // Every refusal that is the URL's fault is an apierr.InvalidRequest whose
 // details.fields name the request field and the URL, e.g.
 // {"imageUrls[2]": "https://x/y.png: file is not a JPEG or PNG image"}.
@@ -34,12 +43,14 @@ import (
 	"hookline.dev/pkg/safefetch"
 )
 
-// MaxURLLength bounds an image URL accepted from a request.
-const MaxURLLength = 2048
-
-// loadConcurrency bounds the parallel loads of LoadAll: each holds up to
-// 5 MB plus its decoded pixels.
+// loadConcurrency bounds the parallel fetches and decodes of LoadAll;
+// the memory of the decodes is bounded by the DecodeBudget.
 const loadConcurrency = 4
+
+// MaxRequestDecodeBytes bounds the decoded size of all images of one
+// LoadAll: four images at the per-image limit. It keeps one request from
+// occupying the process's decode budget for long.
+const MaxRequestDecodeBytes = 4 * imagecheck.MaxDecodeBytes
 
 // Source loads and verifies images named by URL.
 type Source struct {
@@ -53,6 +64,9 @@ type Source struct {
 	// small bitmaps instead of gigabytes; callers that only measure or
 	// detect (palettes, faces) lose nothing.
 	MaxSide int
+	// Budget bounds the memory of decodes in progress; nil shares one
+	// process-wide budget of DefaultDecodeBudget bytes.
+	Budget *DecodeBudget
 }
 
 // Image is a verified, decoded image.
@@ -85,24 +99,40 @@ func invalid(field, rawURL, reason string) error {
 	return apierr.Invalid(field+": "+rawURL+": "+reason, map[string]string{field: rawURL + ": " + reason})
 }
 
+// fetched is an image read and accepted up to its headers.
+type fetched struct {
+	url, key string
+	data     []byte
+	header   imagecheck.Header
+}
+
 // Load fetches rawURL for the organization orgID and verifies it. field
 // names the request field in errors (e.g. "imageUrls[2]").
 func (s *Source) Load(ctx context.Context, orgID, field, rawURL string) (Image, error) {
-	if reason := CheckURL(rawURL); reason != "" {
-		return Image{}, invalid(field, rawURL, reason)
+	f, err := s.fetch(ctx, orgID, field, rawURL)
+	if err != nil {
+		return Image{}, err
+	}
+	return s.decode(ctx, orgID, field, f)
+}
+
+// fetch reads rawURL and checks it up to its headers.
+func (s *Source) fetch(ctx context.Context, orgID, field, rawURL string) (fetched, error) {
+	if reason := imagecheck.CheckURL(rawURL); reason != "" {
+		return fetched{}, invalid(field, rawURL, reason)
 	}
 	if s.Store != nil {
 		if key, ok := s.Store.KeyFromPublicURL(rawURL); ok {
-			return s.loadOwn(ctx, orgID, field, rawURL, key)
+			return s.fetchOwn(ctx, orgID, field, rawURL, key)
 		}
 		if s.looksOwn(rawURL) {
 			// Under our storage address but not a plain object URL (query,
 			// dot segments, ...): never hand it to the fetcher, which could
 			// reach storage on the caller's behalf.
-			return Image{}, invalid(field, rawURL, "is not a valid address of an uploaded image")
+			return fetched{}, invalid(field, rawURL, "is not a valid address of an uploaded image")
 		}
 	}
-	return s.loadExternal(ctx, field, rawURL)
+	return s.fetchExternal(ctx, field, rawURL)
 }
 
 // looksOwn reports whether rawURL points at our storage's public base at
@@ -119,74 +149,89 @@ func (s *Source) looksOwn(rawURL string) bool {
 	return strings.EqualFold(u.Host, base.Host) && strings.HasPrefix(u.EscapedPath(), strings.TrimSuffix(base.EscapedPath(), "/"))
 }
 
-func (s *Source) loadOwn(ctx context.Context, orgID, field, rawURL, key string) (Image, error) {
+func (s *Source) fetchOwn(ctx context.Context, orgID, field, rawURL, key string) (fetched, error) {
 	// Objects of other organizations are reported exactly like missing
 	// ones, so the answer reveals nothing about them.
 	if orgID == "" || !strings.HasPrefix(key, s3store.OrgPrefix(orgID)) {
-		return Image{}, invalid(field, rawURL, "was not uploaded")
+		return fetched{}, invalid(field, rawURL, "was not uploaded")
 	}
+	f := fetched{url: rawURL, key: key}
 	info, err := s.Store.Stat(ctx, key)
 	if errors.Is(err, s3store.ErrNotFound) {
-		return Image{}, invalid(field, rawURL, "was not uploaded")
+		return fetched{}, invalid(field, rawURL, "was not uploaded")
 	}
 	if err != nil {
-		return Image{}, fmt.Errorf("imageinput: stat %s: %w", key, err)
+		return fetched{}, fmt.Errorf("imageinput: stat %s: %w", key, err)
 	}
 	// Size first, from the stat: an oversized object is refused without
 	// downloading it.
 	if info.Size <= 0 {
-		return Image{}, invalid(field, rawURL, imagecheck.ErrEmpty.Error())
+		return fetched{}, s.refuse(ctx, orgID, field, f, imagecheck.ErrEmpty)
 	}
 	if info.Size > imagecheck.MaxBytes {
-		return Image{}, invalid(field, rawURL, imagecheck.ErrTooLarge.Error())
+		return fetched{}, s.refuse(ctx, orgID, field, f, imagecheck.ErrTooLarge)
 	}
 	rc, err := s.Store.Get(ctx, key)
 	if errors.Is(err, s3store.ErrNotFound) {
-		return Image{}, invalid(field, rawURL, "was not uploaded")
+		return fetched{}, invalid(field, rawURL, "was not uploaded")
 	}
 	if err != nil {
-		return Image{}, fmt.Errorf("imageinput: get %s: %w", key, err)
+		return fetched{}, fmt.Errorf("imageinput: get %s: %w", key, err)
 	}
 	defer func() { _ = rc.Close() }()
 	// The object may have been replaced since the stat (the upload URL
 	// stays valid for minutes), so the cap applies to the read too.
-	data, err := io.ReadAll(io.LimitReader(rc, imagecheck.MaxBytes+1))
-	if err != nil {
-		return Image{}, fmt.Errorf("imageinput: read %s: %w", key, err)
+	if f.data, err = io.ReadAll(io.LimitReader(rc, imagecheck.MaxBytes+1)); err != nil {
+		return fetched{}, fmt.Errorf("imageinput: read %s: %w", key, err)
 	}
-	img, err := s.verify(ctx, field, rawURL, data)
-	if err != nil {
-		return Image{}, err
+	if f.header, err = imagecheck.ReadHeader(f.data); err != nil {
+		return fetched{}, s.refuse(ctx, orgID, field, f, err)
 	}
-	img.Key = key
-	return img, nil
+	return f, nil
 }
 
-func (s *Source) loadExternal(ctx context.Context, field, rawURL string) (Image, error) {
+func (s *Source) fetchExternal(ctx context.Context, field, rawURL string) (fetched, error) {
 	if s.Fetcher == nil {
-		return Image{}, invalid(field, rawURL, "only uploaded images are accepted")
+		return fetched{}, invalid(field, rawURL, "only uploaded images are accepted")
 	}
 	resp, err := s.Fetcher.Get(ctx, rawURL)
 	if err != nil {
 		if ctx.Err() != nil {
-			return Image{}, ctx.Err()
+			return fetched{}, ctx.Err()
 		}
-		return Image{}, invalid(field, rawURL, FetchReason(err))
+		return fetched{}, invalid(field, rawURL, FetchReason(err))
 	}
-	return s.verify(ctx, field, rawURL, resp.Body)
+	f := fetched{url: rawURL, data: resp.Body}
+	if f.header, err = imagecheck.ReadHeader(f.data); err != nil {
+		return fetched{}, invalid(field, rawURL, checkReason(err))
+	}
+	return f, nil
 }
 
-func (s *Source) verify(ctx context.Context, field, rawURL string, data []byte) (Image, error) {
-	release, err := acquireDecode(ctx)
+// decode decodes an image fetch accepted, within the decode budget.
+func (s *Source) decode(ctx context.Context, orgID, field string, f fetched) (Image, error) {
+	release, err := s.budget().acquire(ctx, f.header.DecodeBytes)
 	if err != nil {
 		return Image{}, err
 	}
 	defer release()
-	img, format, err := imagecheck.Verify(data)
+	img, err := imagecheck.Decode(f.data, f.header)
 	if err != nil {
-		return Image{}, invalid(field, rawURL, checkReason(err))
+		return Image{}, s.refuse(ctx, orgID, field, f, err)
 	}
-	return Image{URL: rawURL, Data: data, Img: shrink(img, s.MaxSide), Format: format}, nil
+	return Image{URL: f.url, Data: f.data, Img: shrink(img, s.MaxSide), Format: f.header.Format, Key: f.key}, nil
+}
+
+// refuse is the 400 for an image whose content cannot be accepted. A
+// stored upload is deleted first (see the package comment); failing to
+// delete it is our fault and is returned as an internal error.
+func (s *Source) refuse(ctx context.Context, orgID, field string, f fetched, cause error) error {
+	if f.key != "" && strings.HasPrefix(f.key, s3store.UploadPrefix(orgID)) {
+		if err := s.Store.Remove(context.WithoutCancel(ctx), f.key); err != nil {
+			return fmt.Errorf("imageinput: remove refused upload %s: %w", f.key, err)
+		}
+	}
+	return invalid(field, f.url, checkReason(cause))
 }
 
 // checkReason turns an imagecheck error into a short client-facing reason.
@@ -196,7 +241,7 @@ func checkReason(err error) string {
 			return s.Error()
 		}
 	}
-	if errors.Is(err, imagecheck.ErrDimensions) {
+	if errors.Is(err, imagecheck.ErrDimensions) || errors.Is(err, imagecheck.ErrDecodeMemory) {
 		return err.Error()
 	}
 	return "image cannot be read"
@@ -225,39 +270,51 @@ func FetchReason(err error) string {
 	}
 }
 
-// CheckURL returns why s is not an acceptable image URL, or "" when it is:
-// an absolute http(s) URL with a host, at most MaxURLLength characters. It
-// needs no network and suits request validation.
-func CheckURL(s string) string {
-	if s == "" {
-		return "is required"
-	}
-	if len(s) > MaxURLLength {
-		return fmt.Sprintf("must be at most %d characters", MaxURLLength)
-	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return "must be an absolute http or https URL"
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return "must be an http or https URL"
-	}
-	return ""
-}
-
 // LoadAll loads urls concurrently, naming them field[i] in errors. Every
 // URL's fault is reported at once in one InvalidRequest; an internal
-// failure is returned alone. The images are in the order of urls.
+// failure is returned alone. All images are fetched and their headers
+// checked before any is decoded, so a request over MaxRequestDecodeBytes
+// is refused (naming field) without decoding anything. The images are in
+// the order of urls.
 func (s *Source) LoadAll(ctx context.Context, orgID, field string, urls []string) ([]Image, error) {
+	name := func(i int) string { return fmt.Sprintf("%s[%d]", field, i) }
+	fs := make([]fetched, len(urls))
+	if err := forEach(len(urls), func(i int) (err error) {
+		fs[i], err = s.fetch(ctx, orgID, name(i), urls[i])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	var total int64
+	for _, f := range fs {
+		total += f.header.DecodeBytes
+	}
+	if total > MaxRequestDecodeBytes {
+		return nil, apierr.Field(field, fmt.Sprintf("the images together would need %d MB of memory to decode; at most %d MB per request",
+			total/1_000_000, MaxRequestDecodeBytes/1_000_000))
+	}
 	imgs := make([]Image, len(urls))
-	errs := make([]error, len(urls))
+	if err := forEach(len(urls), func(i int) (err error) {
+		imgs[i], err = s.decode(ctx, orgID, name(i), fs[i])
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return imgs, nil
+}
+
+// forEach runs fn for 0..n-1, loadConcurrency at a time. The fields of
+// every InvalidRequest are merged into one; any other error is returned
+// alone.
+func forEach(n int, fn func(i int) error) error {
+	errs := make([]error, n)
 	sem := make(chan struct{}, loadConcurrency)
 	var wg sync.WaitGroup
-	for i, u := range urls {
+	for i := range n {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			imgs[i], errs[i] = s.Load(ctx, orgID, fmt.Sprintf("%s[%d]", field, i), u)
+			errs[i] = fn(i)
 		})
 	}
 	wg.Wait()
@@ -268,16 +325,15 @@ func (s *Source) LoadAll(ctx context.Context, orgID, field string, urls []string
 		}
 		var ae *apierr.Error
 		if !errors.As(err, &ae) {
-			return nil, err
+			return err
 		}
-		if fs, ok := ae.Details["fields"].(map[string]string); ok {
-			for k, v := range fs {
-				fields.Add(k, v)
-			}
+		fs, ok := ae.Details["fields"].(map[string]string)
+		if !ok {
+			return err
+		}
+		for k, v := range fs {
+			fields.Add(k, v)
 		}
 	}
-	if err := fields.Err(); err != nil {
-		return nil, err
-	}
-	return imgs, nil
+	return fields.Err()
 }

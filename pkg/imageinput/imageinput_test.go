@@ -3,7 +3,9 @@ package imageinput
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"hash/crc32"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -151,7 +153,7 @@ func TestSSRF(t *testing.T) {
 		"file:///etc/passwd":      "absolute http or https",
 		"/relative.png":           "absolute http or https",
 		"":                        "required",
-		"https://example.com/" + strings.Repeat("a", MaxURLLength): "at most",
+		"https://example.com/" + strings.Repeat("a", imagecheck.MaxURLLength): "at most",
 	} {
 		_, err := src.Load(context.Background(), "org", "imageUrl", u)
 		if r := fieldReason(t, err, "imageUrl"); !strings.Contains(r, want) {
@@ -248,5 +250,113 @@ func TestOwnObjects(t *testing.T) {
 	// The other organization can read its own object.
 	if _, err := src.Load(ctx, other, "imageUrl", theirs); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRefusedUploadsAreDeleted: an upload refused for its content is
+// removed from storage (it would stay public under orgs/), one that is
+// merely missing or another organization's is not touched, and neither is
+// a refused object outside the uploads prefix.
+func TestRefusedUploadsAreDeleted(t *testing.T) {
+	st := newStore(t)
+	ctx := context.Background()
+	org, other := "0f8b7d5e-3333-4a5b-9c9d-000000000003", "0f8b7d5e-4444-4a5b-9c9d-000000000004"
+	objects := map[string][]byte{
+		s3store.UploadPrefix(org) + "text.png":    []byte("not an image at all"),
+		s3store.UploadPrefix(org) + "huge.png":    append(pngBytes(t, 4, 4), make([]byte, 6<<20)...),
+		s3store.UploadPrefix(org) + "bomb.png":    pngHeader(6324, 6324, 16),
+		s3store.UploadPrefix(org) + "corrupt.png": pngHeader(64, 64, 8),
+		s3store.UploadPrefix(org) + "empty.png":   {},
+		s3store.OrgPrefix(org) + "faces/x.png":    []byte("a result, not an upload"),
+		s3store.UploadPrefix(other) + "text.png":  []byte("not an image either"),
+	}
+	for k, data := range objects {
+		if err := st.Put(ctx, k, bytes.NewReader(data), int64(len(data)), "image/png"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := &Source{Store: st}
+	for k := range objects {
+		if _, err := src.Load(ctx, org, "imageUrl", st.PublicURL(k)); err == nil {
+			t.Fatalf("%s accepted", k)
+		} else {
+			fieldReason(t, err, "imageUrl")
+		}
+		_, err := st.Stat(ctx, k)
+		kept := !errors.Is(err, s3store.ErrNotFound)
+		if wantKept := !strings.HasPrefix(k, s3store.UploadPrefix(org)); kept != wantKept {
+			t.Errorf("%s: kept %v, want %v (stat: %v)", k, kept, wantKept, err)
+		}
+	}
+}
+
+// pngHeader is a PNG whose IHDR declares w×h RGBA at depth bits a sample,
+// followed by pixel data that does not decode.
+func pngHeader(w, h uint32, depth byte) []byte {
+	var buf bytes.Buffer
+	buf.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		_ = binary.Write(&buf, binary.BigEndian, uint32(len(data)))
+		buf.WriteString(typ)
+		buf.Write(data)
+		_ = binary.Write(&buf, binary.BigEndian, crc32.ChecksumIEEE(append([]byte(typ), data...)))
+	}
+	ihdr := make([]byte, 13)
+	binary.BigEndian.PutUint32(ihdr[0:], w)
+	binary.BigEndian.PutUint32(ihdr[4:], h)
+	ihdr[8], ihdr[9] = depth, 6
+	chunk("IHDR", ihdr)
+	chunk("IDAT", []byte{0x78, 0x9c, 0x03, 0x00})
+	chunk("IEND", nil)
+	return buf.Bytes()
+}
+
+// TestLoadAllRequestDecodeLimit: five images each within the per-image
+// limit but together over MaxRequestDecodeBytes are refused from their
+// headers, naming the list, before any is decoded (their pixel data is
+// corrupt, so a decode would have named each image instead).
+func TestLoadAllRequestDecodeLimit(t *testing.T) {
+	files := map[string][]byte{"/big.png": pngHeader(8000, 5000, 8)}
+	srv, host := site(t, files)
+	src := &Source{Fetcher: safefetch.New(safefetch.Config{AllowHosts: []string{host}})}
+	urls := make([]string, 5)
+	for i := range urls {
+		urls[i] = srv.URL + "/big.png"
+	}
+	_, err := src.LoadAll(context.Background(), "org", "imageUrls", urls)
+	if r := fieldReason(t, err, "imageUrls"); !strings.Contains(r, "at most 640 MB per request") {
+		t.Fatalf("reason %q", r)
+	}
+	// Four fit: each is then decoded, and each fails on its own.
+	_, err = src.LoadAll(context.Background(), "org", "imageUrls", urls[:4])
+	if r := fieldReason(t, err, "imageUrls[3]"); !strings.Contains(r, "cannot be decoded") {
+		t.Fatalf("reason %q", r)
+	}
+}
+
+// TestDecodeBudgetWaits: a decode waits while the process budget is
+// spent, gives up with its context, and proceeds once bytes are released.
+func TestDecodeBudgetWaits(t *testing.T) {
+	if _, err := NewDecodeBudget(imagecheck.MaxDecodeBytes - 1); err == nil {
+		t.Fatal("a budget below one image's limit was accepted")
+	}
+	b, err := NewDecodeBudget(imagecheck.MaxDecodeBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, host := site(t, map[string][]byte{"/ok.png": pngBytes(t, 8, 8)})
+	src := &Source{Fetcher: safefetch.New(safefetch.Config{AllowHosts: []string{host}}), Budget: b}
+	release, err := b.acquire(context.Background(), imagecheck.MaxDecodeBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := src.Load(ctx, "org", "f", srv.URL+"/ok.png"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("load with the budget spent: %v, want the deadline", err)
+	}
+	release()
+	if _, err := src.Load(context.Background(), "org", "f", srv.URL+"/ok.png"); err != nil {
+		t.Fatalf("load after release: %v", err)
 	}
 }

@@ -1,28 +1,9 @@
 package imageinput
 
 import (
-	"context"
 	"image"
 	"image/draw"
-	"runtime"
 )
-
-// decodeSlots bounds the full-size decodes running in the process. A 5 MB
-// file may declare up to imagecheck.MaxPixels (40 MP, 160 MB as RGBA), so
-// unbounded parallel decodes of crafted files would exhaust memory long
-// before CPU; decoding is CPU-bound anyway, so one slot per CPU loses
-// nothing.
-var decodeSlots = make(chan struct{}, max(2, runtime.GOMAXPROCS(0)))
-
-// acquireDecode waits for a decode slot or for ctx to end.
-func acquireDecode(ctx context.Context) (release func(), err error) {
-	select {
-	case decodeSlots <- struct{}{}:
-		return func() { <-decodeSlots }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
 
 // shrinkStrip is how many source rows are converted to RGBA at a time.
 const shrinkStrip = 16

@@ -95,7 +95,7 @@ func (p *lagProbe) report(b *testing.B) {
 func benchSetup(b *testing.B) (*env, *lagProbe) {
 	e := setup(b)
 	p := newLagProbe()
-	e.consume(b, ConsumerConfig{Durable: "lag", Stream: "THUMBNAILS", Subjects: []string{"thumbnails.bench.>"}, Workers: 4}, p.handler)
+	e.consume(b, ConsumerConfig{Durable: "lag", Stream: events.StreamThumbnails, Subjects: []string{"thumbnails.bench.>"}, Workers: 4}, p.handler)
 	background(b, "relay", NewRelay(e.pool, e.bus, nil).Run)
 	// Warm up: streams, consumer and connections in place.
 	ids := e.writeTx(b, "thumbnails.bench.warm.v1", 1)
@@ -153,7 +153,7 @@ func BenchmarkOutboxLag(b *testing.B) {
 // could not keep the pace.
 func BenchmarkOutboxLagLoaded(b *testing.B) {
 	e, p := benchSetup(b)
-	forced := RelayForced()
+	forced := counter(b, "hookline_messaging_relay_forced_total")
 	const (
 		writers = 8
 		rate    = 1000 // per second
@@ -196,7 +196,7 @@ func BenchmarkOutboxLagLoaded(b *testing.B) {
 	}
 	wg.Wait()
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "events/s")
-	b.ReportMetric(float64(RelayForced()-forced), "forced")
+	b.ReportMetric(float64(counter(b, "hookline_messaging_relay_forced_total")-forced), "forced")
 	p.report(b)
 }
 

@@ -12,17 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"hookline.dev/pkg/events"
-)
-
-// Stream retention (ARCHITECTURE §4: JetStream is transport, Postgres is the
-// truth, so a week covers any consumer outage worth waiting for; dead letters
-// are kept longer because a human reads them).
-const (
-	streamMaxAge    = 7 * 24 * time.Hour
-	dlqMaxAge       = 30 * 24 * time.Hour
-	duplicateWindow = 2 * time.Minute
-	dlqStreamName   = "DLQ"
+	"hookline.dev/pkg/natsauth"
 )
 
 // connectCap bounds how long Connect keeps retrying the first connection
@@ -34,7 +24,8 @@ const connectCap = 30 * time.Second
 // connection for server-side monitoring, and retries the first dial until ctx
 // ends (at most 30 s without a deadline), since services and NATS start
 // together.
-func Connect(ctx context.Context, url, name string) (*nats.Conn, error) {
+// Options in extra come last and win (WithUser for a service's own user).
+func Connect(ctx context.Context, url, name string, extra ...nats.Option) (*nats.Conn, error) {
 	log := slog.Default().With("component", "nats", "name", name)
 	opts := []nats.Option{
 		nats.Name(name),
@@ -59,6 +50,7 @@ func Connect(ctx context.Context, url, name string) (*nats.Conn, error) {
 			log.Error("nats async error", "subject", subject, "err", err)
 		}),
 	}
+	opts = append(opts, extra...)
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, connectCap)
@@ -79,6 +71,16 @@ func Connect(ctx context.Context, url, name string) (*nats.Conn, error) {
 	}
 }
 
+// WithUser authenticates as a service's own NATS user and moves its reply
+// subjects under natsauth.InboxPrefix(user), the only inbox its
+// permissions let it read. An empty user means no credentials.
+func WithUser(user, password string) []nats.Option {
+	if user == "" {
+		return nil
+	}
+	return []nats.Option{nats.UserInfo(user, password), nats.CustomInboxPrefix(natsauth.InboxPrefix(user))}
+}
+
 // namespacePattern keeps a namespace to one subject token that is also valid
 // in a stream name: no dots, wildcards or spaces.
 var namespacePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
@@ -92,6 +94,9 @@ type Bus struct {
 	// Log receives the errors of background work (consumers, relay
 	// publishes); slog.Default() unless replaced before use.
 	Log *slog.Logger
+	// Streams are the stream settings configuration declares
+	// (HOOKLINE_STREAMS), applied by EnsureStreams.
+	Streams StreamConfig
 }
 
 // NewBus wraps nc. An empty namespace is production; tests pass
@@ -144,36 +149,6 @@ func (b *Bus) log() *slog.Logger {
 		return b.Log
 	}
 	return slog.Default()
-}
-
-// EnsureStreams creates or updates every stream of events.Streams in the
-// bus's namespace. It is idempotent and safe to run from every replica at
-// start-up.
-func (b *Bus) EnsureStreams(ctx context.Context) error {
-	for _, s := range events.Streams {
-		subjects := make([]string, len(s.Subjects))
-		for i, subj := range s.Subjects {
-			subjects[i] = b.Subject(subj)
-		}
-		maxAge := streamMaxAge
-		if s.Name == dlqStreamName {
-			maxAge = dlqMaxAge
-		}
-		cfg := jetstream.StreamConfig{
-			Name:       b.StreamName(s.Name),
-			Subjects:   subjects,
-			Retention:  jetstream.LimitsPolicy,
-			Storage:    jetstream.FileStorage,
-			Discard:    jetstream.DiscardOld,
-			MaxAge:     maxAge,
-			Duplicates: duplicateWindow,
-			Replicas:   1,
-		}
-		if _, err := b.JS.CreateOrUpdateStream(ctx, cfg); err != nil {
-			return fmt.Errorf("messaging: ensure stream %s: %w", cfg.Name, err)
-		}
-	}
-	return nil
 }
 
 // Ping reports whether the connection is up and JetStream answers; it backs

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ const (
 // given without namespace; the bus adds it.
 type ConsumerConfig struct {
 	Durable  string
-	Stream   string   // e.g. "THUMBNAILS"
+	Stream   string   // an events.Stream* name
 	Subjects []string // filter subjects, e.g. "thumbnails.operation.>"
 	// MaxDeliver bounds deliveries of one message (default 5); the last
 	// failed one goes to the dead-letter subject.
@@ -64,8 +65,17 @@ type ConsumerConfig struct {
 	// replicas (default 256): it is the consumer's concurrency limit.
 	MaxAckPending int
 	// Workers is the number of handlers running at once in this process
-	// (default 4). Messages are handled concurrently and out of order.
+	// (default 4). Messages are handled concurrently and out of order,
+	// except as OrderKey says.
 	Workers int
+	// OrderKey, when set, keeps messages of equal keys in delivery order:
+	// they go to one worker, which handles each only after the one before
+	// it returned. Messages of other keys still run concurrently. A
+	// message whose key is "" (or that does not parse) goes to any worker.
+	// The order holds for the deliveries one process receives: a delivery
+	// that fails and is retried, or one pulled by another replica, can be
+	// overtaken.
+	OrderKey func(events.Envelope) string
 }
 
 func (c ConsumerConfig) withDefaults() (ConsumerConfig, error) {
@@ -151,19 +161,38 @@ func (b *Bus) Consume(ctx context.Context, cfg ConsumerConfig, h Handler) error 
 	}
 	log := b.log().With("consumer", cfg.Durable, "stream", stream)
 
-	jobs := make(chan jetstream.Msg)
+	// Without an order key all workers share one queue; with one, each
+	// worker has its own (buffered, so one slow key does not stall the
+	// pump at once) and a key always maps to the same worker.
+	queues := []chan jetstream.Msg{make(chan jetstream.Msg)}
+	if cfg.OrderKey != nil {
+		queues = make([]chan jetstream.Msg, cfg.Workers)
+		for i := range queues {
+			queues[i] = make(chan jetstream.Msg, orderedQueue)
+		}
+	}
 	var wg sync.WaitGroup
-	for range cfg.Workers {
+	for i := range cfg.Workers {
+		jobs := queues[i%len(queues)]
 		wg.Go(func() {
 			for m := range jobs {
+				if ctx.Err() != nil {
+					// Queued before the shutdown: hand it back now rather
+					// than start it.
+					_ = m.Nak()
+					continue
+				}
 				b.handle(ctx, cfg, h, m)
 			}
 		})
 	}
 	defer func() {
-		close(jobs)
+		for _, q := range queues {
+			close(q)
+		}
 		wg.Wait()
 	}()
+	route := router(cfg.OrderKey, queues)
 
 	wait := 100 * time.Millisecond
 	for ctx.Err() == nil {
@@ -173,7 +202,7 @@ func (b *Bus) Consume(ctx context.Context, cfg ConsumerConfig, h Handler) error 
 			log.Error("consumer: start pulling", "err", err, "retry_in", wait)
 		} else {
 			started := time.Now()
-			err = pump(ctx, iter, jobs)
+			err = pump(ctx, iter, route)
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -197,8 +226,34 @@ func (b *Bus) Consume(ctx context.Context, cfg ConsumerConfig, h Handler) error 
 	return nil
 }
 
+// orderedQueue is the buffer of each worker's queue when messages are
+// routed by key.
+const orderedQueue = 16
+
+// router returns which queue a message goes to: the only one, or, with an
+// order key, the one its key hashes to (round robin for messages without a
+// key).
+func router(key func(events.Envelope) string, queues []chan jetstream.Msg) func(jetstream.Msg) chan<- jetstream.Msg {
+	if key == nil {
+		return func(jetstream.Msg) chan<- jetstream.Msg { return queues[0] }
+	}
+	seed := maphash.MakeSeed()
+	var next uint64
+	return func(m jetstream.Msg) chan<- jetstream.Msg {
+		var k string
+		if env, err := events.Parse(m.Data()); err == nil {
+			k = key(env)
+		}
+		if k == "" {
+			next++
+			return queues[next%uint64(len(queues))]
+		}
+		return queues[maphash.String(seed, k)%uint64(len(queues))]
+	}
+}
+
 // pump hands messages to the workers until ctx ends or the iterator fails.
-func pump(ctx context.Context, iter jetstream.MessagesContext, jobs chan<- jetstream.Msg) error {
+func pump(ctx context.Context, iter jetstream.MessagesContext, route func(jetstream.Msg) chan<- jetstream.Msg) error {
 	stop := context.AfterFunc(ctx, iter.Stop)
 	defer stop()
 	defer iter.Stop()
@@ -211,7 +266,7 @@ func pump(ctx context.Context, iter jetstream.MessagesContext, jobs chan<- jetst
 			return err
 		}
 		select {
-		case jobs <- m:
+		case route(m) <- m:
 		case <-ctx.Done():
 			// Not handled: let it come back at once rather than after AckWait.
 			_ = m.Nak()
@@ -231,7 +286,7 @@ func (b *Bus) handle(ctx context.Context, cfg ConsumerConfig, h Handler, m jetst
 		return
 	}
 	if meta.NumDelivered > 1 {
-		redelivered.Add(1)
+		redeliveries.With(attrConsumer, cfg.Durable).Add(1)
 	}
 	env, err := events.Parse(m.Data())
 	if err != nil {
@@ -252,7 +307,9 @@ func (b *Bus) handle(ctx context.Context, cfg ConsumerConfig, h Handler, m jetst
 		))
 	defer span.End()
 
+	started := time.Now()
 	herr := runWithHeartbeat(hctx, cfg.AckWait, m, h, env)
+	recordProcessed(ctx, cfg.Durable, b.unSubject(m.Subject()), time.Since(started), herr != nil)
 	if herr == nil {
 		// Wait for the server to confirm the ack: an ack lost on the way is
 		// a redelivery, harmless (inbox) but worth avoiding.
@@ -364,7 +421,7 @@ func (b *Bus) deadLetter(ctx context.Context, cfg ConsumerConfig, m jetstream.Ms
 		_ = m.NakWithDelay(cfg.Backoff[len(cfg.Backoff)-1])
 		return
 	}
-	deadLettered.Add(1)
+	deadLetters.With(attrConsumer, cfg.Durable).With(attrReason, reason).Add(1)
 	log.Error("consumer: message dead-lettered", "reason", reason, "deliveries", meta.NumDelivered, "err", cause)
 	if err := m.TermWithReason(reason); err != nil {
 		log.Warn("consumer: term", "err", err)

@@ -52,17 +52,38 @@ func (d *deliveries) get(id string) int {
 // deadLetters reads the dead letters of a consumer.
 func (e *env) deadLetters(t testing.TB, durable string, want int) []jetstream.Msg {
 	t.Helper()
-	return e.readStream(t, "DLQ", events.DeadLetterPrefix+durable+".>", want)
+	return e.readStream(t, events.StreamDLQ, events.DeadLetterPrefix+durable+".>", want)
+}
+
+// drained waits until the server has nothing left to deliver to the
+// consumer and no delivery awaiting its ack, then returns the consumer's
+// info. From then on no handler call can come: counts taken after it are
+// final, and Delivered.Consumer counts every delivery the server made.
+func (e *env) drained(t testing.TB, stream, durable string) *jetstream.ConsumerInfo {
+	t.Helper()
+	var info *jetstream.ConsumerInfo
+	testkit.Eventually(t, 10*time.Second, "consumer "+durable+" drained", func() bool {
+		c, err := e.bus.JS.Consumer(e.ctx, e.bus.StreamName(stream), durable)
+		if err != nil {
+			return false
+		}
+		info, err = c.Info(e.ctx)
+		return err == nil && info.NumPending == 0 && info.NumAckPending == 0
+	})
+	return info
 }
 
 func TestConsumerDeadLettersAfterMaxDeliver(t *testing.T) {
 	e := setup(t)
 	var d deliveries
 	cfg := ConsumerConfig{
-		Durable: "always-fails", Stream: "THUMBNAILS", Subjects: []string{"thumbnails.t4a.>"},
+		Durable: "always-fails", Stream: events.StreamThumbnails, Subjects: []string{"thumbnails.t4a.>"},
 		MaxDeliver: 3, Backoff: []time.Duration{20 * time.Millisecond, 40 * time.Millisecond},
 	}
-	before := DeadLettered()
+	before := counter(t, "hookline_messaging_dead_letters_total", "messaging_consumer_group_name", cfg.Durable)
+	consumer := []string{"messaging_consumer_group_name", cfg.Durable}
+	failedBefore := counter(t, "messaging_process_duration_seconds", append(consumer, "outcome", "error")...)
+	redeliveredBefore := counter(t, "hookline_messaging_redeliveries_total", consumer...)
 	e.consume(t, cfg, func(_ context.Context, ev events.Envelope) error {
 		d.add(ev.ID)
 		return errors.New("database on fire")
@@ -71,12 +92,19 @@ func TestConsumerDeadLettersAfterMaxDeliver(t *testing.T) {
 	e.publishDirect(t, ev)
 
 	dl := e.deadLetters(t, cfg.Durable, 1)[0]
-	time.Sleep(300 * time.Millisecond) // a fourth delivery would show by now
-	if got := d.get(ev.ID); got != 3 {
-		t.Errorf("handler ran %d times, want MaxDeliver = 3", got)
+	info := e.drained(t, cfg.Stream, cfg.Durable)
+	if got := d.get(ev.ID); got != 3 || info.Delivered.Consumer != 3 {
+		t.Errorf("handler ran %d times over %d deliveries, want MaxDeliver = 3", got, info.Delivered.Consumer)
 	}
-	if got := DeadLettered() - before; got != 1 {
+	if got := counter(t, "hookline_messaging_dead_letters_total", "messaging_consumer_group_name", cfg.Durable, "reason", "max_deliver") - before; got != 1 {
 		t.Errorf("dead-letter counter moved by %d, want 1", got)
+	}
+	// Every delivery is timed as a failure; all but the first are redeliveries.
+	if got := counter(t, "messaging_process_duration_seconds", append(consumer, "outcome", "error", "messaging_destination_name", "thumbnails.t4a.failed.v1")...) - failedBefore; got != 3 {
+		t.Errorf("failed handlings counted %d, want 3", got)
+	}
+	if got := counter(t, "hookline_messaging_redeliveries_total", consumer...) - redeliveredBefore; got != 2 {
+		t.Errorf("redeliveries counted %d, want 2", got)
 	}
 	wantSubject := e.bus.Subject("dlq.always-fails.thumbnails.t4a.failed.v1")
 	if dl.Subject() != wantSubject {
@@ -103,8 +131,8 @@ func TestConsumerDeadLettersAfterMaxDeliver(t *testing.T) {
 func TestConsumerPermanentErrorDeadLettersAtOnce(t *testing.T) {
 	e := setup(t)
 	var d deliveries
-	cfg := ConsumerConfig{Durable: "permanent", Stream: "THUMBNAILS", Subjects: []string{"thumbnails.t4b.>"}}
-	before := DeadLettered()
+	cfg := ConsumerConfig{Durable: "permanent", Stream: events.StreamThumbnails, Subjects: []string{"thumbnails.t4b.>"}}
+	before := counter(t, "hookline_messaging_dead_letters_total", "messaging_consumer_group_name", cfg.Durable)
 	e.consume(t, cfg, func(_ context.Context, ev events.Envelope) error {
 		d.add(ev.ID)
 		return Permanent(errors.New("reservation unknown"))
@@ -113,14 +141,14 @@ func TestConsumerPermanentErrorDeadLettersAtOnce(t *testing.T) {
 	e.publishDirect(t, ev)
 
 	dl := e.deadLetters(t, cfg.Durable, 1)[0]
-	time.Sleep(300 * time.Millisecond)
-	if got := d.get(ev.ID); got != 1 {
-		t.Errorf("handler ran %d times, want 1", got)
+	info := e.drained(t, cfg.Stream, cfg.Durable)
+	if got := d.get(ev.ID); got != 1 || info.Delivered.Consumer != 1 {
+		t.Errorf("handler ran %d times over %d deliveries, want 1", got, info.Delivered.Consumer)
 	}
 	if got := dl.Headers().Get(HeaderDLQReason); got != "permanent" {
 		t.Errorf("reason %q, want permanent", got)
 	}
-	if got := DeadLettered() - before; got != 1 {
+	if got := counter(t, "hookline_messaging_dead_letters_total", "messaging_consumer_group_name", cfg.Durable) - before; got != 1 {
 		t.Errorf("dead-letter counter moved by %d, want 1", got)
 	}
 }
@@ -128,7 +156,7 @@ func TestConsumerPermanentErrorDeadLettersAtOnce(t *testing.T) {
 func TestConsumerUnparsableDeadLettersAtOnce(t *testing.T) {
 	e := setup(t)
 	called := make(chan struct{}, 1)
-	cfg := ConsumerConfig{Durable: "garbage", Stream: "THUMBNAILS", Subjects: []string{"thumbnails.t4c.>"}}
+	cfg := ConsumerConfig{Durable: "garbage", Stream: events.StreamThumbnails, Subjects: []string{"thumbnails.t4c.>"}}
 	e.consume(t, cfg, func(context.Context, events.Envelope) error {
 		called <- struct{}{}
 		return nil
@@ -157,7 +185,7 @@ func TestConsumerRetryThenSuccessAppliesOnce(t *testing.T) {
 	e := setup(t)
 	var d deliveries
 	cfg := ConsumerConfig{
-		Durable: "flaky", Stream: "THUMBNAILS", Subjects: []string{"thumbnails.t4d.>"},
+		Durable: "flaky", Stream: events.StreamThumbnails, Subjects: []string{"thumbnails.t4d.>"},
 		Backoff: []time.Duration{20 * time.Millisecond},
 	}
 	e.consume(t, cfg, func(ctx context.Context, ev events.Envelope) error {
@@ -179,7 +207,7 @@ func TestConsumerRetryThenSuccessAppliesOnce(t *testing.T) {
 	// publish it again without a message id so the stream stores it twice.
 	e.publishDirect(t, ev)
 	testkit.Eventually(t, 10*time.Second, "duplicate delivered", func() bool { return d.get(ev.ID) == 3 })
-	time.Sleep(100 * time.Millisecond)
+	e.drained(t, cfg.Stream, cfg.Durable) // the duplicate's transaction has ended
 	if rows, maxN := e.effects(t); rows != 1 || maxN != 1 {
 		t.Errorf("effects: %d rows applied up to %d times, want 1 and 1", rows, maxN)
 	}
@@ -274,7 +302,7 @@ func TestConsumerHeartbeatsLongHandlers(t *testing.T) {
 	e := setup(t)
 	var d deliveries
 	cfg := ConsumerConfig{
-		Durable: "slow", Stream: "CLIPS", Subjects: []string{"clips.t4e.>"},
+		Durable: "slow", Stream: events.StreamClips, Subjects: []string{"clips.t4e.>"},
 		AckWait: 500 * time.Millisecond, Workers: 2,
 	}
 	done := make(chan struct{})
@@ -295,19 +323,19 @@ func TestConsumerHeartbeatsLongHandlers(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("handler never finished")
 	}
-	time.Sleep(700 * time.Millisecond)
-	if got := d.get(ev.ID); got != 1 {
-		t.Errorf("handler ran %d times, want 1 (InProgress should hold the message)", got)
+	info := e.drained(t, cfg.Stream, cfg.Durable)
+	if got := d.get(ev.ID); got != 1 || info.Delivered.Consumer != 1 {
+		t.Errorf("handler ran %d times over %d deliveries, want 1 (InProgress should hold the message)", got, info.Delivered.Consumer)
 	}
 }
 
 func TestConsumerConfigValidation(t *testing.T) {
 	e := setup(t)
 	for _, cfg := range []ConsumerConfig{
-		{Stream: "CLIPS", Subjects: []string{"clips.>"}},
-		{Durable: "a.b", Stream: "CLIPS", Subjects: []string{"clips.>"}},
+		{Stream: events.StreamClips, Subjects: []string{"clips.>"}},
+		{Durable: "a.b", Stream: events.StreamClips, Subjects: []string{"clips.>"}},
 		{Durable: "x", Subjects: []string{"clips.>"}},
-		{Durable: "x", Stream: "CLIPS"},
+		{Durable: "x", Stream: events.StreamClips},
 	} {
 		if err := e.bus.Consume(e.ctx, cfg, func(context.Context, events.Envelope) error { return nil }); err == nil {
 			t.Errorf("config %+v accepted", cfg)
@@ -327,14 +355,14 @@ func TestNamespacing(t *testing.T) {
 	if got := b.Subject("billing.credit.reserved.v1"); got != "t1a2.billing.credit.reserved.v1" {
 		t.Errorf("Subject = %q", got)
 	}
-	if got := b.StreamName("BILLING"); got != "T1A2_BILLING" {
+	if got := b.StreamName(events.StreamBilling); got != "T1A2_BILLING" {
 		t.Errorf("StreamName = %q", got)
 	}
 	if got := b.unSubject("t1a2.clips.x.v1"); got != "clips.x.v1" {
 		t.Errorf("unSubject = %q", got)
 	}
 	p := &Bus{}
-	if p.Subject("a.b") != "a.b" || p.StreamName("CLIPS") != "CLIPS" {
+	if p.Subject("a.b") != "a.b" || p.StreamName(events.StreamClips) != "CLIPS" {
 		t.Error("empty namespace changed names")
 	}
 	nc, err := Connect(context.Background(), testkit.NATSURL(t), "messaging-test")

@@ -26,7 +26,7 @@
 // and polls as a fallback. Transaction ids are cluster-wide, so
 // a writing transaction left open anywhere in the cluster holds every relay
 // back; after Relay.MaxHold (5 s) the relay publishes committed rows past it,
-// out of txid order, rather than stall (see messaging_relay_forced).
+// out of txid order, rather than stall (see hookline.messaging.relay.forced).
 //
 // JetStream deduplicates only within its 2-minute window, and a message may
 // be lost by the broker (ARCHITECTURE §4): Postgres stays the truth, and an
@@ -53,9 +53,10 @@
 //
 // Ordering: handlers of one consumer run concurrently (ConsumerConfig.Workers)
 // and redeliveries overtake newer messages, so a handler must not rely on the
-// order of events, not even within one account or entity. Billing does not:
-// each settlement names its reservation and the ledger rejects a second
-// terminal event.
+// order of events, not even within one account or entity. Where the first of
+// two conflicting events must win, ConsumerConfig.OrderKey keeps the events
+// of one key in delivery order within a process; billing keys settlements by
+// reservation, and its ledger ignores any terminal event after the first.
 //
 // # Request-reply
 //

@@ -280,3 +280,10 @@ func mustJSON(t testing.TB, v any) []byte {
 }
 
 func newID() string { return uuid.NewString() }
+
+// counter reads one of the package's counters (summed over the series with
+// labels) through the process's Prometheus endpoint.
+func counter(t testing.TB, name string, labels ...string) int64 {
+	t.Helper()
+	return int64(testkit.ScrapeProcess(t).Value(name, labels...))
+}

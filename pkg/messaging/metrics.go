@@ -1,34 +1,61 @@
 package messaging
 
-import "expvar"
+import (
+	"context"
+	"time"
 
-// Process-wide counters, published through expvar (/debug/vars) so every
-// service exposes them without wiring. They are package variables because
-// expvar names are global: a second registration would panic.
-var (
-	deadLettered    = expvar.NewInt("messaging_dead_lettered")
-	redelivered     = expvar.NewInt("messaging_redelivered")
-	relayPublished  = expvar.NewInt("messaging_relay_published")
-	relayDuplicates = expvar.NewInt("messaging_relay_duplicates")
-	relayForced     = expvar.NewInt("messaging_relay_forced")
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+
+	"hookline.dev/pkg/telemetry"
 )
 
-// DeadLettered is the number of messages this process sent to a dead-letter
-// subject.
-func DeadLettered() int64 { return deadLettered.Value() }
+// meterScope names the instruments of this package.
+const meterScope = "hookline.dev/pkg/messaging"
 
-// Redelivered is the number of deliveries this process received that were
-// not the first delivery of their message.
-func Redelivered() int64 { return redelivered.Value() }
+// Attribute keys of the consumer metrics; the consumer is its durable name.
+const (
+	attrConsumer = "messaging.consumer.group.name"
+	attrSubject  = "messaging.destination.name"
+	attrOutcome  = "outcome"
+	attrReason   = "reason"
+)
 
-// RelayPublished is the number of outbox rows this process's relays
-// published and saw acknowledged.
-func RelayPublished() int64 { return relayPublished.Value() }
+// The package's instruments. They are package variables created through
+// the global meter: every service exposes them once telemetry.Setup has
+// installed the provider, without wiring.
+var (
+	// processDuration counts and times every handled delivery by consumer,
+	// subject and outcome (ok or error): throughput, failures and latency.
+	processDuration = histogram("messaging.process.duration", "Duration of handling one delivered message.")
+	redeliveries    = telemetry.NewCounter(meterScope, "hookline.messaging.redeliveries", "Deliveries that were not the first of their message.")
+	deadLetters     = telemetry.NewCounter(meterScope, "hookline.messaging.dead_letters", "Messages sent to the dead-letter subject.")
+	// relayLag is an outbox row's age when JetStream acknowledged it: how
+	// far events trail the transactions that wrote them.
+	relayLag        = histogram("hookline.messaging.relay.lag", "Age of an outbox row when its publication was acknowledged.")
+	relayPublished  = telemetry.NewCounter(meterScope, "hookline.messaging.relay.published", "Outbox rows published and acknowledged.")
+	relayDuplicates = telemetry.NewCounter(meterScope, "hookline.messaging.relay.duplicates", "Relay publications the stream recognised as duplicates (a re-publish after a crash between publish and delete).")
+	relayForced     = telemetry.NewCounter(meterScope, "hookline.messaging.relay.forced", "Outbox rows published out of txid order because an older transaction stayed open longer than Relay.MaxHold.")
+)
 
-// RelayDuplicates is the number of relay publishes the stream recognised as
-// duplicates (a re-publish after a crash between publish and delete).
-func RelayDuplicates() int64 { return relayDuplicates.Value() }
+func histogram(name, description string) metric.Float64Histogram {
+	h, err := otel.Meter(meterScope).Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(description),
+		metric.WithExplicitBucketBoundaries(telemetry.DurationBuckets...))
+	if err != nil {
+		otel.Handle(err)
+		return noop.Float64Histogram{}
+	}
+	return h
+}
 
-// RelayForced is the number of rows published out of txid order because an
-// older transaction stayed open longer than Relay.MaxHold.
-func RelayForced() int64 { return relayForced.Value() }
+// recordProcessed records one handled delivery.
+func recordProcessed(ctx context.Context, consumer, subject string, took time.Duration, failed bool) {
+	outcome := "ok"
+	if failed {
+		outcome = "error"
+	}
+	processDuration.Record(ctx, took.Seconds(), metric.WithAttributes(
+		attribute.String(attrConsumer, consumer), attribute.String(attrSubject, subject), attribute.String(attrOutcome, outcome)))
+}

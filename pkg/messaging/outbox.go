@@ -129,9 +129,10 @@ func ClaimInbox(ctx context.Context, tx pgx.Tx, consumer, eventID string) (first
 	return tag.RowsAffected() == 1, nil
 }
 
-// InboxRetention is how long inbox rows are kept: longer than the streams
-// keep messages, so no redelivery can outlive its row.
-const InboxRetention = streamMaxAge + 24*time.Hour
+// InboxRetention is how long inbox rows are kept: longer than the event
+// streams keep messages by default, so no redelivery can outlive its row.
+// A stream given a longer max_age outlives this guarantee.
+const InboxRetention = events.EventMaxAge + 24*time.Hour
 
 // PruneInbox deletes inbox rows processed before cutoff (normally now minus
 // InboxRetention).

@@ -31,8 +31,10 @@ func TestOutboxConcurrentWriters(t *testing.T) {
 		typ     = "thumbnails.test.written.v1"
 	)
 	col := newCollector()
-	e.consume(t, ConsumerConfig{Durable: "t1", Stream: "THUMBNAILS", Subjects: []string{"thumbnails.test.>"}}, col.handler)
-	forcedBefore := RelayForced()
+	e.consume(t, ConsumerConfig{Durable: "t1", Stream: events.StreamThumbnails, Subjects: []string{"thumbnails.test.>"}}, col.handler)
+	forcedBefore := counter(t, "hookline_messaging_relay_forced_total")
+	lagBefore := counter(t, "hookline_messaging_relay_lag_seconds")
+	handledBefore := counter(t, "messaging_process_duration_seconds", "messaging_consumer_group_name", "t1", "outcome", "ok")
 	background(t, "relay", e.relay(t).Run)
 
 	var (
@@ -126,15 +128,23 @@ func TestOutboxConcurrentWriters(t *testing.T) {
 			t.Errorf("unknown event %s delivered", id)
 		}
 	}
-	if got := e.streamMsgs(t, "THUMBNAILS"); got != uint64(len(committed)) {
+	if got := e.streamMsgs(t, events.StreamThumbnails); got != uint64(len(committed)) {
 		t.Errorf("stream holds %d messages, want %d (one per committed event)", got, len(committed))
+	}
+	// Each published row's lag was recorded (other tests' relays may add
+	// theirs), and the consumer timed each event it handled.
+	if got := counter(t, "hookline_messaging_relay_lag_seconds") - lagBefore; got < int64(len(committed)) {
+		t.Errorf("relay lag recorded %d times, want at least %d", got, len(committed))
+	}
+	if got := counter(t, "messaging_process_duration_seconds", "messaging_consumer_group_name", "t1", "outcome", "ok") - handledBefore; got < int64(len(committed)) {
+		t.Errorf("consumer t1 handled %d events by its metrics, want at least %d", got, len(committed))
 	}
 
 	// Stream order: (txid, seq). Within a transaction positions ascend; and
 	// unless the relay had to force rows past a long transaction of the
 	// shared cluster, txids never go backwards.
-	msgs := e.readStream(t, "THUMBNAILS", "thumbnails.test.>", len(committed))
-	forced := RelayForced() - forcedBefore
+	msgs := e.readStream(t, events.StreamThumbnails, "thumbnails.test.>", len(committed))
+	forced := counter(t, "hookline_messaging_relay_forced_total") - forcedBefore
 	var lastTx int64
 	lastPos := map[int64]int{}
 	for _, m := range msgs {
@@ -170,14 +180,14 @@ var errRollback = errors.New("rollback on purpose")
 func TestRelayCrashLosesNothing(t *testing.T) {
 	e := setup(t)
 	const typ = "clips.test.crashed.v1"
-	e.consume(t, ConsumerConfig{Durable: "t2", Stream: "CLIPS", Subjects: []string{"clips.test.>"}}, e.effectHandler("t2", nil))
+	e.consume(t, ConsumerConfig{Durable: "t2", Stream: events.StreamClips, Subjects: []string{"clips.test.>"}}, e.effectHandler("t2", nil))
 
 	var ids []string
 	for range 100 {
 		ids = append(ids, e.writeTx(t, typ, 10)...)
 	}
 
-	dupsBefore := RelayDuplicates()
+	dupsBefore := counter(t, "hookline_messaging_relay_duplicates_total")
 	r1 := e.relay(t)
 	r1.BatchSize = 100
 	var batches atomic.Int32
@@ -229,9 +239,9 @@ func TestRelayCrashLosesNothing(t *testing.T) {
 	})
 	// Counters move just after the DELETE commits.
 	testkit.Eventually(t, 2*time.Second, "relay 2 saw >= 100 duplicate acks (the crashed batch)", func() bool {
-		return RelayDuplicates()-dupsBefore >= 100
+		return counter(t, "hookline_messaging_relay_duplicates_total")-dupsBefore >= 100
 	})
-	if got := e.streamMsgs(t, "CLIPS"); got != uint64(len(ids)) {
+	if got := e.streamMsgs(t, events.StreamClips); got != uint64(len(ids)) {
 		t.Errorf("stream holds %d messages, want %d", got, len(ids))
 	}
 	time.Sleep(200 * time.Millisecond)
@@ -247,7 +257,7 @@ func TestTwoRelaysOneLeader(t *testing.T) {
 	e := setup(t)
 	const typ = "assets.test.led.v1"
 	col := newCollector()
-	e.consume(t, ConsumerConfig{Durable: "t3", Stream: "ASSETS", Subjects: []string{"assets.test.>"}}, col.handler)
+	e.consume(t, ConsumerConfig{Durable: "t3", Stream: events.StreamAssets, Subjects: []string{"assets.test.>"}}, col.handler)
 
 	var active, overlaps atomic.Int32
 	hook := func(start bool) {
@@ -465,7 +475,7 @@ func TestTraceCrossesOutbox(t *testing.T) {
 	defer restore()
 	e := setup(t)
 	got := make(chan trace.SpanContext, 1)
-	e.consume(t, ConsumerConfig{Durable: "t-trace", Stream: "GATEWAY", Subjects: []string{"gateway.test.>"}},
+	e.consume(t, ConsumerConfig{Durable: "t-trace", Stream: events.StreamGateway, Subjects: []string{"gateway.test.>"}},
 		func(ctx context.Context, _ events.Envelope) error {
 			got <- trace.SpanContextFromContext(ctx)
 			return nil
@@ -512,7 +522,7 @@ func holdOpenTx(t *testing.T, e *env) (release func()) {
 func TestRelayHoldsBehindOpenTransaction(t *testing.T) {
 	e := setup(t)
 	col := newCollector()
-	e.consume(t, ConsumerConfig{Durable: "held", Stream: "CLIPS", Subjects: []string{"clips.held.>"}}, col.handler)
+	e.consume(t, ConsumerConfig{Durable: "held", Stream: events.StreamClips, Subjects: []string{"clips.held.>"}}, col.handler)
 	r := e.relay(t)
 	r.MaxHold = -1 // strict
 	background(t, "relay", r.Run)
@@ -534,11 +544,11 @@ func TestRelayHoldsBehindOpenTransaction(t *testing.T) {
 func TestRelayForcesPastLongTransaction(t *testing.T) {
 	e := setup(t)
 	col := newCollector()
-	e.consume(t, ConsumerConfig{Durable: "forced", Stream: "CLIPS", Subjects: []string{"clips.forced.>"}}, col.handler)
+	e.consume(t, ConsumerConfig{Durable: "forced", Stream: events.StreamClips, Subjects: []string{"clips.forced.>"}}, col.handler)
 	r := e.relay(t)
 	r.MaxHold = time.Second
 	background(t, "relay", r.Run)
-	before := RelayForced()
+	before := counter(t, "hookline_messaging_relay_forced_total")
 
 	holdOpenTx(t, e)
 	ids := e.writeTx(t, "clips.forced.one.v1", 2)
@@ -554,7 +564,7 @@ func TestRelayForcesPastLongTransaction(t *testing.T) {
 		t.Errorf("next event took %s while forcing; it should not wait MaxHold again", d)
 	}
 	// The counter moves after the relay's DELETE, which may trail delivery.
-	testkit.Eventually(t, 2*time.Second, "forced counter +3", func() bool { return RelayForced()-before >= 3 })
+	testkit.Eventually(t, 2*time.Second, "forced counter +3", func() bool { return counter(t, "hookline_messaging_relay_forced_total")-before >= 3 })
 }
 
 // TestRelayPoisonRowDoesNotStall: an event whose subject no stream captures
@@ -562,7 +572,7 @@ func TestRelayForcesPastLongTransaction(t *testing.T) {
 func TestRelayPoisonRowDoesNotStall(t *testing.T) {
 	e := setup(t)
 	col := newCollector()
-	e.consume(t, ConsumerConfig{Durable: "poison", Stream: "ASSETS", Subjects: []string{"assets.poison.>"}}, col.handler)
+	e.consume(t, ConsumerConfig{Durable: "poison", Stream: events.StreamAssets, Subjects: []string{"assets.poison.>"}}, col.handler)
 	e.writeTx(t, "nostream.poison.row.v1", 1)
 	background(t, "relay", e.relay(t).Run)
 	time.Sleep(300 * time.Millisecond) // let the relay fail and back off

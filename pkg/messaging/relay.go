@@ -49,7 +49,7 @@ type Relay struct {
 	// transaction (another service, a psql session left open) holds back
 	// every relay of the cluster; after MaxHold the relay publishes the
 	// committed rows anyway, out of txid order, and counts them in
-	// messaging_relay_forced. Negative disables the bound (strict order,
+	// hookline.messaging.relay.forced. Negative disables the bound (strict order,
 	// no liveness guarantee). Consumers never rely on order (see package
 	// doc), so liveness wins by default.
 	MaxHold time.Duration
@@ -380,7 +380,8 @@ func drainNotifications(conn *pgx.Conn) {
 const selectBatch = `
 SELECT id::text, subject, payload::text, coalesce(traceparent, ''),
 	txid < pg_snapshot_xmin(pg_current_snapshot()),
-	pg_snapshot_xmin(pg_current_snapshot())::text
+	pg_snapshot_xmin(pg_current_snapshot())::text,
+	extract(epoch FROM clock_timestamp() - created_at)::float8
 FROM outbox
 ORDER BY txid, seq
 LIMIT $1`
@@ -389,6 +390,9 @@ type outboxRow struct {
 	id, subject, payload, traceparent string
 	ready                             bool
 	xmin                              string
+	// written is when the row's transaction wrote it, on this process's
+	// clock: the database reports the age, so clock skew does not count.
+	written time.Time
 }
 
 type batchResult struct {
@@ -412,9 +416,12 @@ func (r *Relay) batch(ctx context.Context, conn *pgx.Conn, force bool) (batchRes
 	if err != nil {
 		return res, fmt.Errorf("select outbox: %w", err)
 	}
+	read := time.Now()
 	batch, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (outboxRow, error) {
 		var o outboxRow
-		err := row.Scan(&o.id, &o.subject, &o.payload, &o.traceparent, &o.ready, &o.xmin)
+		var age float64
+		err := row.Scan(&o.id, &o.subject, &o.payload, &o.traceparent, &o.ready, &o.xmin, &age)
+		o.written = read.Add(-time.Duration(age * float64(time.Second)))
 		return o, err
 	})
 	if err != nil {
@@ -496,6 +503,7 @@ func (r *Relay) publish(ctx context.Context, batch []outboxRow) (acked []string,
 		select {
 		case ack := <-f.Ok():
 			acked = append(acked, batch[i].id)
+			relayLag.Record(ctx, time.Since(batch[i].written).Seconds())
 			if ack.Duplicate {
 				dups++
 			}

@@ -48,24 +48,13 @@ func (e *RemoteError) Error() string {
 // Unwrap makes a remote failure an unavailability for the caller.
 func (e *RemoteError) Unwrap() error { return ErrUnavailable }
 
-// ServeOption tunes Serve.
-type ServeOption func(*serveOptions)
+// serveConcurrency is how many requests one Serve handles at once. NATS
+// calls subscription handlers one at a time, so without workers one slow
+// database round trip would queue every other request.
+const serveConcurrency = 32
 
-type serveOptions struct {
-	concurrency    int
-	defaultTimeout time.Duration
-}
-
-// ServeConcurrency sets how many requests one Serve handles at once
-// (default 32). NATS calls subscription handlers one at a time, so without
-// workers one slow database round trip would queue every other request.
-func ServeConcurrency(n int) ServeOption {
-	return func(o *serveOptions) {
-		if n > 0 {
-			o.concurrency = n
-		}
-	}
-}
+// serveDefaultTimeout bounds a request whose caller sent no deadline.
+const serveDefaultTimeout = 30 * time.Second
 
 // serveQueue is the buffer between NATS and the workers; a full buffer drops
 // requests (NATS reports a slow consumer) and their callers time out.
@@ -76,34 +65,38 @@ const serveQueue = 1024
 // deadline; its result is the reply body, and its error is replied in
 // HeaderError so the caller fails fast. Serve stops when ctx ends or stop is
 // called; stop waits for the requests already received to be answered.
-func (b *Bus) Serve(ctx context.Context, subject, queue string, h func(ctx context.Context, data []byte) ([]byte, error), opts ...ServeOption) (stop func() error, err error) {
-	o := serveOptions{concurrency: 32, defaultTimeout: 30 * time.Second}
-	for _, opt := range opts {
-		opt(&o)
-	}
+func (b *Bus) Serve(ctx context.Context, subject, queue string, h func(ctx context.Context, data []byte) ([]byte, error)) (stop func() error, err error) {
 	subj := b.Subject(subject)
 	ch := make(chan *nats.Msg, serveQueue)
 	sub, err := b.NC.ChanQueueSubscribe(subj, queue, ch)
 	if err != nil {
 		return nil, fmt.Errorf("messaging: serve %s: %w", subj, err)
 	}
+	// The subscription reaches the server asynchronously; until it has,
+	// a request from another connection finds no responder. Return only
+	// once the server has it, so a caller that starts serving and then
+	// reports ready is reachable.
+	if err := b.NC.FlushTimeout(5 * time.Second); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, fmt.Errorf("messaging: serve %s: flush: %w", subj, err)
+	}
 	// Handlers outlive a cancelled ctx: a request already taken is answered
 	// (bounded by its caller's deadline) rather than dropped mid-transaction.
 	base := context.WithoutCancel(ctx)
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
-	for range o.concurrency {
+	for range serveConcurrency {
 		wg.Go(func() {
 			for {
 				select {
 				case m := <-ch:
-					b.serveOne(base, subject, m, h, o.defaultTimeout)
+					b.serveOne(base, subject, m, h)
 				case <-quit:
 					// Unsubscribed: nothing new arrives; answer what is queued.
 					for {
 						select {
 						case m := <-ch:
-							b.serveOne(base, subject, m, h, o.defaultTimeout)
+							b.serveOne(base, subject, m, h)
 						default:
 							return
 						}
@@ -128,11 +121,11 @@ func (b *Bus) Serve(ctx context.Context, subject, queue string, h func(ctx conte
 	return stop, nil
 }
 
-func (b *Bus) serveOne(base context.Context, subject string, m *nats.Msg, h func(context.Context, []byte) ([]byte, error), defaultTimeout time.Duration) {
+func (b *Bus) serveOne(base context.Context, subject string, m *nats.Msg, h func(context.Context, []byte) ([]byte, error)) {
 	if m.Reply == "" {
 		return // nobody is waiting for an answer
 	}
-	timeout := defaultTimeout
+	timeout := serveDefaultTimeout
 	if ms, err := strconv.ParseInt(m.Header.Get(HeaderTimeout), 10, 64); err == nil && ms > 0 {
 		timeout = min(time.Duration(ms)*time.Millisecond, 5*time.Minute)
 	}

@@ -11,18 +11,24 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"hookline.dev/pkg/apierr"
 )
 
 var schemaName = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
-// Options tune a pool; zero values keep pgx defaults.
+// Options tune a pool; zero values keep pgx defaults. A pool never keeps
+// idle connections open for their own sake (MinConns is pgx's 0): each one
+// counts against the server's max_connections.
 type Options struct {
 	MaxConns int32
-	MinConns int32
+	// MaxConnIdleTime closes connections idle this long (pgx: 30 min).
+	MaxConnIdleTime time.Duration
 }
 
 // Connect opens a pool whose connections use schema, creating the schema
@@ -39,8 +45,11 @@ func Connect(ctx context.Context, url, schema string, opt Options) (*pgxpool.Poo
 	if opt.MaxConns > 0 {
 		cfg.MaxConns = opt.MaxConns
 	}
-	if opt.MinConns > 0 {
-		cfg.MinConns = opt.MinConns
+	if opt.MaxConnIdleTime > 0 {
+		cfg.MaxConnIdleTime = opt.MaxConnIdleTime
+		// Idle connections are closed by the health check, so it must run
+		// at least that often.
+		cfg.HealthCheckPeriod = min(cfg.HealthCheckPeriod, opt.MaxConnIdleTime)
 	}
 	if err := ensureSchema(ctx, cfg.ConnConfig, schema); err != nil {
 		return nil, err
@@ -137,4 +146,34 @@ func IsUniqueViolation(err error, constraint string) bool {
 		return false
 	}
 	return constraint == "" || pe.ConstraintName == constraint
+}
+
+// Unavailable reports whether err means the database cannot serve now
+// rather than that the request is wrong: the server refused the connection
+// (too_many_connections 53300 and the rest of class 53, insufficient
+// resources; cannot_connect_now 57P03 while it starts or stops), the
+// session was ended by an administrator or a crash (57P01, 57P02), a
+// connection exception (class 08), or no connection could be made at all.
+// Such failures pass once load or the outage does, so callers answer 503,
+// never 500.
+func Unavailable(err error) bool {
+	if ce := (*pgconn.ConnectError)(nil); errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	return strings.HasPrefix(pe.Code, "53") || strings.HasPrefix(pe.Code, "08") ||
+		pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+}
+
+// MapUnavailable turns an Unavailable error into the API's 503
+// (apierr.Unavailable, the cause kept for logs) and returns any other error
+// unchanged: it is every service's error mapper's database clause.
+func MapUnavailable(err error) error {
+	if err != nil && Unavailable(err) {
+		return apierr.Wrap(apierr.Unavailable, "the database is busy or unreachable; retry later", err)
+	}
+	return err
 }

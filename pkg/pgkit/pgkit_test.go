@@ -2,9 +2,14 @@ package pgkit_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"testing"
 	"testing/fstest"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/testkit"
 )
@@ -49,5 +54,32 @@ func TestMigrateAppliesOnceInOrder(t *testing.T) {
 	}
 	if _, err := pgkit.Connect(ctx, testkit.DatabaseURL(t), "Bad-Name", pgkit.Options{}); err == nil {
 		t.Fatal("invalid schema name accepted")
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&pgconn.PgError{Code: "53300"}, true}, // too_many_connections
+		{fmt.Errorf("postgres: balance: %w", &pgconn.PgError{Code: "57P03"}), true},
+		{&pgconn.PgError{Code: "08006"}, true},
+		{&pgconn.PgError{Code: "23505"}, false},
+		{&pgconn.PgError{Code: "42P01"}, false},
+		{errors.New("boom"), false},
+		{nil, false},
+	} {
+		if got := pgkit.Unavailable(tc.err); got != tc.want {
+			t.Errorf("Unavailable(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
+	var ae *apierr.Error
+	if err := pgkit.MapUnavailable(&pgconn.PgError{Code: "53300"}); !errors.As(err, &ae) || ae.Code != apierr.Unavailable {
+		t.Errorf("MapUnavailable(53300) = %v, want an unavailable API error", err)
+	}
+	other := errors.New("other")
+	if err := pgkit.MapUnavailable(other); err != other { //nolint:errorlint // identity is the point
+		t.Errorf("MapUnavailable changed an unrelated error: %v", err)
 	}
 }

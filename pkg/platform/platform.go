@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -29,15 +30,16 @@ import (
 	"hookline.dev/pkg/telemetry"
 )
 
-// Options say which service is starting and where its state lives.
+// Options say which service is starting and where its state lives (the
+// schema, pool and NATS namespace of Common).
 type Options struct {
-	Name      string
-	Common    config.Common
-	Schema    string
-	MaxConns  int32
-	Namespace string
+	Name   string
+	Common config.Common
 	// Migrations are the service's own, applied after the messaging tables.
 	Migrations fs.FS
+	// SharedMigrations are tables of pkg packages the service uses beyond
+	// messaging (credits.Migrations), applied before Migrations.
+	SharedMigrations []fs.FS
 }
 
 // Platform is a service's running dependencies.
@@ -58,40 +60,70 @@ type Platform struct {
 // Open starts logging, telemetry, Postgres (migrated) and NATS (with the
 // streams). On error everything already opened is closed again.
 func Open(ctx context.Context, getenv func(string) string, stdout io.Writer, opt Options) (p *Platform, err error) {
+	streams, err := messaging.ParseStreamConfig(opt.Common.Streams)
+	if err != nil {
+		return nil, fmt.Errorf("config: HOOKLINE_STREAMS: %w", err)
+	}
 	p = &Platform{opt: opt, Log: NewLogger(stdout, opt.Common.LogLevel).With("service", opt.Name)}
 	defer func() {
 		if err != nil {
 			p.Close()
 		}
 	}()
+	if limit, ok := memoryLimit(opt.Common.MemoryLimit, getenv("GOMEMLIMIT")); ok {
+		debug.SetMemoryLimit(limit)
+		p.Log.Info("memory limit", "container_bytes", opt.Common.MemoryLimit, "go_bytes", limit)
+	}
 	if p.shutdown, err = telemetry.Setup(ctx, opt.Name, getenv); err != nil {
 		return nil, err
 	}
-	if p.Pool, err = pgkit.Connect(ctx, opt.Common.DatabaseURL, opt.Schema, pgkit.Options{MaxConns: opt.MaxConns}); err != nil {
+	if p.Pool, err = pgkit.Connect(ctx, opt.Common.DatabaseURL, opt.Common.Schema, pgkit.Options{
+		MaxConns: opt.Common.DBMaxConns, MaxConnIdleTime: opt.Common.DBMaxConnIdle,
+	}); err != nil {
 		return nil, err
 	}
 	p.closers = append(p.closers, p.Pool.Close)
 	if err = pgkit.Migrate(ctx, p.Pool, messaging.Migrations); err != nil {
 		return nil, err
 	}
+	for _, m := range opt.SharedMigrations {
+		if err = pgkit.Migrate(ctx, p.Pool, m); err != nil {
+			return nil, err
+		}
+	}
 	if opt.Migrations != nil {
 		if err = pgkit.Migrate(ctx, p.Pool, opt.Migrations); err != nil {
 			return nil, err
 		}
 	}
-	if p.NC, err = messaging.Connect(ctx, opt.Common.NATSURL, opt.Name); err != nil {
+	if p.NC, err = messaging.Connect(ctx, opt.Common.NATSURL, opt.Name,
+		messaging.WithUser(opt.Common.NATSUser, opt.Common.NATSPassword)...); err != nil {
 		return nil, err
 	}
 	p.closers = append(p.closers, p.NC.Close)
-	if p.Bus, err = messaging.NewBus(p.NC, opt.Namespace); err != nil {
+	if p.Bus, err = messaging.NewBus(p.NC, opt.Common.NATSNamespace); err != nil {
 		return nil, err
 	}
 	p.Bus.Log = p.Log
+	p.Bus.Streams = streams
 	if err = p.Bus.EnsureStreams(ctx); err != nil {
 		return nil, err
 	}
 	p.Relay = messaging.NewRelay(p.Pool, p.Bus, p.Log)
 	return p, nil
+}
+
+// memoryLimit is the Go runtime's soft memory limit for a container limit
+// of container bytes: 90 %, which leaves room for what the runtime does not
+// count (thread stacks, cgo, the binary) before the kernel's OOM killer
+// acts. It reports false when GOMEMLIMIT is set, which the runtime has
+// already applied and which stays the operator's word, or when no
+// container limit is known.
+func memoryLimit(container int64, gomemlimit string) (int64, bool) {
+	if gomemlimit != "" || container <= 0 {
+		return 0, false
+	}
+	return container / 10 * 9, true
 }
 
 // Close releases the dependencies, newest first, and flushes telemetry.
@@ -170,7 +202,7 @@ func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, worker
 		g.Go(func() error { return w(gctx) })
 	}
 	_, _ = fmt.Fprintf(stdout, "%s listening on %s\n", p.opt.Name, ln.Addr())
-	p.Log.Info("started", "addr", ln.Addr().String(), "schema", p.opt.Schema, "namespace", p.opt.Namespace)
+	p.Log.Info("started", "addr", ln.Addr().String(), "schema", p.opt.Common.Schema, "namespace", p.opt.Common.NATSNamespace)
 
 	err = g.Wait()
 	if derr := drain(p.NC, p.opt.Common.ShutdownTimeout); derr != nil {

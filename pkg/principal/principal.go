@@ -30,6 +30,10 @@ type Principal struct {
 	Tier      string    `json:"tier"`
 	RequestID string    `json:"rid"`
 	Expires   time.Time `json:"exp"`
+
+	// IdempotencyKey is the client's Idempotency-Key on a POST, checked by
+	// the gateway; services derive reservation ids from it (pkg/credits).
+	IdempotencyKey string `json:"idem,omitempty"`
 }
 
 // ErrInvalid covers every way a header can fail; callers answer 401 alike.

@@ -15,6 +15,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -43,6 +45,12 @@ type Config struct {
 	// PublicURL is the public base of the bucket, e.g.
 	// "http://127.0.0.1:9000/hookline". Empty means path-style on Endpoint.
 	PublicURL string
+	// PublicEndpoint is the S3 API as clients reach it (host:port or a
+	// URL), used to sign upload URLs: a signature covers the host, so a URL
+	// signed for the internal Endpoint is useless outside the cluster.
+	// Empty means the scheme and host of PublicURL when PublicURL is
+	// path-style on an S3 endpoint (its path is /<bucket>), else Endpoint.
+	PublicEndpoint string
 }
 
 // ObjectInfo is what callers need to vet an uploaded object.
@@ -53,7 +61,9 @@ type ObjectInfo struct {
 
 // Store is a bucket. It is safe for concurrent use.
 type Store struct {
-	client    *minio.Client
+	client *minio.Client
+	// presigner signs URLs for the public endpoint; it never connects.
+	presigner *minio.Client
 	bucket    string
 	region    string
 	publicURL *url.URL
@@ -63,19 +73,9 @@ type Store struct {
 // New validates cfg and builds a client. It does not touch the network; use
 // Ping or EnsureBucket for that.
 func New(cfg Config) (*Store, error) {
-	endpoint, secure := cfg.Endpoint, cfg.UseSSL
-	if strings.Contains(endpoint, "://") {
-		u, err := url.Parse(endpoint)
-		if err != nil {
-			return nil, fmt.Errorf("s3: parse endpoint %q: %w", cfg.Endpoint, err)
-		}
-		if u.Scheme != "http" && u.Scheme != "https" {
-			return nil, fmt.Errorf("s3: endpoint %q: scheme must be http or https", cfg.Endpoint)
-		}
-		endpoint, secure = u.Host, u.Scheme == "https"
-	}
-	if endpoint == "" {
-		return nil, errors.New("s3: endpoint is required")
+	endpoint, secure, err := parseEndpoint(cfg.Endpoint, cfg.UseSSL)
+	if err != nil {
+		return nil, err
 	}
 	if cfg.Bucket == "" {
 		return nil, errors.New("s3: bucket is required")
@@ -97,15 +97,51 @@ func New(cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("s3: public url %q must be an http(s) base without query", cfg.PublicURL)
 	}
 
-	client, err := minio.New(endpoint, &minio.Options{
-		Creds:  credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, ""),
-		Secure: secure,
-		Region: cfg.Region,
-	})
+	pubEndpoint, pubSecure := endpoint, secure
+	switch {
+	case cfg.PublicEndpoint != "":
+		if pubEndpoint, pubSecure, err = parseEndpoint(cfg.PublicEndpoint, cfg.UseSSL); err != nil {
+			return nil, err
+		}
+	case pu.Path == "/"+cfg.Bucket:
+		pubEndpoint, pubSecure = pu.Host, pu.Scheme == "https"
+	}
+
+	creds := credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, "")
+	client, err := minio.New(endpoint, &minio.Options{Creds: creds, Secure: secure, Region: cfg.Region})
 	if err != nil {
 		return nil, fmt.Errorf("s3: create client for %s: %w", endpoint, err)
 	}
-	return &Store{client: client, bucket: cfg.Bucket, region: cfg.Region, publicURL: pu, publicStr: public}, nil
+	// With the region known, presigning is pure computation: the public
+	// endpoint need not be reachable from here.
+	region := cfg.Region
+	if region == "" {
+		region = "us-east-1"
+	}
+	presigner, err := minio.New(pubEndpoint, &minio.Options{Creds: creds, Secure: pubSecure, Region: region})
+	if err != nil {
+		return nil, fmt.Errorf("s3: create presigner for %s: %w", pubEndpoint, err)
+	}
+	return &Store{client: client, presigner: presigner, bucket: cfg.Bucket, region: cfg.Region, publicURL: pu, publicStr: public}, nil
+}
+
+// parseEndpoint accepts host:port, or a URL whose scheme decides TLS.
+func parseEndpoint(raw string, useSSL bool) (host string, secure bool, err error) {
+	host, secure = raw, useSSL
+	if strings.Contains(raw, "://") {
+		u, err := url.Parse(raw)
+		if err != nil {
+			return "", false, fmt.Errorf("s3: parse endpoint %q: %w", raw, err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			return "", false, fmt.Errorf("s3: endpoint %q: scheme must be http or https", raw)
+		}
+		host, secure = u.Host, u.Scheme == "https"
+	}
+	if host == "" {
+		return "", false, errors.New("s3: endpoint is required")
+	}
+	return host, secure, nil
 }
 
 // Bucket returns the bucket name.
@@ -124,9 +160,11 @@ func (s *Store) Ping(ctx context.Context) error {
 	return nil
 }
 
-// EnsureBucket creates the bucket if needed and (re)applies the policy that
-// makes orgs/* public-read and nothing else. Applying the policy every time
-// keeps a hand-edited bucket from drifting; it is idempotent.
+// EnsureBucket creates the bucket if needed and makes sure its policy is
+// the one that makes orgs/* public-read and nothing else. The policy is
+// read and compared first and written only when it differs, so starting a
+// replica does not rewrite it every time; a hand-edited policy is still
+// put back.
 func (s *Store) EnsureBucket(ctx context.Context) error {
 	ok, err := s.client.BucketExists(ctx, s.bucket)
 	if err != nil {
@@ -139,14 +177,65 @@ func (s *Store) EnsureBucket(ctx context.Context) error {
 			return fmt.Errorf("s3: create bucket %s: %w", s.bucket, err)
 		}
 	}
-	policy, err := publicReadPolicy(s.bucket)
+	_, err = s.ensurePolicy(ctx)
+	return err
+}
+
+// ensurePolicy writes the public-read policy unless the bucket has an
+// equivalent one, and reports whether it wrote.
+func (s *Store) ensurePolicy(ctx context.Context) (written bool, err error) {
+	want, err := publicReadPolicy(s.bucket)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if err := s.client.SetBucketPolicy(ctx, s.bucket, policy); err != nil {
-		return fmt.Errorf("s3: set policy on bucket %s: %w", s.bucket, err)
+	current, err := s.client.GetBucketPolicy(ctx, s.bucket)
+	if err != nil && minioCode(err) != "NoSuchBucketPolicy" {
+		return false, fmt.Errorf("s3: read policy of bucket %s: %w", s.bucket, err)
 	}
-	return nil
+	if samePolicy(current, want) {
+		return false, nil
+	}
+	if err := s.client.SetBucketPolicy(ctx, s.bucket, want); err != nil {
+		return false, fmt.Errorf("s3: set policy on bucket %s: %w", s.bucket, err)
+	}
+	return true, nil
+}
+
+// samePolicy compares two policy documents by meaning: storage may hand
+// a policy back reformatted, with single values where we wrote lists.
+func samePolicy(a, b string) bool {
+	var da, db any
+	if json.Unmarshal([]byte(a), &da) != nil || json.Unmarshal([]byte(b), &db) != nil {
+		return false
+	}
+	return reflect.DeepEqual(normalizePolicy(da, ""), normalizePolicy(db, ""))
+}
+
+// normalizePolicy turns the fields S3 allows as a string or a list into
+// lists, and the principal "*" into {"AWS": ["*"]}.
+func normalizePolicy(v any, key string) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = normalizePolicy(x, k)
+		}
+		return t
+	case []any:
+		for i, x := range t {
+			t[i] = normalizePolicy(x, "")
+		}
+		return t
+	case string:
+		switch key {
+		case "Principal", "NotPrincipal":
+			if t == "*" {
+				return map[string]any{"AWS": []any{"*"}}
+			}
+		case "Action", "NotAction", "Resource", "NotResource", "AWS":
+			return []any{t}
+		}
+	}
+	return v
 }
 
 // bucketPolicy mirrors the S3 policy document fields we use.
@@ -239,15 +328,22 @@ func (s *Store) Copy(ctx context.Context, srcKey, dstKey string) error {
 	return nil
 }
 
-// PresignPut returns a URL that accepts one PUT of key until ttl passes. The
-// Content-Type is part of the signature, so storage refuses an upload that
-// declares another type; the client must send exactly contentType.
-func (s *Store) PresignPut(ctx context.Context, key, contentType string, ttl time.Duration) (string, error) {
+// PresignPut returns a URL on the public endpoint that accepts one PUT of
+// key until ttl passes. Content-Type and Content-Length are part of the
+// signature, so storage refuses an upload that declares another type or
+// sends another number of bytes (including a chunked one): the client must
+// send exactly contentType and size bytes.
+func (s *Store) PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (string, error) {
 	if contentType == "" {
 		return "", fmt.Errorf("s3: presign put %s: content type is required", key)
 	}
-	u, err := s.client.PresignHeader(ctx, http.MethodPut, s.bucket, key, ttl, nil,
-		http.Header{"Content-Type": {contentType}})
+	if size < 0 {
+		return "", fmt.Errorf("s3: presign put %s: size %d is negative", key, size)
+	}
+	u, err := s.presigner.PresignHeader(ctx, http.MethodPut, s.bucket, key, ttl, nil, http.Header{
+		"Content-Type":   {contentType},
+		"Content-Length": {strconv.FormatInt(size, 10)},
+	})
 	if err != nil {
 		return "", fmt.Errorf("s3: presign put %s: %w", key, err)
 	}
@@ -258,6 +354,11 @@ func (s *Store) PresignPut(ctx context.Context, key, contentType string, ttl tim
 // orgs/<orgId>/: results under it are public-read, and a URL naming an
 // object under another organization's prefix is not that caller's.
 func OrgPrefix(orgID string) string { return publicPrefix + orgID + "/" }
+
+// UploadPrefix is where an organization's presigned uploads live,
+// orgs/<orgId>/uploads/: objects a client wrote itself, unverified until
+// their first use.
+func UploadPrefix(orgID string) string { return OrgPrefix(orgID) + "uploads/" }
 
 // Key builds the canonical object key orgs/<orgId>/<kind>/<id>.<ext>.
 func Key(orgID, kind, id, ext string) string {

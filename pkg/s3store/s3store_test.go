@@ -7,7 +7,9 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -20,7 +22,11 @@ import (
 // a store on a fresh, randomly named bucket that is force-deleted afterwards.
 // Integration tests fail rather than skip without it: a skipped storage test
 // reads as green in CI while proving nothing.
-func newTestStore(t *testing.T) *Store {
+func newTestStore(t *testing.T) *Store { t.Helper(); return newTestStoreWith(t, nil) }
+
+// newTestStoreWith is newTestStore with the configuration adjusted by edit
+// (given the bucket name) before New.
+func newTestStoreWith(t *testing.T, edit func(cfg *Config)) *Store {
 	t.Helper()
 	endpoint := os.Getenv("HOOKLINE_TEST_S3_ENDPOINT")
 	access := os.Getenv("HOOKLINE_TEST_S3_ACCESS_KEY")
@@ -37,14 +43,18 @@ func newTestStore(t *testing.T) *Store {
 	if !strings.Contains(base, "://") {
 		base = "http://" + base
 	}
-	s, err := New(Config{
+	cfg := Config{
 		Endpoint:  endpoint,
 		AccessKey: access,
 		SecretKey: secret,
 		Bucket:    bucket,
 		Region:    "us-east-1",
 		PublicURL: base + "/" + bucket,
-	})
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -77,6 +87,13 @@ func anonymous(t *testing.T, ctx context.Context, method, url, contentType strin
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.ContentLength = int64(len(body))
+	return send(t, req)
+}
+
+// send does req and returns the status and body.
+func send(t *testing.T, req *http.Request) (int, []byte) {
+	t.Helper()
+	method, url := req.Method, req.URL.String()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)
@@ -102,6 +119,52 @@ func TestEnsureBucketIdempotent(t *testing.T) {
 	}
 	if err := s.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
+	}
+}
+
+// TestEnsureBucketWritesPolicyOnlyWhenItDiffers: the policy is written on
+// a new bucket, left alone while it matches (also when storage returns it
+// in another but equivalent form), and put back after an edit.
+func TestEnsureBucketWritesPolicyOnlyWhenItDiffers(t *testing.T) {
+	s := newTestStore(t)
+	ctx := testCtx(t)
+	if err := s.EnsureBucket(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if written, err := s.ensurePolicy(ctx); err != nil || written {
+		t.Fatalf("second start: written %v, %v; want the policy left alone", written, err)
+	}
+	// The same policy spelled with single values instead of lists.
+	equivalent := `{"Version":"2012-10-17","Statement":[{"Sid":"PublicReadOrgResults","Effect":"Allow","Principal":"*",` +
+		`"Action":"s3:GetObject","Resource":"arn:aws:s3:::` + s.bucket + `/orgs/*"}]}`
+	if err := s.client.SetBucketPolicy(ctx, s.bucket, equivalent); err != nil {
+		t.Fatal(err)
+	}
+	if written, err := s.ensurePolicy(ctx); err != nil || written {
+		t.Fatalf("equivalent policy: written %v, %v; want it left alone", written, err)
+	}
+	// An operator widens it by hand: the next start puts ours back.
+	wider := strings.Replace(equivalent, "/orgs/*", "/*", 1)
+	if err := s.client.SetBucketPolicy(ctx, s.bucket, wider); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnsureBucket(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.client.GetBucketPolicy(ctx, s.bucket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := publicReadPolicy(s.bucket)
+	if !samePolicy(got, want) {
+		t.Fatalf("policy after restart %s, want %s", got, want)
+	}
+	// Removed entirely: written again.
+	if err := s.client.SetBucketPolicy(ctx, s.bucket, ""); err != nil {
+		t.Fatal(err)
+	}
+	if written, err := s.ensurePolicy(ctx); err != nil || !written {
+		t.Fatalf("missing policy: written %v, %v; want it written", written, err)
 	}
 }
 
@@ -206,28 +269,44 @@ func TestPublicReadOnlyUnderOrgs(t *testing.T) {
 	}
 }
 
-func TestPresignPutSignsContentType(t *testing.T) {
+func TestPresignPutSignsTypeAndLength(t *testing.T) {
 	s := newTestStore(t)
 	ctx := testCtx(t)
 	if err := s.EnsureBucket(ctx); err != nil {
 		t.Fatal(err)
 	}
 	key := Key("org-3", "uploads", "u1", "jpg")
-	u, err := s.PresignPut(ctx, key, "image/jpeg", 5*time.Minute)
+	jpeg := []byte("\xff\xd8\xff\xe0fake jpeg")
+	u, err := s.PresignPut(ctx, key, "image/jpeg", int64(len(jpeg)), 5*time.Minute)
 	if err != nil {
 		t.Fatalf("PresignPut: %v", err)
 	}
-	jpeg := []byte("\xff\xd8\xff\xe0fake jpeg")
 
 	if status, body := anonymous(t, ctx, http.MethodPut, u, "image/png", jpeg); status != http.StatusForbidden {
 		t.Errorf("PUT with another Content-Type = %d %s, want 403", status, body)
+	}
+	big := append(bytes.Clone(jpeg), make([]byte, 50<<20)...)
+	if status, _ := anonymous(t, ctx, http.MethodPut, u, "image/jpeg", big); status != http.StatusForbidden {
+		t.Errorf("PUT of 50 MB on a URL signed for %d bytes = %d, want 403", len(jpeg), status)
+	}
+	if status, _ := anonymous(t, ctx, http.MethodPut, u, "image/jpeg", jpeg[:4]); status != http.StatusForbidden {
+		t.Errorf("PUT of fewer bytes = %d, want 403", status)
+	}
+	// Chunked, with no length at all.
+	req, err := http.NewRequestWithContext(ctx, http.MethodPut, u, io.MultiReader(bytes.NewReader(jpeg)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "image/jpeg")
+	if status, _ := send(t, req); status != http.StatusForbidden && status != http.StatusLengthRequired {
+		t.Errorf("chunked PUT = %d, want 403 or 411", status)
 	}
 	if _, err := s.Stat(ctx, key); !errors.Is(err, ErrNotFound) {
 		t.Errorf("refused upload left an object: %v", err)
 	}
 
 	if status, body := anonymous(t, ctx, http.MethodPut, u, "image/jpeg", jpeg); status != http.StatusOK {
-		t.Fatalf("PUT with signed Content-Type = %d %s, want 200", status, body)
+		t.Fatalf("PUT with signed Content-Type and length = %d %s, want 200", status, body)
 	}
 	info, err := s.Stat(ctx, key)
 	if err != nil {
@@ -237,8 +316,59 @@ func TestPresignPutSignsContentType(t *testing.T) {
 		t.Errorf("Stat = %+v", info)
 	}
 
-	if _, err := s.PresignPut(ctx, key, "", time.Minute); err == nil {
+	if _, err := s.PresignPut(ctx, key, "", 1, time.Minute); err == nil {
 		t.Error("PresignPut without content type succeeded")
+	}
+}
+
+// TestPresignUsesPublicEndpoint: storage is reached internally as
+// 127.0.0.1 and publicly as localhost (the same MinIO). Upload URLs name
+// the public host, work there, and are signed without reaching it.
+func TestPresignUsesPublicEndpoint(t *testing.T) {
+	endpoint := os.Getenv("HOOKLINE_TEST_S3_ENDPOINT")
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(strings.TrimPrefix(endpoint, "http://"), "https://"))
+	if err != nil {
+		t.Fatalf("endpoint %q: %v", endpoint, err)
+	}
+	public := "localhost:" + port
+	ctx := testCtx(t)
+	data := []byte("\x89PNG\r\n\x1a\nnot really")
+	for name, edit := range map[string]func(*Config){
+		"from the public URL": func(c *Config) { c.Endpoint = "127.0.0.1:" + port; c.PublicURL = "http://" + public + "/" + c.Bucket },
+		"explicit": func(c *Config) {
+			c.Endpoint = "127.0.0.1:" + port
+			c.PublicURL = "https://cdn.example.com/assets"
+			c.PublicEndpoint = "http://" + public
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newTestStoreWith(t, edit)
+			if err := s.EnsureBucket(ctx); err != nil {
+				t.Fatal(err)
+			}
+			key := Key("org-4", "uploads", "p1", "png")
+			u, err := s.PresignPut(ctx, key, "image/png", int64(len(data)), time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pu, _ := url.Parse(u); pu == nil || pu.Host != public {
+				t.Fatalf("upload URL %s is not on the public host %s", u, public)
+			}
+			if status, body := anonymous(t, ctx, http.MethodPut, u, "image/png", data); status != http.StatusOK {
+				t.Fatalf("PUT to the public host = %d %s", status, body)
+			}
+			if info, err := s.Stat(ctx, key); err != nil || info.Size != int64(len(data)) {
+				t.Fatalf("Stat through the internal host: %+v %v", info, err)
+			}
+		})
+	}
+	// Signing never connects: an unreachable public endpoint still signs.
+	s, err := New(Config{Endpoint: "127.0.0.1:" + port, Bucket: "bkt", AccessKey: "k", SecretKey: "s", PublicEndpoint: "https://s3.invalid:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s.PresignPut(ctx, "orgs/o/uploads/x.png", "image/png", 1, time.Minute); err != nil || !strings.HasPrefix(u, "https://s3.invalid:1/bkt/") {
+		t.Fatalf("presign for an unreachable endpoint: %q %v", u, err)
 	}
 }
 
@@ -297,10 +427,11 @@ func TestPublicURLRoundTrip(t *testing.T) {
 
 func TestNewValidates(t *testing.T) {
 	for name, cfg := range map[string]Config{
-		"no endpoint":  {Bucket: "b"},
-		"no bucket":    {Endpoint: "127.0.0.1:9000"},
-		"bad scheme":   {Endpoint: "ftp://127.0.0.1:9000", Bucket: "b"},
-		"query public": {Endpoint: "127.0.0.1:9000", Bucket: "b", PublicURL: "http://h/b?x=1"},
+		"no endpoint":         {Bucket: "b"},
+		"no bucket":           {Endpoint: "127.0.0.1:9000"},
+		"bad scheme":          {Endpoint: "ftp://127.0.0.1:9000", Bucket: "b"},
+		"query public":        {Endpoint: "127.0.0.1:9000", Bucket: "b", PublicURL: "http://h/b?x=1"},
+		"bad public endpoint": {Endpoint: "127.0.0.1:9000", Bucket: "b", PublicEndpoint: "ftp://h"},
 	} {
 		if _, err := New(cfg); err == nil {
 			t.Errorf("%s: New succeeded", name)

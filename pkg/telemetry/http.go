@@ -4,10 +4,15 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
@@ -15,6 +20,8 @@ import (
 
 // HTTPMiddleware starts a server span per request, continuing any trace
 // context found in the request headers, and records the response status.
+// It also records http.server.request.duration by method, route template
+// and status code: the rate, errors and duration of every route.
 //
 // service becomes an instrumentation-scope attribute: tests start several
 // services in one process behind one global provider (and thus one resource),
@@ -23,9 +30,20 @@ func HTTPMiddleware(service string) func(http.Handler) http.Handler {
 	// The global tracer delegates to whatever provider is installed later, so
 	// building the middleware before Setup runs is harmless.
 	tracer := otel.Tracer(scopeName, trace.WithInstrumentationAttributes(attribute.String("hookline.service", service)))
+	duration, err := otel.Meter(scopeName).Float64Histogram("http.server.request.duration",
+		metric.WithUnit("s"),
+		metric.WithDescription("Duration of HTTP server requests."),
+		metric.WithExplicitBucketBoundaries(DurationBuckets...))
+	if err != nil {
+		otel.Handle(err)
+		duration = noop.Float64Histogram{}
+	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			start := time.Now()
 			ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
+			slot := &routeSlot{}
+			ctx = context.WithValue(ctx, routeKey{}, slot)
 			ctx, span := tracer.Start(ctx, r.Method+" "+r.URL.Path,
 				trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(
@@ -39,23 +57,21 @@ func HTTPMiddleware(service string) func(http.Handler) http.Handler {
 			rw, sw := wrapWriter(w)
 			next.ServeHTTP(rw, r)
 
-			// net/http's ServeMux records the matched pattern on the request it
-			// was handed (ours). The route template is the low-cardinality name
-			// tracing backends group by, so prefer it over the raw path.
-			if p := r.Pattern; p != "" {
-				if _, rest, ok := strings.Cut(p, " "); ok {
-					p = rest
-				}
-				span.SetName(r.Method + " " + p)
-				span.SetAttributes(semconv.HTTPRoute(p))
-			}
-
 			status := sw.status
 			if status == 0 {
 				// The handler wrote nothing; net/http then sends 200.
 				status = http.StatusOK
 			}
-			span.SetAttributes(semconv.HTTPResponseStatusCode(status))
+			attrs := []attribute.KeyValue{semconv.HTTPRequestMethodKey.String(method(r.Method)), semconv.HTTPResponseStatusCode(status)}
+			// The route template is the low-cardinality name tracing backends
+			// and dashboards group by; a request that matched no route has
+			// none, and its raw path must not take its place.
+			if p := route(r, slot); p != "" {
+				span.SetName(r.Method + " " + p)
+				attrs = append(attrs, semconv.HTTPRoute(p))
+			}
+			span.SetAttributes(attrs...)
+			duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 			// For server spans only 5xx is the server's fault; 4xx is the
 			// client's and must not light up error dashboards.
 			if status >= 500 {
@@ -63,6 +79,58 @@ func HTTPMiddleware(service string) func(http.Handler) http.Handler {
 			}
 		})
 	}
+}
+
+// routeKey carries a *routeSlot from HTTPMiddleware to RecordRoute.
+type routeKey struct{}
+
+// routeSlot receives the route template from a router nested inside the
+// middleware, whose routing context the middleware cannot see.
+type routeSlot struct{ pattern string }
+
+// RecordRoute is chi middleware for a router that HTTPMiddleware wraps from
+// the outside: chi keeps its routing context on a request of its own, so it
+// hands the matched template back through the slot the outer middleware
+// put in the context.
+func RecordRoute(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r)
+		if slot, ok := r.Context().Value(routeKey{}).(*routeSlot); ok {
+			if rctx := chi.RouteContext(r.Context()); rctx != nil {
+				slot.pattern = rctx.RoutePattern()
+			}
+		}
+	})
+}
+
+// route returns the template of the route r matched, or "". A chi router
+// around the middleware (the gateway) leaves it in its routing context, a
+// chi router inside it in the slot (RecordRoute), and net/http's ServeMux on
+// the request it was handed, which is ours.
+func route(r *http.Request, slot *routeSlot) string {
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		return rctx.RoutePattern()
+	}
+	if slot.pattern != "" {
+		return slot.pattern
+	}
+	p := r.Pattern
+	if _, rest, ok := strings.Cut(p, " "); ok {
+		p = rest
+	}
+	return p
+}
+
+// method returns m when it is a standard method and _OTHER otherwise, as
+// OpenTelemetry's HTTP conventions say: a client must not be able to mint a
+// new time series per request by inventing methods.
+func method(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodConnect, http.MethodOptions, http.MethodTrace:
+		return m
+	}
+	return "_OTHER"
 }
 
 // InjectHTTP writes the trace context of ctx into h for an outgoing request.

@@ -1,7 +1,8 @@
-// Package telemetry sets up OpenTelemetry tracing for Hookline services and
-// carries trace context across the two transports the system uses: HTTP and
-// NATS headers. It deliberately avoids the otelhttp contrib module so that
-// every service links only the core SDK and one exporter.
+// Package telemetry sets up OpenTelemetry tracing and metrics for Hookline
+// services, carries trace context across the two transports the system
+// uses (HTTP and NATS headers), and records the RED metrics of every HTTP
+// route. It deliberately avoids the otelhttp contrib module so that every
+// service links only the core SDK and its exporters.
 package telemetry
 
 import (
@@ -29,8 +30,13 @@ const (
 	EnvTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
 )
 
-// Setup installs a global TracerProvider and the W3C TraceContext + Baggage
-// propagator, and returns a function that flushes and stops the provider.
+// Setup installs a global TracerProvider, the W3C TraceContext + Baggage
+// propagator and (once per process) the global MeterProvider, and returns a
+// function that stops the tracer provider and flushes the metrics.
+//
+// Metrics are always served in the Prometheus text format by
+// MetricsHandler; with an OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or
+// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT) they are also pushed every minute.
 //
 // When OTEL_EXPORTER_OTLP_ENDPOINT (or the traces-specific variant) is set,
 // spans are exported over OTLP/HTTP through a batch processor. Otherwise the
@@ -57,7 +63,7 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (shu
 
 	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res)}
 
-	endpoint, err := tracesEndpoint(getenv)
+	endpoint, err := signalEndpoint(getenv, EnvTracesEndpoint, "/v1/traces")
 	if err != nil {
 		return nil, err
 	}
@@ -69,6 +75,9 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (shu
 		opts = append(opts, sdktrace.WithBatcher(exp))
 	}
 
+	if err := setupMetrics(ctx, res, getenv); err != nil {
+		return nil, err
+	}
 	tp := sdktrace.NewTracerProvider(opts...)
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(
@@ -77,21 +86,23 @@ func Setup(ctx context.Context, service string, getenv func(string) string) (shu
 	))
 
 	return func(ctx context.Context) error {
-		if err := tp.Shutdown(ctx); err != nil {
-			return fmt.Errorf("telemetry: shutdown tracer provider: %w", err)
+		err := flushMetrics(ctx)
+		if serr := tp.Shutdown(ctx); serr != nil {
+			err = errors.Join(err, fmt.Errorf("telemetry: shutdown tracer provider: %w", serr))
 		}
-		return nil
+		return err
 	}, nil
 }
 
-// tracesEndpoint returns the full OTLP/HTTP traces URL, or "" when export is
-// disabled. The generic endpoint is a base URL to which the OTLP spec says the
-// signal path is appended; the traces-specific one is used as given. We
-// resolve this ourselves because WithEndpointURL takes the path literally.
-func tracesEndpoint(getenv func(string) string) (string, error) {
-	if v := strings.TrimSpace(getenv(EnvTracesEndpoint)); v != "" {
+// signalEndpoint returns the full OTLP/HTTP URL of one signal (traces,
+// metrics), or "" when its export is disabled. The generic endpoint is a
+// base URL to which the OTLP spec says the signal path is appended; the
+// signal-specific one (specific) is used as given. We resolve this ourselves
+// because WithEndpointURL takes the path literally.
+func signalEndpoint(getenv func(string) string, specific, path string) (string, error) {
+	if v := strings.TrimSpace(getenv(specific)); v != "" {
 		if _, err := parseEndpoint(v); err != nil {
-			return "", fmt.Errorf("telemetry: %s: %w", EnvTracesEndpoint, err)
+			return "", fmt.Errorf("telemetry: %s: %w", specific, err)
 		}
 		return v, nil
 	}
@@ -103,7 +114,7 @@ func tracesEndpoint(getenv func(string) string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("telemetry: %s: %w", EnvEndpoint, err)
 	}
-	u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
+	u.Path = strings.TrimSuffix(u.Path, "/") + path
 	return u.String(), nil
 }
 

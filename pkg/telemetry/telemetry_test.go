@@ -83,16 +83,7 @@ func TestSetupRejectsEmptyService(t *testing.T) {
 
 func TestSetupExportsToEndpoint(t *testing.T) {
 	restoreGlobals(t)
-	var hits atomic.Int32
-	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && r.URL.Path == "/base/v1/traces" {
-			hits.Add(1)
-		}
-		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/x-protobuf")
-		w.WriteHeader(http.StatusOK)
-	}))
-	defer collector.Close()
+	collector, hits := fakeCollector(t, "/base/v1/traces")
 
 	env := map[string]string{EnvEndpoint: collector.URL + "/base/"}
 	shutdown, err := Setup(context.Background(), "test-svc", func(k string) string { return env[k] })
@@ -113,7 +104,7 @@ func TestSetupExportsToEndpoint(t *testing.T) {
 	}
 }
 
-func TestTracesEndpoint(t *testing.T) {
+func TestSignalEndpoint(t *testing.T) {
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -130,7 +121,7 @@ func TestTracesEndpoint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := tracesEndpoint(func(k string) string { return tc.env[k] })
+			got, err := signalEndpoint(func(k string) string { return tc.env[k] }, EnvTracesEndpoint, "/v1/traces")
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("err = %v, wantErr %v", err, tc.wantErr)
 			}
@@ -309,4 +300,20 @@ func attr(kvs []attribute.KeyValue, key string) attribute.Value {
 		}
 	}
 	return attribute.Value{}
+}
+
+// fakeCollector is an OTLP/HTTP collector that counts the POSTs to path.
+func fakeCollector(t *testing.T, path string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	hits := new(atomic.Int32)
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.URL.Path == path {
+			hits.Add(1)
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		w.WriteHeader(http.StatusOK)
+	}))
+	t.Cleanup(collector.Close)
+	return collector, hits
 }

@@ -18,9 +18,18 @@ type RunFunc func(ctx context.Context, getenv func(string) string, stdout io.Wri
 // stop cleanly.
 func StartService(t testing.TB, name string, run RunFunc, env map[string]string, readyURL string) (stop func()) {
 	t.Helper()
+	stop = Background(t, name, func(ctx context.Context) error { return run(ctx, Getenv(env), logWriter{t}) })
+	WaitHTTP(t, readyURL, 30*time.Second)
+	return stop
+}
+
+// Background runs fn until the returned stop is called or the test ends.
+// stop (run once) cancels fn's ctx, waits for fn and fails the test if fn
+// returned an error.
+func Background(t testing.TB, name string, fn func(ctx context.Context) error) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, Getenv(env), logWriter{t}) }()
+	go func() { done <- fn(ctx) }()
 	stop = sync.OnceFunc(func() {
 		cancel()
 		if err := <-done; err != nil {
@@ -28,7 +37,6 @@ func StartService(t testing.TB, name string, run RunFunc, env map[string]string,
 		}
 	})
 	t.Cleanup(stop)
-	WaitHTTP(t, readyURL, 30*time.Second)
 	return stop
 }
 

@@ -5,6 +5,7 @@
 //	loadgen reserve -rate 500 -duration 20s   reserve p50/p99 at a steady rate, plus outbox lag
 //	loadgen sagas -accounts 100 -duration 15s reserve → completed event → committed, per second
 //	loadgen assets -gateway URL -key KEY      GET /faces and /collections/{id} (100 thumbnails) through the gateway
+//	loadgen ratelimit -gateways URL,URL -key KEY -rate 300   admitted vs offered GET /auth/verify, round-robin over gateways
 //	loadgen principal -org ID                 print a long-lived signed principal (for wrk)
 package main
 
@@ -19,6 +20,7 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,7 +45,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|ratelimit|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -56,6 +58,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	org := fs.String("org", "", "principal: organization id")
 	secret := fs.String("secret", os.Getenv("HOOKLINE_PRINCIPAL_SECRET"), "principal: signing secret")
 	gateway := fs.String("gateway", "http://127.0.0.1:8080", "assets: gateway origin")
+	gateways := fs.String("gateways", "http://127.0.0.1:8080", "ratelimit: comma-separated gateway origins")
 	key := fs.String("key", "", "assets: API key")
 	lag := fs.Bool("lag", true, "reserve: also subscribe to the billing.credit.reserved.v1 events and report the outbox lag")
 	slow := fs.Duration("slow", 0, "reserve: also list when the requests slower than this started, per 100 ms window (0: off)")
@@ -69,6 +72,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		_, _ = fmt.Fprintln(out, v)
 		return nil
+	}
+	if args[0] == "ratelimit" {
+		return rateLimit(ctx, out, strings.Split(*gateways, ","), *key, *rate, *duration)
 	}
 	nc, err := messaging.Connect(ctx, *natsURL, "loadgen")
 	if err != nil {

@@ -7,6 +7,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -27,27 +28,13 @@ import (
 
 // Config is the assets service's configuration.
 type Config struct {
-	config.Common
-	Addr          string `env:"HOOKLINE_HTTP_ADDR" default:":8082"`
-	Schema        string `env:"HOOKLINE_DB_SCHEMA" default:"assets"`
-	DBMaxConns    int32  `env:"HOOKLINE_DB_MAX_CONNS" default:"32"`
-	NATSNamespace string `env:"HOOKLINE_NATS_NAMESPACE"`
+	config.Common `default:"HOOKLINE_HTTP_ADDR=:8082,HOOKLINE_DB_SCHEMA=assets"`
+	config.S3
+	config.Fetch
 
-	S3Endpoint  string `env:"HOOKLINE_S3_ENDPOINT" default:"127.0.0.1:9000"`
-	S3AccessKey string `env:"HOOKLINE_S3_ACCESS_KEY"`
-	S3SecretKey string `env:"HOOKLINE_S3_SECRET_KEY"`
-	S3Bucket    string `env:"HOOKLINE_S3_BUCKET" default:"hookline"`
-	S3Region    string `env:"HOOKLINE_S3_REGION" default:"us-east-1"`
-	// S3PublicURL is the public base of the bucket; empty means
-	// http://<endpoint>/<bucket>.
-	S3PublicURL string `env:"HOOKLINE_S3_PUBLIC_URL"`
-
-	// FetchAllowHosts lets the safe fetcher reach otherwise refused hosts
-	// (tests and local fakes only); FetchDenyHosts names our own internal
-	// hosts that must never be fetched for a user.
-	FetchAllowHosts []string      `env:"HOOKLINE_FETCH_ALLOW_HOSTS"`
-	FetchDenyHosts  []string      `env:"HOOKLINE_FETCH_DENY_HOSTS"`
-	FetchTimeout    time.Duration `env:"HOOKLINE_FETCH_TIMEOUT" default:"10s"`
+	// ImageDecodeMB bounds the memory of the image decodes in progress in
+	// the process (imageinput.DecodeBudget); at least one image's limit.
+	ImageDecodeMB int64 `env:"HOOKLINE_IMAGE_DECODE_MB" default:"320"`
 
 	// UploadURLTTL is how long a presigned upload URL is valid.
 	UploadURLTTL time.Duration `env:"HOOKLINE_UPLOAD_URL_TTL" default:"5m"`
@@ -59,16 +46,13 @@ func (c *Config) fetch() safefetch.Config {
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
-	errs := []error{c.Common.Validate(), c.fetch().Validate()}
-	if c.S3Endpoint == "" || c.S3Bucket == "" {
-		errs = append(errs, errors.New("HOOKLINE_S3_ENDPOINT and HOOKLINE_S3_BUCKET are required"))
-	}
+	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate()}
 	// S3 signatures cannot outlive 7 days.
 	if c.UploadURLTTL <= 0 || c.UploadURLTTL > 7*24*time.Hour {
 		errs = append(errs, errors.New("HOOKLINE_UPLOAD_URL_TTL must be positive and at most 168h"))
 	}
-	if c.FetchTimeout <= 0 {
-		errs = append(errs, errors.New("HOOKLINE_FETCH_TIMEOUT must be positive"))
+	if _, err := imageinput.NewDecodeBudget(c.ImageDecodeMB * 1_000_000); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -86,8 +70,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
-		Name: "assets", Common: cfg.Common, Schema: cfg.Schema, MaxConns: cfg.DBMaxConns,
-		Namespace: cfg.NATSNamespace, Migrations: migrations.FS,
+		Name: "assets", Common: cfg.Common, Migrations: migrations.FS,
 	})
 	if err != nil {
 		return err
@@ -96,7 +79,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 	blobs, err := s3store.New(s3store.Config{
 		Endpoint: cfg.S3Endpoint, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
-		Bucket: cfg.S3Bucket, Region: cfg.S3Region, PublicURL: cfg.S3PublicURL,
+		Bucket: cfg.S3Bucket, Region: cfg.S3Region, PublicURL: cfg.S3PublicURL, PublicEndpoint: cfg.S3PublicEndpoint,
 	})
 	if err != nil {
 		return err
@@ -109,11 +92,15 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	budget, err := imageinput.NewDecodeBudget(cfg.ImageDecodeMB * 1_000_000)
+	if err != nil {
+		return err
+	}
 	fetcher := safefetch.New(cfg.fetch())
 	svc := &service.Service{
 		Store:     postgres.New(p.Pool),
 		Blobs:     blobs,
-		Images:    &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide},
+		Images:    &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},
 		Fetcher:   fetcher,
 		Detector:  detector,
 		UploadTTL: cfg.UploadURLTTL,
@@ -125,7 +112,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
-				Durable: service.ThumbnailsConsumer, Stream: "THUMBNAILS",
+				Durable: service.ThumbnailsConsumer, Stream: events.StreamThumbnails,
 				Subjects: []string{events.ThumbnailsThumbnailCreated, events.ThumbnailsThumbnailDeleted},
 			}, svc.HandleThumbnailEvent)
 		})

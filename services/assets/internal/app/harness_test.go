@@ -301,7 +301,7 @@ func (h *harness) assetsEvents() []events.Envelope {
 		n, err := messaging.OutboxPending(ctx, h.pool)
 		return err == nil && n == 0
 	})
-	stream, err := h.bus.JS.Stream(ctx, h.bus.StreamName("ASSETS"))
+	stream, err := h.bus.JS.Stream(ctx, h.bus.StreamName(events.StreamAssets))
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -1,11 +1,20 @@
 package app_test
 
 import (
+	"bytes"
+	"context"
 	"image/color"
+	"net"
+	"net/url"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minio/minio-go/v7"
+
+	"hookline.dev/pkg/testkit"
 )
 
 func TestPresignedUploads(t *testing.T) {
@@ -39,7 +48,7 @@ func TestPresignedUploads(t *testing.T) {
 	})
 
 	t.Run("PUT with another type is refused by storage", func(t *testing.T) {
-		q := h.presign(org, "a.png", "image/png", 10)
+		q := h.presign(org, "a.png", "image/png", len(data))
 		if st, _ := h.put(q.UploadURL, "image/jpeg", data); st != 403 {
 			t.Fatalf("PUT with image/jpeg on a URL signed for image/png: %d, want 403", st)
 		}
@@ -51,10 +60,23 @@ func TestPresignedUploads(t *testing.T) {
 		}
 	})
 
+	t.Run("PUT of another length is refused by storage", func(t *testing.T) {
+		q := h.presign(org, "small.png", "image/png", 10)
+		if st, _ := h.put(q.UploadURL, "image/png", append(bytes.Clone(data), make([]byte, 50<<20)...)); st != 403 {
+			t.Fatalf("50 MB PUT on a URL for fileSize 10: %d, want 403", st)
+		}
+		if st, _ := h.put(q.UploadURL, "image/png", data[:9]); st != 403 {
+			t.Fatalf("9-byte PUT on a URL for fileSize 10: %d, want 403", st)
+		}
+		if st, _ := h.fetch(q.PublicURL); st == 200 {
+			t.Fatal("refused upload is readable")
+		}
+	})
+
 	t.Run("PUT after expiry is refused by storage", func(t *testing.T) {
-		q := h.presign(org, "late.jpg", "image/jpeg", 10)
+		q := h.presign(org, "late.png", "image/png", len(data))
 		time.Sleep(ttl + 1500*time.Millisecond)
-		if st, _ := h.put(q.UploadURL, "image/jpeg", data); st != 403 {
+		if st, _ := h.put(q.UploadURL, "image/png", data); st != 403 {
 			t.Fatalf("PUT after expiry: %d, want 403", st)
 		}
 	})
@@ -86,7 +108,7 @@ func TestPresignedUploads(t *testing.T) {
 		var out []presigned
 		h.must(200, "POST", "/faces/upload-urls", org, map[string]any{"files": []map[string]any{
 			{"fileName": "one.jpg", "fileType": "image/jpeg", "fileSize": 1000},
-			{"fileName": "two.png", "fileType": "image/png", "fileSize": 2000},
+			{"fileName": "two.png", "fileType": "image/png", "fileSize": len(data)},
 		}}).into(t, &out)
 		if len(out) != 2 || !strings.HasSuffix(out[0].PublicURL, "-one.jpg") || !strings.HasSuffix(out[1].PublicURL, "-two.png") || out[0].UploadURL == "" || out[1].ExpiresAt == "" {
 			t.Fatalf("unexpected %+v", out)
@@ -112,17 +134,54 @@ func TestPresignedUploads(t *testing.T) {
 	})
 }
 
-// TestFirstUseVerification uploads objects storage accepts but the API must
-// not (6 MB, a text file named .png) and checks that every endpoint taking
-// an image URL refuses them, naming the URL, and creates nothing.
+// TestUploadURLsUsePublicEndpoint: the service reaches storage as
+// 127.0.0.1, clients as localhost (the same MinIO). Upload URLs are signed
+// for the public host, a PUT there works, and the upload is then accepted
+// as the caller's own image. (s3store's tests cover deriving the public
+// endpoint from HOOKLINE_S3_PUBLIC_URL.)
+func TestUploadURLsUsePublicEndpoint(t *testing.T) {
+	endpoint := os.Getenv(testkit.EnvS3Endpoint)
+	_, port, err := net.SplitHostPort(endpoint)
+	if err != nil {
+		t.Fatalf("%s=%q: %v", testkit.EnvS3Endpoint, endpoint, err)
+	}
+	h := newHarness(t, "HOOKLINE_S3_ENDPOINT", "127.0.0.1:"+port, "HOOKLINE_S3_PUBLIC_ENDPOINT", "http://localhost:"+port)
+	org := newOrg()
+	data := solidPNG(t, 24, 24, color.RGBA{0, 90, 200, 255})
+	p := h.presign(org, "blue.png", "image/png", len(data))
+	if pu, err := url.Parse(p.UploadURL); err != nil || pu.Host != "localhost:"+port {
+		t.Fatalf("upload URL %s is not on the public host localhost:%s", p.UploadURL, port)
+	}
+	if st, body := h.put(p.UploadURL, "image/png", data); st != 200 {
+		t.Fatalf("PUT to the public host: %d %s", st, body)
+	}
+	h.must(201, "POST", "/styles", org, map[string]any{"name": "Blue", "referenceImageUrls": []string{p.PublicURL}})
+}
+
+// TestFirstUseVerification puts objects under the uploads prefix that the
+// API must not accept (6 MB, a text file named .png) and checks that every
+// endpoint taking an image URL refuses them, naming the URL, creates
+// nothing and deletes the refused object, which would otherwise stay
+// publicly readable.
 func TestFirstUseVerification(t *testing.T) {
 	h := newHarness(t)
 	org := newOrg()
-	// The presigned PUT does not bound the size; the first use does.
+	// Storage refuses a presigned PUT of another length (see
+	// TestPresignedUploads), so the oversized object is written directly,
+	// as storage without that check would have let a client do.
 	big := append(solidPNG(t, 8, 8, color.White), make([]byte, 6<<20)...)
-	bigURL := h.upload(org, "big.png", "image/png", big)
-	textURL := h.upload(org, "notes.png", "image/png", []byte("this is a text file pretending to be a PNG\n"))
-	missing := strings.Replace(textURL, "-notes.png", "-never.png", 1)
+	putBig := func() string {
+		key := "orgs/" + org + "/uploads/" + newOrg() + "-big.png"
+		if _, err := h.minio.PutObject(context.Background(), h.s3.Bucket, key, bytes.NewReader(big), int64(len(big)),
+			minio.PutObjectOptions{ContentType: "image/png"}); err != nil {
+			t.Fatal(err)
+		}
+		return "http://" + h.s3.Endpoint + "/" + h.s3.Bucket + "/" + key
+	}
+	putText := func() string {
+		return h.upload(org, "notes.png", "image/png", []byte("this is a text file pretending to be a PNG\n"))
+	}
+	missing := h.presign(org, "never.png", "image/png", 10).PublicURL
 
 	for _, c := range []struct {
 		path, field string
@@ -132,23 +191,36 @@ func TestFirstUseVerification(t *testing.T) {
 		{"/styles", "referenceImageUrls[0]", func(u string) any { return map[string]any{"name": "x", "referenceImageUrls": []string{u}} }},
 		{"/brands", "logoUrl", func(u string) any { return map[string]any{"name": "x", "colors": []string{"#fff"}, "logoUrl": u} }},
 	} {
-		for u, want := range map[string]string{bigURL: "larger than 5 MB", textURL: "not a JPEG or PNG", missing: "was not uploaded"} {
-			r := h.must(400, "POST", c.path, org, c.body(u))
-			if got := r.field(c.field); !strings.Contains(got, u) || !strings.Contains(got, want) {
-				t.Errorf("POST %s with %s: fields.%s = %q, want the URL and %q", c.path, u, c.field, got, want)
+		for _, tc := range []struct {
+			url, want string
+			deleted   bool
+		}{
+			{putBig(), "larger than 5 MB", true},
+			{putText(), "not a JPEG or PNG", true},
+			{missing, "was not uploaded", false},
+		} {
+			if tc.deleted {
+				if st, _ := h.fetch(tc.url); st != 200 {
+					t.Fatalf("%s not readable before use: %d", tc.url, st)
+				}
 			}
-			if !strings.Contains(r.Error, u) {
+			r := h.must(400, "POST", c.path, org, c.body(tc.url))
+			if got := r.field(c.field); !strings.Contains(got, tc.url) || !strings.Contains(got, tc.want) {
+				t.Errorf("POST %s with %s: fields.%s = %q, want the URL and %q", c.path, tc.url, c.field, got, tc.want)
+			}
+			if !strings.Contains(r.Error, tc.url) {
 				t.Errorf("message %q does not name the URL", r.Error)
+			}
+			if st, _ := h.fetch(tc.url); tc.deleted && st == 200 {
+				t.Errorf("POST %s: refused upload %s is still public", c.path, tc.url)
 			}
 		}
 		if r := h.must(200, "GET", c.path, org, nil); r.Page.Total != 0 {
 			t.Errorf("GET %s: %d records after refused creates", c.path, r.Page.Total)
 		}
 	}
-	for _, kind := range []string{"faces", "styles", "brands"} {
-		if keys := h.objects("orgs/" + org + "/" + kind + "/"); len(keys) != 0 {
-			t.Errorf("objects written for refused %s: %v", kind, keys)
-		}
+	if keys := h.objects("orgs/" + org + "/"); len(keys) != 0 {
+		t.Errorf("objects left after refused creates: %v", keys)
 	}
 	if evs := h.assetsEvents(); len(evs) != 0 {
 		t.Errorf("events for refused creates: %d", len(evs))

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/textcheck"
 	"hookline.dev/services/assets/internal/validate"
 )
 
@@ -171,6 +172,9 @@ func fonts(f apierr.Fields, in []string) []string {
 	out := make([]string, 0, len(in))
 	for i, s := range in {
 		s = strings.TrimSpace(s)
+		if !textcheck.Check(f, fmt.Sprintf("fonts[%d]", i), s, false) {
+			continue
+		}
 		if n := utf8.RuneCountInString(s); n == 0 || n > MaxFontLength {
 			f.Add(fmt.Sprintf("fonts[%d]", i), fmt.Sprintf("must be 1 to %d characters", MaxFontLength))
 			continue
@@ -208,6 +212,9 @@ func isHex(c rune) bool {
 // given. It returns a reason when the value is unusable.
 func ParseDomain(s string) (Site, string) {
 	s = strings.TrimSpace(s)
+	if reason := textcheck.Reason(s, false); reason != "" {
+		return Site{}, reason
+	}
 	if s == "" {
 		return Site{}, "is required"
 	}

@@ -186,6 +186,12 @@ func TestParsePage(t *testing.T) {
 	if imp.Name != "bare.example" {
 		t.Errorf("fallback name %q", imp.Name)
 	}
+	// A site's own text is cleaned, not refused: the client cannot fix it.
+	imp, _ = Compose(nil, Site{Host: "x"}, Page{ThemeColors: []string{"#010203"}, Fonts: []string{"In\x00ter", "\x1b"}},
+		Manifest{Name: "\x00\x00Acme\x00 \xffRockets"}, nil)
+	if imp.Name != "Acme \uFFFDRockets" || !reflect.DeepEqual(imp.Fonts, []string{"Inter"}) {
+		t.Errorf("cleaned import: name %q fonts %q", imp.Name, imp.Fonts)
+	}
 }
 
 func TestParseGarbage(t *testing.T) {

@@ -11,6 +11,8 @@ import (
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"hookline.dev/pkg/textcheck"
 )
 
 // Page is what an import reads from a site's HTML.
@@ -284,15 +286,18 @@ func Compose(name *string, site Site, page Page, man Manifest, logo []Swatch) (I
 		out.Name = *name
 	default:
 		for _, n := range []string{man.Name, man.ShortName, page.SiteName, page.Title, site.Host} {
-			if n = strings.TrimSpace(n); n != "" {
+			// Site text is not the client's to fix, so it is cleaned
+			// rather than refused.
+			if n = strings.TrimSpace(textcheck.Clean(n, false)); n != "" {
 				out.Name = truncate(n, 100)
 				break
 			}
 		}
 	}
-	out.Fonts = page.Fonts
-	if len(out.Fonts) > MaxFonts {
-		out.Fonts = out.Fonts[:MaxFonts]
+	for _, font := range page.Fonts {
+		if font = strings.TrimSpace(textcheck.Clean(font, false)); font != "" && len(out.Fonts) < MaxFonts {
+			out.Fonts = append(out.Fonts, font)
+		}
 	}
 	return out, len(out.Colors) > 0
 }

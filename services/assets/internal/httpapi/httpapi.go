@@ -15,6 +15,7 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/chix"
 	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/assets/internal/brand"
 	"hookline.dev/services/assets/internal/collection"
@@ -92,7 +93,7 @@ func MapError(err error) error {
 	case errors.As(err, &unknown):
 		return apierr.New(apierr.NotFound, "thumbnail not found").With("thumbnailIds", unknown.IDs)
 	}
-	return err
+	return pgkit.MapUnavailable(err)
 }
 
 func utc(t time.Time) time.Time { return t.UTC() }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/assets/internal/brand"
 )
 
@@ -26,7 +27,7 @@ func nonNil(s []string) []string {
 
 // InsertBrand stores a new brand and its events.
 func (s *Store) InsertBrand(ctx context.Context, b brand.Brand, mk Events[brand.Brand]) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO brands (id, org_id, name, colors, logo_key, fonts, domain, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, b.ID, b.OrgID, b.Name, nonNil(b.Colors), b.LogoKey, nonNil(b.Fonts), b.Domain, b.CreatedAt, b.UpdatedAt)
 		if err != nil {
@@ -50,7 +51,7 @@ func (s *Store) Brands(ctx context.Context, orgID string, offset, limit int) ([]
 
 // UpdateBrand changes a brand under a row lock.
 func (s *Store) UpdateBrand(ctx context.Context, orgID, id string, change func(brand.Brand) (brand.Brand, error), mk Events[brand.Brand]) (before, after brand.Brand, err error) {
-	err = s.tx(ctx, func(tx pgx.Tx) error {
+	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err = one(tx.QueryRow(ctx, `SELECT `+brandCols+` FROM brands WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanBrand, brand.ErrNotFound)
 		if err != nil {
 			return err
@@ -71,7 +72,7 @@ func (s *Store) UpdateBrand(ctx context.Context, orgID, id string, change func(b
 // DeleteBrand removes a brand and returns it, or brand.ErrNotFound.
 func (s *Store) DeleteBrand(ctx context.Context, orgID, id string, mk Events[brand.Brand]) (brand.Brand, error) {
 	var b brand.Brand
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		b, err = one(tx.QueryRow(ctx, `DELETE FROM brands WHERE org_id = $1 AND id = $2 RETURNING `+brandCols, orgID, id), scanBrand, brand.ErrNotFound)
 		if err != nil {

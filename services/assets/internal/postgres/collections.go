@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/assets/internal/collection"
 )
 
@@ -30,7 +31,7 @@ func scanThumbnail(r pgx.Row) (collection.Thumbnail, error) {
 
 // InsertCollection stores a new collection and its events.
 func (s *Store) InsertCollection(ctx context.Context, c collection.Collection, mk Events[collection.Collection]) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO collections (id, org_id, name, description, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`, c.ID, c.OrgID, c.Name, c.Description, c.CreatedAt, c.UpdatedAt)
 		if err != nil {
@@ -96,7 +97,7 @@ func (s *Store) Collections(ctx context.Context, orgID string, offset, limit int
 // UpdateCollection changes a collection under a row lock.
 func (s *Store) UpdateCollection(ctx context.Context, orgID, id string, change func(collection.Collection) (collection.Collection, error), mk Events[collection.Collection]) (collection.Collection, error) {
 	var after collection.Collection
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err := one(tx.QueryRow(ctx, `SELECT `+collectionCols+` FROM collections c WHERE c.org_id = $1 AND c.id = $2 FOR UPDATE`, orgID, id), scanCollection, collection.ErrNotFound)
 		if err != nil {
 			return err
@@ -116,7 +117,7 @@ func (s *Store) UpdateCollection(ctx context.Context, orgID, id string, change f
 
 // DeleteCollection removes a collection (its memberships go with it).
 func (s *Store) DeleteCollection(ctx context.Context, orgID, id string, mk Events[collection.Collection]) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		c, err := one(tx.QueryRow(ctx, `DELETE FROM collections c WHERE c.org_id = $1 AND c.id = $2
 			RETURNING c.id::text, c.org_id::text, c.name, c.description, 0, c.created_at, c.updated_at`, orgID, id), scanCollection, collection.ErrNotFound)
 		if err != nil {
@@ -174,7 +175,7 @@ func checkThumbnails(ctx context.Context, tx pgx.Tx, orgID string, ids []string)
 // be a live thumbnail of the organization. Ids already in the collection
 // are left as they are. mk is called only when something changed.
 func (s *Store) AddThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk Events[Membership]) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockCollection(ctx, tx, orgID, id); err != nil {
 			return err
 		}
@@ -199,7 +200,7 @@ func (s *Store) AddThumbnails(ctx context.Context, orgID, id string, ids []strin
 // live thumbnail of the organization; ids not in the collection are
 // ignored.
 func (s *Store) RemoveThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk Events[Membership]) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockCollection(ctx, tx, orgID, id); err != nil {
 			return err
 		}
@@ -239,7 +240,7 @@ func changed(ctx context.Context, tx pgx.Tx, orgID, id string, at time.Time, m M
 // collection id of the same organization it joins that collection.
 func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailCreated, mk Events[Membership]) error {
 	at := occurred(env)
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if first, err := claim(ctx, tx, consumer, env.ID); err != nil || !first {
 			return err
 		}
@@ -270,7 +271,7 @@ func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env event
 // collection.
 func (s *Store) ThumbnailDeleted(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailDeleted, mk Events[Membership]) error {
 	at := occurred(env)
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if first, err := claim(ctx, tx, consumer, env.ID); err != nil || !first {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/assets/internal/face"
 )
 
@@ -19,7 +20,7 @@ func scanFace(r pgx.Row) (face.Face, error) {
 
 // InsertFace stores a new face and its events.
 func (s *Store) InsertFace(ctx context.Context, f face.Face, mk Events[face.Face]) error {
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO faces (id, org_id, name, image_keys, thumbnail_key, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`, f.ID, f.OrgID, f.Name, f.ImageKeys, f.ThumbnailKey, f.CreatedAt, f.UpdatedAt)
 		if err != nil {
@@ -45,7 +46,7 @@ func (s *Store) Faces(ctx context.Context, orgID string, offset, limit int) ([]f
 // UpdateFace changes a face under a row lock: change receives the current
 // record and returns the new one. It returns the record before and after.
 func (s *Store) UpdateFace(ctx context.Context, orgID, id string, change func(face.Face) (face.Face, error), mk Events[face.Face]) (before, after face.Face, err error) {
-	err = s.tx(ctx, func(tx pgx.Tx) error {
+	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err = one(tx.QueryRow(ctx, `SELECT `+faceCols+` FROM faces WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanFace, face.ErrNotFound)
 		if err != nil {
 			return err
@@ -66,7 +67,7 @@ func (s *Store) UpdateFace(ctx context.Context, orgID, id string, change func(fa
 // DeleteFace removes a face and returns it, or face.ErrNotFound.
 func (s *Store) DeleteFace(ctx context.Context, orgID, id string, mk Events[face.Face]) (face.Face, error) {
 	var f face.Face
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		f, err = one(tx.QueryRow(ctx, `DELETE FROM faces WHERE org_id = $1 AND id = $2 RETURNING `+faceCols, orgID, id), scanFace, face.ErrNotFound)
 		if err != nil {

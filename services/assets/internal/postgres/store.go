@@ -27,11 +27,6 @@ func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 // Events builds the outbox events of a change from the record as written.
 type Events[T any] func(rec T) ([]events.Envelope, error)
 
-// tx runs fn in a transaction.
-func (s *Store) tx(ctx context.Context, fn func(pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, s.pool, fn)
-}
-
 // outbox builds and writes the events of rec in tx.
 func outbox[T any](ctx context.Context, tx pgx.Tx, mk Events[T], rec T) error {
 	if mk == nil {

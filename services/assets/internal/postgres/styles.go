@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/assets/internal/style"
 )
 
@@ -67,7 +68,7 @@ func (s *Store) InsertStyle(ctx context.Context, st style.Style, mk Events[style
 	if err != nil {
 		return err
 	}
-	return s.tx(ctx, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO styles (id, org_id, name, description, reference_keys, profile, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`, st.ID, st.OrgID, st.Name, st.Description, st.ReferenceKeys, profile, st.CreatedAt, st.UpdatedAt)
 		if err != nil {
@@ -91,7 +92,7 @@ func (s *Store) Styles(ctx context.Context, orgID string, offset, limit int) ([]
 
 // UpdateStyle changes a style under a row lock.
 func (s *Store) UpdateStyle(ctx context.Context, orgID, id string, change func(style.Style) (style.Style, error), mk Events[style.Style]) (before, after style.Style, err error) {
-	err = s.tx(ctx, func(tx pgx.Tx) error {
+	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err = one(tx.QueryRow(ctx, `SELECT `+styleCols+` FROM styles WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanStyle, style.ErrNotFound)
 		if err != nil {
 			return err
@@ -116,7 +117,7 @@ func (s *Store) UpdateStyle(ctx context.Context, orgID, id string, change func(s
 // DeleteStyle removes a style and returns it, or style.ErrNotFound.
 func (s *Store) DeleteStyle(ctx context.Context, orgID, id string, mk Events[style.Style]) (style.Style, error) {
 	var st style.Style
-	err := s.tx(ctx, func(tx pgx.Tx) error {
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		st, err = one(tx.QueryRow(ctx, `DELETE FROM styles WHERE org_id = $1 AND id = $2 RETURNING `+styleCols, orgID, id), scanStyle, style.ErrNotFound)
 		if err != nil {

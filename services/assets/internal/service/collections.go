@@ -14,7 +14,7 @@ import (
 
 // ThumbnailsConsumer is the durable consumer (and inbox name) of the
 // thumbnails projection.
-const ThumbnailsConsumer = "assets-thumbnails"
+const ThumbnailsConsumer = events.DurableAssetsThumbnails
 
 func collectionEvent(ctx context.Context, typ string) func(collection.Collection) ([]events.Envelope, error) {
 	return func(c collection.Collection) ([]events.Envelope, error) {

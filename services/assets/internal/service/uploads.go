@@ -20,8 +20,9 @@ type Presigned struct {
 }
 
 // Presign validates every request (naming failures prefix(i)+field) and
-// signs one PUT per file, valid for UploadTTL, with the Content-Type part
-// of the signature.
+// signs one PUT per file, valid for UploadTTL, with the Content-Type and
+// the declared fileSize as Content-Length part of the signature: storage
+// refuses a body of any other length.
 func (s *Service) Presign(ctx context.Context, orgID string, reqs []upload.Request, prefix func(i int) string) ([]Presigned, error) {
 	f := apierr.Fields{}
 	plans := make([]upload.Plan, len(reqs))
@@ -36,8 +37,8 @@ func (s *Service) Presign(ctx context.Context, orgID string, reqs []upload.Reque
 	expires := time.Now().UTC().Add(s.UploadTTL).Truncate(time.Second)
 	out := make([]Presigned, len(plans))
 	for i, p := range plans {
-		key := upload.Key(s3store.OrgPrefix(orgID), uuid.NewString(), p)
-		u, err := s.Blobs.PresignPut(ctx, key, p.ContentType, s.UploadTTL)
+		key := upload.Key(s3store.UploadPrefix(orgID), uuid.NewString(), p)
+		u, err := s.Blobs.PresignPut(ctx, key, p.ContentType, p.Size, s.UploadTTL)
 		if err != nil {
 			return nil, fmt.Errorf("service: presign upload: %w", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/textcheck"
 )
 
 // Limits.
@@ -38,10 +39,11 @@ type Request struct {
 	FileSize int64
 }
 
-// Plan is a validated request: the media type to sign and the key to sign
-// it for (without organization and id, see Key).
+// Plan is a validated request: the media type and length to sign and the
+// key to sign it for (without organization and id, see Key).
 type Plan struct {
 	ContentType string
+	Size        int64  // the exact length the upload must have
 	Name        string // sanitised, without extension
 	Ext         string
 }
@@ -52,6 +54,7 @@ func (r Request) Validate(f apierr.Fields, prefix string) Plan {
 	var p Plan
 	name := strings.TrimSpace(r.FileName)
 	switch {
+	case !textcheck.Check(f, prefix+"fileName", name, false):
 	case name == "":
 		f.Add(prefix+"fileName", "is required")
 	case utf8.RuneCountInString(name) > MaxRawNameLength:
@@ -65,7 +68,7 @@ func (r Request) Validate(f apierr.Fields, prefix string) Plan {
 	if r.FileSize < 1 || r.FileSize > MaxFileSize {
 		f.Add(prefix+"fileSize", fmt.Sprintf("must be from 1 to %d bytes (5 MB)", MaxFileSize))
 	}
-	p.ContentType, p.Ext, p.Name = ct, ext, Sanitize(name)
+	p.ContentType, p.Size, p.Ext, p.Name = ct, r.FileSize, ext, Sanitize(name)
 	return p
 }
 
@@ -104,9 +107,9 @@ func Sanitize(name string) string {
 	return s
 }
 
-// Key is where an upload is stored below the organization's storage
-// prefix: <prefix>uploads/<id>-<name>.<ext>. id is a fresh uuid, so names
-// may repeat and keys stay unguessable.
-func Key(orgPrefix, id string, p Plan) string {
-	return orgPrefix + "uploads/" + id + "-" + p.Name + "." + p.Ext
+// Key is where an upload is stored below the organization's uploads
+// prefix: <prefix><id>-<name>.<ext>. id is a fresh uuid, so names may
+// repeat and keys stay unguessable.
+func Key(uploadPrefix, id string, p Plan) string {
+	return uploadPrefix + id + "-" + p.Name + "." + p.Ext
 }

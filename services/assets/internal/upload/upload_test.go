@@ -40,7 +40,7 @@ func TestValidate(t *testing.T) {
 	if len(f) != 0 || p.Ext != "png" || p.ContentType != "image/png" || p.Name != "face" {
 		t.Fatalf("valid request: %v %+v", f, p)
 	}
-	if k := Key("orgs/org/", "id", p); k != "orgs/org/uploads/id-face.png" {
+	if k := Key("orgs/org/uploads/", "id", p); k != "orgs/org/uploads/id-face.png" {
 		t.Fatalf("key %s", k)
 	}
 	p = Request{FileName: "x.png", FileType: "IMAGE/JPEG", FileSize: MaxFileSize}.Validate(f, "")

@@ -1,6 +1,8 @@
 // Package validate holds the field rules shared by the assets records:
 // names, descriptions and URLs are checked the same way for faces, styles,
-// brands and collections, on create and on update alike.
+// brands and collections, on create and on update alike. Every text field
+// follows textcheck's rule: names and URLs are single-line, descriptions
+// may hold line breaks and tabs.
 package validate
 
 import (
@@ -9,21 +11,25 @@ import (
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/imagecheck"
+	"hookline.dev/pkg/textcheck"
 )
 
 // Limits of the shared fields.
 const (
 	MaxName        = 100
 	MaxDescription = 1000
-	// MaxURL is imageinput's limit: what passes here is what it loads.
-	MaxURL = imageinput.MaxURLLength
+	// MaxURL is imagecheck's limit, which imageinput applies when loading.
+	MaxURL = imagecheck.MaxURLLength
 )
 
-// Name trims s and records a failure in f when it is empty or longer than
-// MaxName characters. It returns the trimmed value.
+// Name trims s and records a failure in f when it is empty, longer than
+// MaxName characters or not single-line text. It returns the trimmed value.
 func Name(f apierr.Fields, field, s string) string {
 	s = strings.TrimSpace(s)
+	if !textcheck.Check(f, field, s, false) {
+		return s
+	}
 	switch n := utf8.RuneCountInString(s); {
 	case n == 0:
 		f.Add(field, "is required")
@@ -34,9 +40,12 @@ func Name(f apierr.Fields, field, s string) string {
 }
 
 // Description trims s and records a failure when it is over MaxDescription
-// characters. Empty is allowed.
+// characters or not (multi-line) text. Empty is allowed.
 func Description(f apierr.Fields, field, s string) string {
 	s = strings.TrimSpace(s)
+	if !textcheck.Check(f, field, s, true) {
+		return s
+	}
 	if utf8.RuneCountInString(s) > MaxDescription {
 		f.Add(field, fmt.Sprintf("must be at most %d characters", MaxDescription))
 	}
@@ -47,7 +56,10 @@ func Description(f apierr.Fields, field, s string) string {
 // 2048 characters. It returns s trimmed of surrounding spaces.
 func URL(f apierr.Fields, field, s string) string {
 	s = strings.TrimSpace(s)
-	if reason := imageinput.CheckURL(s); reason != "" {
+	if !textcheck.Check(f, field, s, false) {
+		return s
+	}
+	if reason := imagecheck.CheckURL(s); reason != "" {
 		f.Add(field, reason)
 	}
 	return s

@@ -5,7 +5,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +18,7 @@ import (
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/billing/internal/httpapi"
 	"hookline.dev/services/billing/internal/natsapi"
 	"hookline.dev/services/billing/internal/postgres"
@@ -27,35 +27,26 @@ import (
 
 // Config is billing's configuration.
 type Config struct {
-	config.Common
-	Addr              string        `env:"HOOKLINE_HTTP_ADDR" default:":8081"`
-	Schema            string        `env:"HOOKLINE_DB_SCHEMA" default:"billing"`
-	DBMaxConns        int32         `env:"HOOKLINE_DB_MAX_CONNS" default:"32"`
-	LedgerWriters     int           `env:"HOOKLINE_LEDGER_WRITERS" default:"1"`
-	NATSNamespace     string        `env:"HOOKLINE_NATS_NAMESPACE"`
-	TiersJSON         string        `env:"HOOKLINE_TIERS_JSON" default:"{\"free\":{\"monthlyCredits\":10,\"paidOpsPerDay\":50,\"concurrentRenders\":1},\"creator\":{\"monthlyCredits\":100,\"paidOpsPerDay\":500,\"concurrentRenders\":2},\"pro\":{\"monthlyCredits\":500,\"paidOpsPerDay\":5000,\"concurrentRenders\":5},\"agency\":{\"monthlyCredits\":2000}}"`
-	BillingCycle      string        `env:"HOOKLINE_BILLING_CYCLE" default:"monthly"`
+	config.Common `default:"HOOKLINE_HTTP_ADDR=:8081,HOOKLINE_DB_SCHEMA=billing"`
+	LedgerWriters int `env:"HOOKLINE_LEDGER_WRITERS" default:"1"`
+	// Tiers is the tier table shared with the gateway (pkg/tiers): each
+	// tier's subscription grant, billing cycle and quotas.
+	Tiers             tiers.Source
 	ReservationTTL    time.Duration `env:"HOOKLINE_RESERVATION_TTL" default:"10m"`
 	RenderTTL         time.Duration `env:"HOOKLINE_RENDER_RESERVATION_TTL" default:"6h"`
 	ExpiryInterval    time.Duration `env:"HOOKLINE_EXPIRY_INTERVAL" default:"15s"`
 	SettlementStreams []string      `env:"HOOKLINE_SETTLEMENT_STREAMS" default:"THUMBNAILS,CLIPS"`
 	RPCQueue          string        `env:"HOOKLINE_RPC_QUEUE" default:"billing"`
 
-	tiers map[string]natsapi.Tier
+	tiers *tiers.Table
 }
 
 // Validate checks the configuration and parses the tier table.
 func (c *Config) Validate() error {
 	errs := []error{c.Common.Validate()}
-	if err := json.Unmarshal([]byte(c.TiersJSON), &c.tiers); err != nil {
-		errs = append(errs, fmt.Errorf("HOOKLINE_TIERS_JSON must be a non-empty object of tiers: %w", err))
-	} else if len(c.tiers) == 0 {
-		errs = append(errs, errors.New("HOOKLINE_TIERS_JSON must be a non-empty object of tiers"))
-	}
-	for name, t := range c.tiers {
-		if t.MonthlyCredits < 0 || t.PaidOpsPerDay < 0 || t.ConcurrentRenders < 0 {
-			errs = append(errs, fmt.Errorf("tier %s: values must not be negative", name))
-		}
+	var err error
+	if c.tiers, err = c.Tiers.Load(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.LedgerWriters < 1 || c.LedgerWriters > 64 {
 		errs = append(errs, errors.New("HOOKLINE_LEDGER_WRITERS must be between 1 and 64"))
@@ -73,8 +64,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
-		Name: "billing", Common: cfg.Common, Schema: cfg.Schema, MaxConns: cfg.DBMaxConns,
-		Namespace: cfg.NATSNamespace, Migrations: migrations.FS,
+		Name: "billing", Common: cfg.Common, Migrations: migrations.FS,
 	})
 	if err != nil {
 		return err
@@ -84,18 +74,22 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	store := postgres.New(p.Pool, cfg.LedgerWriters, p.Relay)
 	defer store.Close()
 	srv := &natsapi.Server{Store: store, Log: p.Log, Policy: natsapi.Policy{
-		Tiers: cfg.tiers, BillingCycle: cfg.BillingCycle, TTL: cfg.ReservationTTL, RenderTTL: cfg.RenderTTL,
+		Tiers: cfg.tiers, TTL: cfg.ReservationTTL, RenderTTL: cfg.RenderTTL,
 	}}
-	stopRPC, err := p.Bus.Serve(ctx, events.BillingReserveRPC, cfg.RPCQueue, srv.Reserve)
+	stopRPC, err := p.Bus.Serve(ctx, events.BillingReserveRPC, cfg.RPCQueue, countReserves(srv.Reserve))
 	if err != nil {
 		return err
 	}
+	stopAdjust, err := p.Bus.Serve(ctx, events.BillingAdjustRPC, cfg.RPCQueue, srv.Adjust)
+	if err != nil {
+		return errors.Join(err, stopRPC())
+	}
 	workers := []platform.Worker{
-		func(ctx context.Context) error { <-ctx.Done(); return stopRPC() },
+		func(ctx context.Context) error { <-ctx.Done(); return errors.Join(stopRPC(), stopAdjust()) },
 		func(ctx context.Context) error { return expireLoop(ctx, store, cfg.ExpiryInterval, p.Log) },
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
-				Durable: natsapi.GatewayConsumer, Stream: "GATEWAY",
+				Durable: natsapi.GatewayConsumer, Stream: events.StreamGateway,
 				Subjects: []string{events.GatewayOrganizationCreated, events.GatewayCreditsGranted},
 			}, srv.Gateway)
 		},
@@ -109,10 +103,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 				// Settlements wait for their group's transaction; many in
 				// flight make the groups large.
 				Workers: 128, MaxAckPending: 2048,
+				OrderKey: natsapi.SettlementOrder,
 			}, srv.Settlement)
 		})
 	}
-	handler := telemetry.HTTPMiddleware("billing")(httpapi.Handler(store, []byte(cfg.PrincipalSecret), p.Ready, p.Log))
+	handler := telemetry.HTTPMiddleware("billing")(httpapi.Handler(store, cfg.tiers, []byte(cfg.PrincipalSecret), p.Ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, workers...)
 }
 
@@ -138,23 +133,35 @@ func expireLoop(ctx context.Context, store *postgres.Store, every time.Duration,
 type rebuildConfig struct {
 	config.Database
 	Schema string `env:"HOOKLINE_DB_SCHEMA" default:"billing"`
+	// Batch is about how many events one rebuild transaction replays while
+	// it holds the locks of its accounts.
+	Batch int `env:"HOOKLINE_REBUILD_BATCH" default:"5000"`
+}
+
+// Validate checks the batch size.
+func (c rebuildConfig) Validate() error {
+	if c.Batch < 1 || c.Batch > 1_000_000 {
+		return errors.New("HOOKLINE_REBUILD_BATCH must be between 1 and 1000000")
+	}
+	return nil
 }
 
 // Rebuild replays every account stream into the projections (the
-// `billing rebuild` command). It needs only the database settings.
+// `billing rebuild` command), one batch of accounts per transaction, while
+// billing may keep running. It needs only the database settings.
 func Rebuild(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg rebuildConfig
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
-	pool, err := pgkit.Connect(ctx, cfg.DatabaseURL, cfg.Schema, pgkit.Options{})
+	pool, err := pgkit.Connect(ctx, cfg.DatabaseURL, cfg.Schema, pgkit.Options{MaxConns: 2})
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
 	store := postgres.New(pool, 0, nil) // rebuild writes no commands
 	defer store.Close()
-	n, err := store.Rebuild(ctx)
+	n, err := store.Rebuild(ctx, cfg.Batch)
 	if err != nil {
 		return err
 	}

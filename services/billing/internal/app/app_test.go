@@ -3,7 +3,6 @@ package app_test
 import (
 	"context"
 	"encoding/json"
-	"expvar"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/billing/internal/app"
 	"hookline.dev/services/billing/internal/ledger"
+	"hookline.dev/services/billing/internal/natsapi"
 )
 
 func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
@@ -88,8 +88,10 @@ func TestReservationsAcrossReplicas(t *testing.T) {
 	h := newHarness(t)
 	org := h.openAccount("pro")
 	ctx := t.Context()
-	counter := func(name string) int64 { return expvar.Get(name).(*expvar.Int).Value() }
-	commits, reruns := counter("billing_optimistic_commits"), counter("billing_optimistic_reruns")
+	counter := func(result string) int64 {
+		return int64(testkit.ScrapeProcess(t).Value("hookline_billing_optimistic_groups_total", "result", result))
+	}
+	commits, reruns := counter("committed"), counter("rerun")
 
 	// On one replica, back to back: every group after the first (which
 	// loads the account) commits in one round trip.
@@ -98,12 +100,12 @@ func TestReservationsAcrossReplicas(t *testing.T) {
 			t.Fatalf("reserve: %+v %v", r, err)
 		}
 	}
-	if c, r := counter("billing_optimistic_commits")-commits, counter("billing_optimistic_reruns")-reruns; c < 4 || r != 0 {
+	if c, r := counter("committed")-commits, counter("rerun")-reruns; c < 4 || r != 0 {
 		t.Fatalf("one replica: %d optimistic commits, %d reruns; want ≥ 4 and 0", c, r)
 	}
 
 	// Alternating: each replica's cache is one append behind every time.
-	reruns = counter("billing_optimistic_reruns")
+	reruns = counter("rerun")
 	const rounds = 6
 	for i := range rounds {
 		if r, err := h.reserve(ctx, org, fmt.Sprintf("service-%d", i), 2); err != nil || r.Outcome != events.ReserveOK {
@@ -114,7 +116,7 @@ func TestReservationsAcrossReplicas(t *testing.T) {
 			t.Fatalf("reserve via the second store: %v", err)
 		}
 	}
-	if n := counter("billing_optimistic_reruns") - reruns; n < rounds {
+	if n := counter("rerun") - reruns; n < rounds {
 		t.Errorf("%d reruns of stale groups, want at least %d", n, rounds)
 	}
 	if b := h.balance(org); b.Subscription != 100-5-rounds*(2+3) {
@@ -137,19 +139,24 @@ func TestSettlements(t *testing.T) {
 	// Two terminal events for one reservation: the first wins. (Billing
 	// consumes settlements with many workers, so only events published
 	// after the first was applied are certain to come second.)
-	duplicates := expvar.Get("billing_duplicate_settlements").(*expvar.Int)
-	seen := duplicates.Value()
+	duplicates := func() float64 {
+		return testkit.ScrapeProcess(t).Value("hookline_billing_settlements_total", "outcome", "duplicate")
+	}
+	seen := duplicates()
 	mustReserve("twice", 10)
 	h.settle(org, "twice", true)
 	testkit.Eventually(t, 10*time.Second, "first outcome", func() bool { return h.usageStatus("twice") == "committed" })
-	h.settle(org, "twice", false)
-	h.settle(org, "twice", true)
+	later := []string{h.settle(org, "twice", false), h.settle(org, "twice", true)}
 	// Failure refunds.
 	mustReserve("fails", 5)
-	h.settle(org, "fails", false)
-	testkit.Eventually(t, 10*time.Second, "settlements", func() bool {
-		return h.usageStatus("twice") == "committed" && h.usageStatus("fails") == "refunded" && duplicates.Value() >= seen+2
-	})
+	later = append(later, h.settle(org, "fails", false))
+	h.waitProcessed(later)
+	if h.usageStatus("twice") != "committed" || h.usageStatus("fails") != "refunded" {
+		t.Fatalf("twice %s, fails %s", h.usageStatus("twice"), h.usageStatus("fails"))
+	}
+	if got := duplicates(); got < seen+2 {
+		t.Fatalf("duplicate settlements counted %v, want at least %v", got, seen+2)
+	}
 
 	// A terminal event before its reservation: applied when it lands.
 	h.settle(org, "early-done", true)
@@ -177,10 +184,14 @@ func TestGrantsAndQuotas(t *testing.T) {
 	h := newHarness(t)
 	org := h.openAccount("capped") // 100 credits, 3 paid operations a day
 	grant := uuid.NewString()
+	var grantEvents []string
 	for range 2 { // the same grant twice counts once
-		h.publish(events.GatewayCreditsGranted, org, events.CreditsGrantRequested{GrantID: grant, OrganizationID: org, Credits: 5, Kind: "purchased", Reason: "top-up"})
+		grantEvents = append(grantEvents, h.publish(events.GatewayCreditsGranted, org, events.CreditsGranted{GrantID: grant, OrganizationID: org, Credits: 5, Kind: "purchased", Reason: "top-up"}))
 	}
-	testkit.Eventually(t, 10*time.Second, "grant", func() bool { return h.balance(org).Purchased == 5 })
+	h.waitProcessed(grantEvents)
+	if b := h.balance(org); b.Purchased != 5 {
+		t.Fatalf("one grant sent twice: purchased %d, want 5", b.Purchased)
+	}
 
 	ctx := t.Context()
 	for i := range 3 {
@@ -202,7 +213,6 @@ func TestGrantsAndQuotas(t *testing.T) {
 			t.Errorf("%+v → %+v %v", bad, reply, err)
 		}
 	}
-	time.Sleep(200 * time.Millisecond)
 	if b := h.balance(org); b.Purchased != 5 || b.Subscription != 97 {
 		t.Fatalf("balance %+v", b)
 	}
@@ -216,8 +226,7 @@ func TestExpiry(t *testing.T) {
 		t.Fatalf("reserve: %+v %v", r, err)
 	}
 	testkit.Eventually(t, 10*time.Second, "expiry", func() bool { return h.usageStatus("stale") == "expired" })
-	h.settle(org, "stale", true) // too late: a no-op
-	time.Sleep(300 * time.Millisecond)
+	h.waitProcessed([]string{h.settle(org, "stale", true)}) // too late: a no-op
 	if h.usageStatus("stale") != "expired" || h.balance(org).Subscription != 100 {
 		t.Fatalf("late settlement changed the account: %s %+v", h.usageStatus("stale"), h.balance(org))
 	}
@@ -288,8 +297,15 @@ func TestGrantBeforeAccountOpens(t *testing.T) {
 	org := uuid.NewString()
 	// The grant overtakes the organization's creation: it is refused while
 	// the account is not open, released, redelivered and then applied.
-	h.publish(events.GatewayCreditsGranted, org, events.CreditsGrantRequested{GrantID: uuid.NewString(), OrganizationID: org, Credits: 7, Kind: "purchased", Reason: "early"})
-	time.Sleep(150 * time.Millisecond)
+	h.publish(events.GatewayCreditsGranted, org, events.CreditsGranted{GrantID: uuid.NewString(), OrganizationID: org, Credits: 7, Kind: "purchased", Reason: "early"})
+	cons, err := h.bus.JS.Consumer(t.Context(), h.bus.StreamName(events.StreamGateway), natsapi.GatewayConsumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 15*time.Second, "grant refused and redelivered", func() bool {
+		info, err := cons.Info(t.Context())
+		return err == nil && info.NumRedelivered > 0
+	})
 	h.publish(events.GatewayOrganizationCreated, org, events.OrganizationCreated{OrganizationID: org, Name: "late", Tier: "pro"})
 	testkit.Eventually(t, 15*time.Second, "early grant applied", func() bool {
 		b, err := h.store.Balance(context.Background(), org)
@@ -308,6 +324,72 @@ func TestSettlementNamingAnotherAccount(t *testing.T) {
 	testkit.Eventually(t, 10*time.Second, "refund on the owner's account", func() bool { return h.usageStatus("mislabelled") == "refunded" })
 	if b := h.balance(owner); b.Subscription != 100 {
 		t.Fatalf("owner balance %d", b.Subscription)
+	}
+	checkInvariants(t, h.pool, h.store)
+}
+
+// A rebuild runs beside live billing: batches of three events (pages that
+// end mid-stream, streams spread over batches) replace damaged projections
+// while reservations and adjustments keep landing, and afterwards the
+// projections equal a rebuild.
+func TestRebuildUnderLiveTraffic(t *testing.T) {
+	h := newHarness(t)
+	ctx := t.Context()
+	orgs := make([]string, 5)
+	for i := range orgs {
+		orgs[i] = h.openAccount("pro")
+		for j := range 3 {
+			if r, err := h.reserve(ctx, orgs[i], fmt.Sprintf("pre-%d-%d", i, j), 2); err != nil || r.Outcome != events.ReserveOK {
+				t.Fatal(r, err)
+			}
+		}
+	}
+	if _, err := h.pool.Exec(ctx, `UPDATE balances SET subscription = 0; DELETE FROM usage`); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	done := make(chan error, 1)
+	var ops atomic.Int64
+	go func() {
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			org := orgs[i%len(orgs)]
+			if r, err := h.reserve(ctx, org, fmt.Sprintf("live-%d", i), 1); err != nil || r.Outcome != events.ReserveOK {
+				done <- fmt.Errorf("live reserve %d: %+v %w", i, r, err)
+				return
+			}
+			var r events.AdjustReply
+			if err := h.bus.Request(ctx, events.BillingAdjustRPC, events.AdjustRequest{AdjustmentID: fmt.Sprintf("adj-%d", i), OrgID: org, Credits: 1, Reason: "live"}, &r); err != nil || r.Outcome != events.ReserveOK {
+				done <- fmt.Errorf("live adjustment %d: %+v %w", i, r, err)
+				return
+			}
+			ops.Add(1)
+		}
+	}()
+	env := testkit.Getenv(map[string]string{
+		"HOOKLINE_DATABASE_URL": h.env["HOOKLINE_DATABASE_URL"], "HOOKLINE_DB_SCHEMA": h.env["HOOKLINE_DB_SCHEMA"],
+		"HOOKLINE_REBUILD_BATCH": "3",
+	})
+	for range 3 {
+		before := ops.Load()
+		var out strings.Builder
+		if err := app.Rebuild(ctx, env, &out); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "rebuilt projections of 5 accounts") {
+			t.Fatalf("output %q", out.String())
+		}
+		// Live traffic went on during the rebuilds.
+		testkit.Eventually(t, 10*time.Second, "live traffic", func() bool { return ops.Load() > before })
+	}
+	close(stop)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 	checkInvariants(t, h.pool, h.store)
 }

@@ -30,8 +30,9 @@ func TestConfigRefusesBadSettings(t *testing.T) {
 		{"HOOKLINE_LEDGER_WRITERS", "0", "HOOKLINE_LEDGER_WRITERS"},
 		{"HOOKLINE_LEDGER_WRITERS", "65", "HOOKLINE_LEDGER_WRITERS"},
 		{"HOOKLINE_LEDGER_WRITERS", "many", "HOOKLINE_LEDGER_WRITERS"},
-		{"HOOKLINE_TIERS_JSON", "{}", "HOOKLINE_TIERS_JSON"},
-		{"HOOKLINE_TIERS_JSON", `{"pro":{"monthlyCredits":-1}}`, "must not be negative"},
+		{"HOOKLINE_TIERS", `{"tiers":[]}`, "HOOKLINE_TIERS"},
+		{"HOOKLINE_TIERS", `{"pro":{"monthlyCredits":100}}`, "unknown field"},
+		{"HOOKLINE_TIERS_FILE", "/nonexistent/tiers.json", "HOOKLINE_TIERS_FILE"},
 		{"HOOKLINE_RESERVATION_TTL", "0s", "must be positive"},
 	} {
 		err := load(map[string]string{tc.key: tc.value})

@@ -17,6 +17,7 @@ import (
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/billing/internal/app"
 	"hookline.dev/services/billing/internal/ledger"
 	"hookline.dev/services/billing/internal/postgres"
@@ -48,8 +49,10 @@ func newHarness(t *testing.T, overrides ...string) *harness {
 		"HOOKLINE_DB_SCHEMA":        schema,
 		"HOOKLINE_HTTP_ADDR":        addr,
 		"HOOKLINE_PRINCIPAL_SECRET": secret,
-		"HOOKLINE_TIERS_JSON":       `{"pro":{"monthlyCredits":100},"capped":{"monthlyCredits":100,"paidOpsPerDay":3}}`,
-		"HOOKLINE_LOG_LEVEL":        "warn",
+		"HOOKLINE_TIERS": tiers.Encode(
+			tiers.Tier{Name: "pro", MonthlyCredits: 100, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 1, Burst: 1}},
+			tiers.Tier{Name: "capped", MonthlyCredits: 100, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 1, Burst: 1}, Quotas: tiers.Quotas{PaidOpsPerDay: 3}}),
+		"HOOKLINE_LOG_LEVEL": "warn",
 	}}
 	for i := 0; i+1 < len(overrides); i += 2 {
 		h.env[overrides[i]] = overrides[i+1]
@@ -116,15 +119,28 @@ func (h *harness) reserve(ctx context.Context, org, id string, credits int64) (e
 	return reply, err
 }
 
-func (h *harness) settle(org, reservationID string, completed bool) {
+// settle publishes the owner's outcome of a reservation and returns the
+// event id once the stream has stored it.
+func (h *harness) settle(org, reservationID string, completed bool) string {
 	typ := events.ThumbnailsOperationFailed
 	if completed {
 		typ = events.ThumbnailsOperationCompleted
 	}
-	h.publish(typ, org, events.Settlement{ReservationID: reservationID})
+	return h.publish(typ, org, events.Settlement{ReservationID: reservationID})
 }
 
-func (h *harness) balance(org string) postgres.Balance {
+// waitProcessed waits until billing has processed every event of ids (its
+// inbox holds them all; duplicates included).
+func (h *harness) waitProcessed(ids []string) {
+	h.t.Helper()
+	testkit.Eventually(h.t, 30*time.Second, "events processed", func() bool {
+		var n int
+		_ = h.pool.QueryRow(context.Background(), `SELECT count(*) FROM inbox WHERE event_id = ANY($1)`, ids).Scan(&n)
+		return n == len(ids)
+	})
+}
+
+func (h *harness) balance(org string) ledger.Balance {
 	h.t.Helper()
 	b, err := h.store.Balance(context.Background(), org)
 	if err != nil {

@@ -13,21 +13,27 @@ import (
 
 	"hookline.dev/pkg/chix"
 	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
-	"hookline.dev/services/billing/internal/postgres"
+	"hookline.dev/pkg/tiers"
+	"hookline.dev/services/billing/internal/ledger"
 )
 
-// Handler builds the router.
-func Handler(store *postgres.Store, secret []byte, ready func(context.Context) error, log *slog.Logger) http.Handler {
-	api := &api{store: store}
-	a := httpx.Adapter{Log: log}
+// Handler builds the router. table supplies the billing cycle of an
+// account that is not open yet.
+func Handler(store ledger.Projections, table *tiers.Table, secret []byte, ready func(context.Context) error, log *slog.Logger) http.Handler {
+	api := &api{store: store, tiers: table}
+	a := httpx.Adapter{Log: log, MapError: pgkit.MapUnavailable}
 	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
 		r.Get("/account/credits", a.Wrap(api.credits))
 		r.Get("/account/usage", a.Wrap(api.usage))
 	})
 }
 
-type api struct{ store *postgres.Store }
+type api struct {
+	store ledger.Projections
+	tiers *tiers.Table
+}
 
 type creditsDTO struct {
 	Tier    string `json:"tier"`
@@ -43,10 +49,10 @@ type creditsDTO struct {
 func (h *api) credits(w http.ResponseWriter, r *http.Request) error {
 	p, _ := principal.From(r.Context())
 	b, err := h.store.Balance(r.Context(), p.OrgID)
-	if errors.Is(err, postgres.ErrNoAccount) {
+	if errors.Is(err, ledger.ErrNoAccount) {
 		// The account opens asynchronously after the organization is
 		// created; until then it holds nothing.
-		b, err = postgres.Balance{Tier: p.Tier, BillingCycle: "monthly"}, nil
+		b, err = ledger.Balance{Tier: p.Tier, BillingCycle: h.tiers.Resolve(p.Tier).BillingCycle}, nil
 	}
 	if err != nil {
 		return err
@@ -72,9 +78,9 @@ type usageDTO struct {
 
 func (h *api) usage(w http.ResponseWriter, r *http.Request) error {
 	p, _ := principal.From(r.Context())
-	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]postgres.Usage, int, error) {
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]ledger.Usage, int, error) {
 		return h.store.UsagePage(ctx, p.OrgID, offset, limit)
-	}, func(u postgres.Usage) usageDTO {
+	}, func(u ledger.Usage) usageDTO {
 		return usageDTO{ID: u.ID, Operation: u.Operation, Credits: u.Credits, Status: u.Status, ResourceType: u.ResourceType,
 			ResourceID: u.ResourceID, CreatedAt: u.CreatedAt.UTC(), SettledAt: utc(u.SettledAt)}
 	})

@@ -1,9 +1,10 @@
 // Package ledger is the credit account aggregate. An account is a stream
 // of events; its state is the fold of those events through Apply, and
-// commands (Open, Grant, Reserve, Commit, Refund, ExpireDue) check the
+// commands (Open, Grant, Adjust, Reserve, Settle, ExpireDue) check the
 // rules against that state and return the events that record the outcome.
 // Nothing here touches storage: the caller persists the events with the
-// expected version and applies them.
+// expected version and applies them. Store, Projections and Directory name
+// what the service needs from storage.
 package ledger
 
 import (
@@ -30,8 +31,10 @@ func (b Bucket) Valid() bool { return b == Subscription || b == Purchased }
 var (
 	ErrNotOpen             = errors.New("ledger: account is not open")
 	ErrInsufficientCredits = errors.New("ledger: insufficient credits")
-	ErrUnknownReservation  = errors.New("ledger: no pending reservation with that id")
 	ErrInvalid             = errors.New("ledger: invalid command")
+	// ErrReservationOwner: the reservation id is another account's. Ids
+	// are derived from operations, so this is a caller bug.
+	ErrReservationOwner = errors.New("ledger: reservation id belongs to another account")
 )
 
 // QuotaError is returned by Reserve when a tier quota refuses the request.
@@ -61,6 +64,16 @@ type CreditsGranted struct {
 	Credits int64
 	Reason  string
 	At      time.Time
+}
+
+// CreditsAdjusted is an administrator's correction of an account (a
+// mistake put right, a chargeback): signed amounts per bucket.
+type CreditsAdjusted struct {
+	AdjustmentID string
+	Subscription int64
+	Purchased    int64
+	Reason       string
+	At           time.Time
 }
 
 // CreditsReserved holds credits for an operation until it settles.
@@ -101,6 +114,7 @@ type ReservationExpired struct {
 
 func (AccountOpened) event()        {}
 func (CreditsGranted) event()       {}
+func (CreditsAdjusted) event()      {}
 func (CreditsReserved) event()      {}
 func (ReservationCommitted) event() {}
 func (ReservationRefunded) event()  {}
@@ -119,7 +133,9 @@ type Reservation struct {
 	ExpiresAt    time.Time
 }
 
-// Account is the state of one organization's credits.
+// Account is the state of one organization's credits. Its pending
+// reservations and grant ids are read through methods: only Apply changes
+// them.
 type Account struct {
 	ID      string
 	Version int64
@@ -129,19 +145,23 @@ type Account struct {
 	// Available credits per bucket; pending holds are already taken out.
 	Subscription int64
 	Purchased    int64
-	// Lifetime totals, kept for the invariant granted = available + pending + committed.
+	// Lifetime totals, kept for the invariant granted = available + pending
+	// + committed. Granted is net of adjustments.
 	Granted   int64
 	Committed int64
-	Pending   map[string]Reservation
-	Grants    map[string]bool
 	// Paid operations reserved on OpsDay (UTC date), for the daily quota.
 	OpsDay   string
 	OpsToday int
+
+	pending map[string]Reservation
+	// grants holds the ids of the grants and adjustments applied, which
+	// make both idempotent.
+	grants map[string]bool
 }
 
 // New returns the empty state of an account before any event.
 func New(id string) *Account {
-	return &Account{ID: id, Pending: map[string]Reservation{}, Grants: map[string]bool{}}
+	return &Account{ID: id, pending: map[string]Reservation{}, grants: map[string]bool{}}
 }
 
 // Available is the spendable total.
@@ -150,10 +170,73 @@ func (a *Account) Available() int64 { return a.Subscription + a.Purchased }
 // Reserved is the total held by pending reservations.
 func (a *Account) Reserved() int64 {
 	var n int64
-	for _, r := range a.Pending {
+	for _, r := range a.pending {
 		n += r.Credits
 	}
 	return n
+}
+
+// Pending returns the pending reservation with that id, if there is one.
+func (a *Account) Pending(id string) (Reservation, bool) {
+	r, ok := a.pending[id]
+	return r, ok
+}
+
+// PendingReservations returns the pending reservations ordered by id.
+func (a *Account) PendingReservations() []Reservation {
+	rs := make([]Reservation, 0, len(a.pending))
+	for _, r := range a.pending {
+		rs = append(rs, r)
+	}
+	// Map order is random; a stable order keeps event streams and
+	// snapshots reproducible.
+	slices.SortFunc(rs, func(x, y Reservation) int { return strings.Compare(x.ID, y.ID) })
+	return rs
+}
+
+// HasGrant reports whether the grant id was applied.
+func (a *Account) HasGrant(id string) bool { return a.grants[id] }
+
+// Snapshot is an account's state at a version, for stores that save it
+// instead of replaying a whole stream.
+type Snapshot struct {
+	ID                      string
+	Version                 int64
+	Opened                  bool
+	Tier, Cycle             string
+	Subscription, Purchased int64
+	Granted, Committed      int64
+	OpsDay                  string
+	OpsToday                int
+	Pending                 []Reservation
+	Grants                  []string
+}
+
+// Snapshot returns a copy of the state, its lists sorted by id.
+func (a *Account) Snapshot() Snapshot {
+	s := Snapshot{ID: a.ID, Version: a.Version, Opened: a.Opened, Tier: a.Tier, Cycle: a.Cycle,
+		Subscription: a.Subscription, Purchased: a.Purchased, Granted: a.Granted, Committed: a.Committed,
+		OpsDay: a.OpsDay, OpsToday: a.OpsToday, Pending: a.PendingReservations()}
+	for g := range a.grants {
+		s.Grants = append(s.Grants, g)
+	}
+	slices.Sort(s.Grants)
+	return s
+}
+
+// Restore returns the account a snapshot describes.
+func Restore(s Snapshot) *Account {
+	a := New(s.ID)
+	a.Version, a.Opened, a.Tier, a.Cycle = s.Version, s.Opened, s.Tier, s.Cycle
+	a.Subscription, a.Purchased, a.Granted, a.Committed = s.Subscription, s.Purchased, s.Granted, s.Committed
+	a.OpsDay, a.OpsToday = s.OpsDay, s.OpsToday
+	for _, r := range s.Pending {
+		a.pending[r.ID] = r
+	}
+	for _, g := range s.Grants {
+		a.grants[g] = true
+	}
+	return a
 }
 
 // Apply folds one event into the state. It never fails: events are facts.
@@ -163,17 +246,22 @@ func (a *Account) Apply(e Event) {
 	case AccountOpened:
 		a.Opened, a.Tier, a.Cycle = true, e.Tier, e.BillingCycle
 	case CreditsGranted:
-		a.Grants[e.GrantID] = true
+		a.grants[e.GrantID] = true
 		a.Granted += e.Credits
 		if e.Bucket == Purchased {
 			a.Purchased += e.Credits
 		} else {
 			a.Subscription += e.Credits
 		}
+	case CreditsAdjusted:
+		a.grants[e.AdjustmentID] = true
+		a.Granted += e.Subscription + e.Purchased
+		a.Subscription += e.Subscription
+		a.Purchased += e.Purchased
 	case CreditsReserved:
 		a.Subscription -= e.FromSubscription
 		a.Purchased -= e.FromPurchased
-		a.Pending[e.ReservationID] = Reservation{
+		a.pending[e.ReservationID] = Reservation{
 			ID: e.ReservationID, Credits: e.Credits, Subscription: e.FromSubscription, Purchased: e.FromPurchased,
 			Operation: e.Operation, ResourceType: e.ResourceType, ResourceID: e.ResourceID, At: e.At, ExpiresAt: e.ExpiresAt,
 		}
@@ -182,16 +270,16 @@ func (a *Account) Apply(e Event) {
 		}
 		a.OpsToday++
 	case ReservationCommitted:
-		a.Committed += a.Pending[e.ReservationID].Credits
-		delete(a.Pending, e.ReservationID)
+		a.Committed += a.pending[e.ReservationID].Credits
+		delete(a.pending, e.ReservationID)
 	case ReservationRefunded:
 		a.Subscription += e.Subscription
 		a.Purchased += e.Purchased
-		delete(a.Pending, e.ReservationID)
+		delete(a.pending, e.ReservationID)
 	case ReservationExpired:
 		a.Subscription += e.Subscription
 		a.Purchased += e.Purchased
-		delete(a.Pending, e.ReservationID)
+		delete(a.pending, e.ReservationID)
 	}
 }
 
@@ -219,10 +307,39 @@ func (a *Account) Grant(id string, b Bucket, credits int64, reason string, now t
 	if id == "" || !b.Valid() || credits <= 0 {
 		return nil, fmt.Errorf("%w: grant needs an id, a bucket and positive credits", ErrInvalid)
 	}
-	if a.Grants[id] {
+	if a.grants[id] {
 		return nil, nil
 	}
 	return []Event{CreditsGranted{GrantID: id, Bucket: b, Credits: credits, Reason: reason, At: now}}, nil
+}
+
+// Adjust corrects the available credits by a signed, non-zero amount. A
+// credit goes to the purchased bucket; a debit takes purchased credits
+// first (a chargeback reverses a purchase), then subscription credits. It
+// never takes available credits below zero: ErrInsufficientCredits, and
+// credits held by pending reservations are not available. An id seen
+// before records nothing.
+func (a *Account) Adjust(id string, credits int64, reason string, now time.Time) ([]Event, error) {
+	if !a.Opened {
+		return nil, ErrNotOpen
+	}
+	if id == "" || credits == 0 || reason == "" {
+		return nil, fmt.Errorf("%w: adjust needs an id, non-zero credits and a reason", ErrInvalid)
+	}
+	if a.grants[id] {
+		return nil, nil
+	}
+	e := CreditsAdjusted{AdjustmentID: id, Reason: reason, At: now}
+	switch {
+	case credits > 0:
+		e.Purchased = credits
+	case a.Available()+credits < 0:
+		return nil, ErrInsufficientCredits
+	default:
+		e.Purchased = -min(a.Purchased, -credits)
+		e.Subscription = credits - e.Purchased
+	}
+	return []Event{e}, nil
 }
 
 // Quotas limit a tier. Zero means unlimited.
@@ -245,14 +362,25 @@ type ReserveCommand struct {
 	TTL           time.Duration
 }
 
-// Reserve holds credits, subscription first. A reservation id that is
-// already pending records nothing and succeeds: retries reserve once.
-func (a *Account) Reserve(c ReserveCommand, q Quotas, now time.Time) ([]Event, error) {
+// Reserve holds credits, subscription first. A reservation id is used
+// once, by one account: an id this account holds or held before records
+// nothing and succeeds (retries reserve once), and an id another account
+// recorded fails with ErrReservationOwner. When an outcome of the
+// reservation was reported before it (see Settle), the reservation settles
+// with it at once. Reserve records the id in dir.
+func (a *Account) Reserve(c ReserveCommand, q Quotas, dir Directory, now time.Time) ([]Event, error) {
 	if c.ReservationID == "" || c.Credits <= 0 || c.Operation == "" || c.TTL <= 0 {
 		return nil, fmt.Errorf("%w: reserve needs an id, positive credits, an operation and a TTL", ErrInvalid)
 	}
-	if _, ok := a.Pending[c.ReservationID]; ok {
+	if _, ok := a.pending[c.ReservationID]; ok {
 		return nil, nil
+	}
+	switch owner := dir.Owner(c.ReservationID); owner {
+	case "":
+	case a.ID:
+		return nil, nil
+	default:
+		return nil, ErrReservationOwner
 	}
 	if !a.Opened {
 		return nil, ErrNotOpen
@@ -271,17 +399,24 @@ func (a *Account) Reserve(c ReserveCommand, q Quotas, now time.Time) ([]Event, e
 		return nil, ErrInsufficientCredits
 	}
 	fromSub := min(a.Subscription, c.Credits)
-	return []Event{CreditsReserved{
+	r := CreditsReserved{
 		ReservationID: c.ReservationID, Credits: c.Credits,
 		FromSubscription: fromSub, FromPurchased: c.Credits - fromSub,
 		Operation: c.Operation, ResourceType: c.ResourceType, ResourceID: c.ResourceID,
 		At: now, ExpiresAt: now.Add(c.TTL),
-	}}, nil
+	}
+	evs := []Event{r}
+	if o, ok := dir.Early(c.ReservationID); ok {
+		// The outcome came first: apply it as if it had come second.
+		evs = append(evs, terminal(c.ReservationID, r.FromSubscription, r.FromPurchased, o, now))
+	}
+	dir.Reserved(c.ReservationID, a.ID)
+	return evs, nil
 }
 
 func (a *Account) pendingRenders() int {
 	n := 0
-	for _, r := range a.Pending {
+	for _, r := range a.pending {
 		if r.ResourceType == RenderResource {
 			n++
 		}
@@ -289,35 +424,14 @@ func (a *Account) pendingRenders() int {
 	return n
 }
 
-// Commit spends a pending reservation (the work succeeded).
-func (a *Account) Commit(id string, now time.Time) ([]Event, error) {
-	if _, ok := a.Pending[id]; !ok {
-		return nil, ErrUnknownReservation
-	}
-	return []Event{ReservationCommitted{ReservationID: id, At: now}}, nil
-}
-
-// Refund returns a pending reservation to its buckets (the work failed).
-func (a *Account) Refund(id string, now time.Time) ([]Event, error) {
-	r, ok := a.Pending[id]
-	if !ok {
-		return nil, ErrUnknownReservation
-	}
-	return []Event{ReservationRefunded{ReservationID: id, Subscription: r.Subscription, Purchased: r.Purchased, At: now}}, nil
-}
-
 // ExpireDue expires every pending reservation whose TTL has passed.
 func (a *Account) ExpireDue(now time.Time) []Event {
 	var evs []Event
-	for _, r := range a.Pending {
+	for _, r := range a.PendingReservations() {
 		if !now.Before(r.ExpiresAt) {
 			evs = append(evs, ReservationExpired{ReservationID: r.ID, Subscription: r.Subscription, Purchased: r.Purchased, At: now})
 		}
 	}
-	// Map order is random; a stable order keeps event streams reproducible.
-	slices.SortFunc(evs, func(x, y Event) int {
-		return strings.Compare(x.(ReservationExpired).ReservationID, y.(ReservationExpired).ReservationID)
-	})
 	return evs
 }
 
@@ -331,14 +445,4 @@ func (a *Account) CheckInvariants() error {
 		return fmt.Errorf("ledger: granted %d != available+pending+committed %d", a.Granted, got)
 	}
 	return nil
-}
-
-// SettleOnArrival is the terminal event for a reservation whose outcome was
-// reported before the reservation itself was recorded: completed work is
-// charged, failed work is returned, as if the report had come second.
-func SettleOnArrival(r CreditsReserved, completed bool, now time.Time) Event {
-	if completed {
-		return ReservationCommitted{ReservationID: r.ReservationID, At: now}
-	}
-	return ReservationRefunded{ReservationID: r.ReservationID, Subscription: r.FromSubscription, Purchased: r.FromPurchased, At: now}
 }

@@ -15,38 +15,39 @@ import (
 
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/billing/internal/ledger"
-	"hookline.dev/services/billing/internal/postgres"
+	"hookline.dev/services/billing/internal/meters"
 )
-
-// Tier is the billing configuration of one tier.
-type Tier struct {
-	MonthlyCredits    int64 `json:"monthlyCredits"`
-	PaidOpsPerDay     int   `json:"paidOpsPerDay"`
-	ConcurrentRenders int   `json:"concurrentRenders"`
-}
 
 // Policy is what billing needs to know about tiers and reservation lifetimes.
 type Policy struct {
-	Tiers        map[string]Tier
-	BillingCycle string
+	Tiers *tiers.Table
 	// TTL is how long a synchronous operation's reservation may stay
 	// pending; RenderTTL is the same for renders, which run for minutes.
 	TTL, RenderTTL time.Duration
 }
 
-// Quotas returns the quotas of a tier; unknown tiers get none.
+// Quotas returns the quotas of a tier. An account whose tier was retired
+// from the table gets the quotas of the table's fallback tier, as its keys
+// get that tier's rate limit at the gateway.
 func (p Policy) Quotas(tier string) ledger.Quotas {
-	t := p.Tiers[tier]
-	return ledger.Quotas{PaidOpsPerDay: t.PaidOpsPerDay, ConcurrentRenders: t.ConcurrentRenders}
+	q := p.Tiers.Resolve(tier).Quotas
+	return ledger.Quotas{PaidOpsPerDay: q.PaidOpsPerDay, ConcurrentRenders: q.ConcurrentRenders}
 }
 
 // Server holds billing's NATS handlers.
 type Server struct {
-	Store  *postgres.Store
+	Store  ledger.Store
 	Policy Policy
 	Log    *slog.Logger
 }
+
+// Counters of settlements that changed nothing, for alerting.
+var (
+	duplicateSettlements = meters.Settlements.With("outcome", "duplicate")
+	earlySettlements     = meters.Settlements.With("outcome", "early")
+)
 
 // Reserve answers billing.rpc.reserve.v1.
 func (s *Server) Reserve(ctx context.Context, data []byte) ([]byte, error) {
@@ -75,7 +76,7 @@ func (s *Server) Reserve(ctx context.Context, data []byte) ([]byte, error) {
 		reply = events.ReserveReply{Outcome: events.ReserveInsufficientCredits, Message: "the organization has no credit account yet"}
 	case errors.As(err, &qe):
 		reply = events.ReserveReply{Outcome: events.ReserveQuotaExceeded, Message: fmt.Sprintf("quota exceeded: %s (limit %d)", qe.Quota, qe.Limit)}
-	case errors.Is(err, postgres.ErrReservationOwner), errors.Is(err, ledger.ErrInvalid):
+	case errors.Is(err, ledger.ErrReservationOwner), errors.Is(err, ledger.ErrInvalid):
 		reply = events.ReserveReply{Outcome: events.ReserveInvalid, Message: err.Error()}
 	default:
 		return nil, err
@@ -101,7 +102,7 @@ func validate(r events.ReserveRequest) string {
 
 // Consumer names; they are durable and also key the inbox.
 const (
-	GatewayConsumer    = "billing-gateway"
+	GatewayConsumer    = events.DurableBillingGateway
 	SettlementConsumer = "billing-settlements"
 )
 
@@ -116,9 +117,18 @@ func (s *Server) Gateway(ctx context.Context, e events.Envelope) error {
 		if uuid.Validate(d.OrganizationID) != nil {
 			return messaging.Permanent(fmt.Errorf("organization id %q is not a uuid", d.OrganizationID))
 		}
-		return s.Store.Open(ctx, GatewayConsumer, e.ID, d.OrganizationID, d.Tier, s.Policy.BillingCycle, s.Policy.Tiers[d.Tier].MonthlyCredits)
+		tier, ok := s.Policy.Tiers.Lookup(d.Tier)
+		if !ok {
+			// The gateway accepts only tiers of the shared table, so this
+			// is a deployment whose two services read different tables
+			// (mid-rollout, or misconfigured). Retrying, then the dead
+			// letter, keeps the event until the tables agree: opening the
+			// account with a guessed grant could not be undone.
+			return fmt.Errorf("organization %s has tier %q, which this billing's tier table does not list", d.OrganizationID, d.Tier)
+		}
+		return s.Store.Open(ctx, GatewayConsumer, e.ID, d.OrganizationID, tier.Name, tier.BillingCycle, tier.MonthlyCredits)
 	case events.GatewayCreditsGranted:
-		var d events.CreditsGrantRequested
+		var d events.CreditsGranted
 		if err := e.Decode(&d); err != nil {
 			return messaging.Permanent(err)
 		}
@@ -144,27 +154,49 @@ func (s *Server) Settlement(ctx context.Context, e events.Envelope) error {
 	if d.ReservationID == "" {
 		return nil // an outcome of free work: nothing to settle
 	}
-	completed, ok := outcome(e.Type)
+	o, ok := outcome(e.Type)
 	if !ok {
 		return nil
 	}
 	if uuid.Validate(e.OrgID) != nil {
 		return messaging.Permanent(fmt.Errorf("event %s has no organization", e.ID))
 	}
-	return s.Store.Settle(ctx, s.Log, SettlementConsumer, e.ID, e.OrgID, d.ReservationID, completed)
+	res, err := s.Store.Settle(ctx, SettlementConsumer, e.ID, e.OrgID, d.ReservationID, o)
+	switch {
+	case errors.Is(err, ledger.ErrInvalid):
+		return messaging.Permanent(err)
+	case err != nil:
+		return err
+	case res == ledger.Duplicate:
+		duplicateSettlements.Add(1)
+		s.Log.WarnContext(ctx, "second terminal event for a reservation ignored", "reservation_id", d.ReservationID, "event_id", e.ID, "outcome", string(o))
+	case res == ledger.Early:
+		earlySettlements.Add(1)
+	}
+	return nil
+}
+
+// SettlementOrder is the order key of settlement events: the outcomes of
+// one reservation are handled one at a time, in the order they were
+// published, so that of two conflicting outcomes sent one after the other
+// the first always wins.
+func SettlementOrder(e events.Envelope) string {
+	var d events.Settlement
+	if e.Decode(&d) != nil {
+		return ""
+	}
+	return d.ReservationID
 }
 
 // outcome reads completed/failed from a subject `<svc>.<entity>.<fact>.vN`.
-func outcome(typ string) (completed, ok bool) {
+func outcome(typ string) (ledger.Outcome, bool) {
 	parts := strings.Split(typ, ".")
 	if len(parts) != 4 {
-		return false, false
+		return "", false
 	}
-	switch parts[2] {
-	case "completed":
-		return true, true
-	case "failed":
-		return false, true
+	switch o := ledger.Outcome(parts[2]); o {
+	case ledger.Completed, ledger.Failed:
+		return o, true
 	}
-	return false, false
+	return "", false
 }

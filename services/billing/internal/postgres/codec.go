@@ -12,6 +12,7 @@ import (
 const (
 	typeOpened    = "AccountOpened"
 	typeGranted   = "CreditsGranted"
+	typeAdjusted  = "CreditsAdjusted"
 	typeReserved  = "CreditsReserved"
 	typeCommitted = "ReservationCommitted"
 	typeRefunded  = "ReservationRefunded"
@@ -24,6 +25,7 @@ type storedEvent struct {
 	Tier          string    `json:"tier,omitempty"`
 	BillingCycle  string    `json:"billingCycle,omitempty"`
 	GrantID       string    `json:"grantId,omitempty"`
+	AdjustmentID  string    `json:"adjustmentId,omitempty"`
 	Bucket        string    `json:"bucket,omitempty"`
 	Reason        string    `json:"reason,omitempty"`
 	ReservationID string    `json:"reservationId,omitempty"`
@@ -45,6 +47,8 @@ func encodeEvent(e ledger.Event) (string, []byte, error) {
 		typ, s = typeOpened, storedEvent{Tier: e.Tier, BillingCycle: e.BillingCycle, At: e.At}
 	case ledger.CreditsGranted:
 		typ, s = typeGranted, storedEvent{GrantID: e.GrantID, Bucket: string(e.Bucket), Credits: e.Credits, Reason: e.Reason, At: e.At}
+	case ledger.CreditsAdjusted:
+		typ, s = typeAdjusted, storedEvent{AdjustmentID: e.AdjustmentID, Subscription: e.Subscription, Purchased: e.Purchased, Reason: e.Reason, At: e.At}
 	case ledger.CreditsReserved:
 		typ, s = typeReserved, storedEvent{ReservationID: e.ReservationID, Credits: e.Credits, Subscription: e.FromSubscription, Purchased: e.FromPurchased,
 			Operation: e.Operation, ResourceType: e.ResourceType, ResourceID: e.ResourceID, At: e.At, ExpiresAt: e.ExpiresAt}
@@ -72,6 +76,8 @@ func DecodeEvent(typ string, data []byte) (ledger.Event, error) {
 		return ledger.AccountOpened{Tier: s.Tier, BillingCycle: s.BillingCycle, At: s.At}, nil
 	case typeGranted:
 		return ledger.CreditsGranted{GrantID: s.GrantID, Bucket: ledger.Bucket(s.Bucket), Credits: s.Credits, Reason: s.Reason, At: s.At}, nil
+	case typeAdjusted:
+		return ledger.CreditsAdjusted{AdjustmentID: s.AdjustmentID, Subscription: s.Subscription, Purchased: s.Purchased, Reason: s.Reason, At: s.At}, nil
 	case typeReserved:
 		return ledger.CreditsReserved{ReservationID: s.ReservationID, Credits: s.Credits, FromSubscription: s.Subscription, FromPurchased: s.Purchased,
 			Operation: s.Operation, ResourceType: s.ResourceType, ResourceID: s.ResourceID, At: s.At, ExpiresAt: s.ExpiresAt}, nil
@@ -102,14 +108,13 @@ type snapshot struct {
 }
 
 func encodeSnapshot(a *ledger.Account) ([]byte, error) {
-	s := snapshot{Opened: a.Opened, Tier: a.Tier, Cycle: a.Cycle, Subscription: a.Subscription, Purchased: a.Purchased,
-		Granted: a.Granted, Committed: a.Committed, Pending: make(map[string]storedEvent, len(a.Pending)), OpsDay: a.OpsDay, OpsToday: a.OpsToday}
-	for id, r := range a.Pending {
-		s.Pending[id] = storedEvent{ReservationID: r.ID, Credits: r.Credits, Subscription: r.Subscription, Purchased: r.Purchased,
+	st := a.Snapshot()
+	s := snapshot{Opened: st.Opened, Tier: st.Tier, Cycle: st.Cycle, Subscription: st.Subscription, Purchased: st.Purchased,
+		Granted: st.Granted, Committed: st.Committed, Pending: make(map[string]storedEvent, len(st.Pending)), Grants: st.Grants,
+		OpsDay: st.OpsDay, OpsToday: st.OpsToday}
+	for _, r := range st.Pending {
+		s.Pending[r.ID] = storedEvent{ReservationID: r.ID, Credits: r.Credits, Subscription: r.Subscription, Purchased: r.Purchased,
 			Operation: r.Operation, ResourceType: r.ResourceType, ResourceID: r.ResourceID, At: r.At, ExpiresAt: r.ExpiresAt}
-	}
-	for g := range a.Grants {
-		s.Grants = append(s.Grants, g)
 	}
 	return json.Marshal(s)
 }
@@ -119,16 +124,12 @@ func decodeSnapshot(id string, version int64, data []byte) (*ledger.Account, err
 	if err := json.Unmarshal(data, &s); err != nil {
 		return nil, fmt.Errorf("postgres: decode snapshot of %s: %w", id, err)
 	}
-	a := ledger.New(id)
-	a.Version, a.Opened, a.Tier, a.Cycle = version, s.Opened, s.Tier, s.Cycle
-	a.Subscription, a.Purchased, a.Granted, a.Committed = s.Subscription, s.Purchased, s.Granted, s.Committed
-	a.OpsDay, a.OpsToday = s.OpsDay, s.OpsToday
-	for rid, r := range s.Pending {
-		a.Pending[rid] = ledger.Reservation{ID: r.ReservationID, Credits: r.Credits, Subscription: r.Subscription, Purchased: r.Purchased,
-			Operation: r.Operation, ResourceType: r.ResourceType, ResourceID: r.ResourceID, At: r.At, ExpiresAt: r.ExpiresAt}
+	st := ledger.Snapshot{ID: id, Version: version, Opened: s.Opened, Tier: s.Tier, Cycle: s.Cycle,
+		Subscription: s.Subscription, Purchased: s.Purchased, Granted: s.Granted, Committed: s.Committed,
+		OpsDay: s.OpsDay, OpsToday: s.OpsToday, Grants: s.Grants}
+	for _, r := range s.Pending {
+		st.Pending = append(st.Pending, ledger.Reservation{ID: r.ReservationID, Credits: r.Credits, Subscription: r.Subscription, Purchased: r.Purchased,
+			Operation: r.Operation, ResourceType: r.ResourceType, ResourceID: r.ResourceID, At: r.At, ExpiresAt: r.ExpiresAt})
 	}
-	for _, g := range s.Grants {
-		a.Grants[g] = true
-	}
-	return a, nil
+	return ledger.Restore(st), nil
 }

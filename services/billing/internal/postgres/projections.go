@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/billing/internal/ledger"
 )
 
@@ -51,33 +53,85 @@ func queueBalance(b *pgx.Batch, table, orgID string, a *ledger.Account) {
 		orgID, a.Tier, a.Cycle, a.Subscription, a.Purchased, a.Reserved(), a.Granted, a.Committed, a.Version)
 }
 
-// Rebuild replays every stream into the projection tables, replacing their
-// contents, in one transaction. It returns how many streams it replayed.
-func (s *Store) Rebuild(ctx context.Context) (int, error) {
-	var n int
-	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		// SHARE mode blocks appends while the projections are replaced.
-		if _, err := tx.Exec(ctx, `LOCK TABLE events IN SHARE MODE`); err != nil {
-			return err
+// DefaultRebuildBatch is the batch size of Rebuild when given none.
+const DefaultRebuildBatch = 5000
+
+// Rebuild replays every stream into the projection tables and returns how
+// many streams it replayed. It streams the events in pages of batch events
+// and runs one transaction per batch of streams: whole streams until the
+// batch holds about batch events, so a longer stream is a batch of its
+// own. The transaction takes the advisory
+// locks of those accounts (the ones every ledger command takes), replaces
+// their balance and usage rows from their events, and commits. Live
+// commands for the accounts of the current batch wait for it; every other
+// account is untouched, so billing keeps serving during a rebuild. Last,
+// projection rows of accounts without events are deleted.
+func (s *Store) Rebuild(ctx context.Context, batch int) (int, error) {
+	if batch < 1 {
+		batch = DefaultRebuildBatch
+	}
+	n, after := 0, ""
+	for {
+		streams, err := nextStreams(ctx, s.pool, after, batch)
+		if err != nil {
+			return n, fmt.Errorf("postgres: rebuild: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `TRUNCATE balances, usage`); err != nil {
-			return err
+		if len(streams) == 0 {
+			break
 		}
-		var err error
-		n, err = replay(ctx, tx, balancesTable, usageTable)
-		return err
-	})
-	if err != nil {
-		return 0, fmt.Errorf("postgres: rebuild: %w", err)
+		if err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+			orgs := make([]string, len(streams))
+			for i, st := range streams {
+				orgs[i] = strings.TrimPrefix(st, "account-")
+			}
+			b := &pgx.Batch{}
+			queueLocks(b, streams)
+			b.Queue(`DELETE FROM usage WHERE org_id = ANY($1::uuid[])`, orgs)
+			b.Queue(`DELETE FROM balances WHERE org_id = ANY($1::uuid[])`, orgs)
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+			_, err := replay(ctx, tx, streams, batch, balancesTable, usageTable)
+			return err
+		}); err != nil {
+			return n, fmt.Errorf("postgres: rebuild %s..%s: %w", streams[0], streams[len(streams)-1], err)
+		}
+		n += len(streams)
+		after = streams[len(streams)-1]
+	}
+	for _, q := range []string{
+		`DELETE FROM balances p WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.stream = 'account-' || p.org_id::text)`,
+		`DELETE FROM usage p WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.stream = 'account-' || p.org_id::text)`,
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			return n, fmt.Errorf("postgres: rebuild: orphan projections: %w", err)
+		}
 	}
 	s.cache.clear()
 	return n, nil
 }
 
+// nextStreams returns the streams after after that hold the next batch
+// events (at least one stream when any is left).
+func nextStreams(ctx context.Context, q querier, after string, batch int) ([]string, error) {
+	rows, err := q.Query(ctx, `SELECT DISTINCT stream FROM
+		(SELECT stream FROM events WHERE stream > $1 ORDER BY stream, version LIMIT $2) s ORDER BY stream`, after, batch)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}
+
+// queueLocks takes the account locks of the ledger's writers, in their order.
+func queueLocks(b *pgx.Batch, streams []string) {
+	b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended(stream, 0)) FROM unnest($1::text[]) AS s(stream)`, streams)
+}
+
 // VerifyProjections replays every stream into temporary tables and compares
-// them with the live projections. It returns nil when they are equal.
+// them with the live projections. It returns nil when they are equal. It
+// blocks appends while it runs: it is a check for tests and audits.
 func (s *Store) VerifyProjections(ctx context.Context) error {
-	return pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `LOCK TABLE events IN SHARE MODE`); err != nil {
 			return err
 		}
@@ -86,7 +140,7 @@ func (s *Store) VerifyProjections(ctx context.Context) error {
 				return err
 			}
 		}
-		if _, err := replay(ctx, tx, "rebuilt_"+balancesTable, "rebuilt_"+usageTable); err != nil {
+		if _, err := replay(ctx, tx, nil, DefaultRebuildBatch, "rebuilt_"+balancesTable, "rebuilt_"+usageTable); err != nil {
 			return err
 		}
 		var errs []error
@@ -104,64 +158,67 @@ func (s *Store) VerifyProjections(ctx context.Context) error {
 	})
 }
 
-func replay(ctx context.Context, tx pgx.Tx, balances, usage string) (int, error) {
-	rows, err := tx.Query(ctx, `SELECT stream, type, data FROM events ORDER BY stream, version`)
-	if err != nil {
-		return 0, err
+// replay folds the events of streams (every stream when nil) into the
+// projection tables balances and usage, reading them page events at a time, so
+// memory holds one page and one account's state however many events there
+// are. Each page's projection writes go in one pipeline. It returns how
+// many streams it replayed.
+func replay(ctx context.Context, tx pgx.Tx, streams []string, page int, balances, usage string) (int, error) {
+	q := `SELECT stream, version, type, data FROM events WHERE (stream, version) > ($1, $2) ORDER BY stream, version LIMIT $3`
+	args := []any{"", int64(0), page}
+	if streams != nil {
+		q = `SELECT stream, version, type, data FROM events WHERE stream = ANY($4) AND (stream, version) > ($1, $2) ORDER BY stream, version LIMIT $3`
+		args = append(args, streams)
 	}
-	type rec struct {
-		stream, typ string
-		data        []byte
-	}
-	var all []rec
-	for rows.Next() {
-		var r rec
-		if err := rows.Scan(&r.stream, &r.typ, &r.data); err != nil {
-			rows.Close()
-			return 0, err
-		}
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return 0, err
-	}
-	streams := 0
-	b := &pgx.Batch{}
 	var a *ledger.Account
-	flush := func() {
-		if a != nil {
-			queueBalance(b, balances, a.ID, a)
-		}
-	}
-	for _, r := range all {
-		if a == nil || Stream(a.ID) != r.stream {
-			flush()
-			a = ledger.New(r.stream[len("account-"):])
-			streams++
-		}
-		e, err := DecodeEvent(r.typ, r.data)
+	n := 0
+	for {
+		b := &pgx.Batch{}
+		rows, err := tx.Query(ctx, q, args...)
 		if err != nil {
 			return 0, err
 		}
-		a.Apply(e)
-		queueUsage(b, usage, a.ID, e)
-		if b.Len() >= 1000 {
+		read := 0
+		var stream string
+		var version int64
+		for rows.Next() {
+			var typ string
+			var data []byte
+			if err := rows.Scan(&stream, &version, &typ, &data); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			read++
+			if a == nil || Stream(a.ID) != stream {
+				if a != nil {
+					queueBalance(b, balances, a.ID, a)
+				}
+				a = ledger.New(strings.TrimPrefix(stream, "account-"))
+				n++
+			}
+			e, err := DecodeEvent(typ, data)
+			if err != nil {
+				rows.Close()
+				return 0, err
+			}
+			a.Apply(e)
+			queueUsage(b, usage, a.ID, e)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return 0, err
+		}
+		if read < page && a != nil {
+			queueBalance(b, balances, a.ID, a)
+		}
+		if b.Len() > 0 {
 			if err := tx.SendBatch(ctx, b).Close(); err != nil {
 				return 0, err
 			}
-			b = &pgx.Batch{}
 		}
+		if read < page {
+			return n, nil
+		}
+		args[0], args[1] = stream, version
 	}
-	flush()
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return 0, err
-	}
-	return streams, nil
-}
-
-func (c *accountCache) clear() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.m)
 }

@@ -13,6 +13,7 @@ import (
 	"hookline.dev/pkg/platform"
 	"hookline.dev/services/gateway/internal/httpapi"
 	"hookline.dev/services/gateway/internal/idempotency"
+	"hookline.dev/services/gateway/internal/natsrpc"
 	"hookline.dev/services/gateway/internal/org"
 	"hookline.dev/services/gateway/internal/postgres"
 	"hookline.dev/services/gateway/internal/ratelimit"
@@ -21,6 +22,9 @@ import (
 
 // ServiceName names the gateway in telemetry, NATS and logs.
 const ServiceName = "gateway"
+
+// adjustTimeout bounds the wait for billing's answer to a credit adjustment.
+const adjustTimeout = 5 * time.Second
 
 // Run starts the gateway and blocks until ctx ends or a component fails.
 // It writes logs to stdout, and the line "gateway listening on <addr>" once
@@ -31,33 +35,53 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
-		Name: ServiceName, Common: cfg.Common, Schema: cfg.Schema, MaxConns: cfg.DBMaxConns,
-		Namespace: cfg.NATSNamespace, Migrations: migrations.FS,
+		Name: ServiceName, Common: cfg.Common, Migrations: migrations.FS,
 	})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
 
-	orgs := org.NewService(postgres.NewOrgs(p.Pool), org.Options{Tiers: cfg.Tiers, CacheTTL: cfg.KeyCacheTTL})
+	orgs := org.NewService(postgres.NewOrgs(p.Pool), org.Options{
+		Tiers: cfg.tiers.Names(), CacheTTL: cfg.KeyCacheTTL, MissingTTL: cfg.KeyMissingTTL,
+		Ledger: natsrpc.NewBilling(p.Bus, adjustTimeout),
+	})
+	buckets := postgres.NewRateBuckets(p.Pool)
+	var shared ratelimit.Store
+	if cfg.RateLimitShared {
+		shared = buckets
+	}
+	limiter := ratelimit.NewShared(shared, ratelimit.SharedOptions{
+		Span: cfg.RateLimitLease,
+		OnError: func(err error) {
+			p.Log.Warn("shared rate limit unavailable; limiting per replica", "err", err)
+		},
+	})
 	guard := idempotency.NewGuard(postgres.NewIdempotency(p.Pool), nil, idempotency.DefaultTTL,
 		// The claim must outlive the longest proxied request, or a slow
 		// request could be claimed again and run twice.
 		cfg.UpstreamTimeout+time.Minute)
 	handler := httpapi.NewHandler(httpapi.Config{
-		Orgs:              orgs,
-		Limiter:           ratelimit.New(nil),
-		Limits:            cfg.limits,
-		Idempotency:       guard,
-		Upstreams:         cfg.upstreams,
-		Transport:         httpapi.NewTransport(cfg.UpstreamTimeout),
-		PrincipalSecret:   []byte(cfg.PrincipalSecret),
-		AdminToken:        cfg.AdminToken,
-		MaxBodyBytes:      cfg.MaxBodyBytes,
+		Orgs:             orgs,
+		Limiter:          limiter,
+		Limits:           cfg.limits,
+		AuthFailures:     ratelimit.New(nil),
+		AuthFailureLimit: cfg.authFailures,
+		TrustedProxies:   cfg.trustedProxies,
+		Idempotency:      guard,
+		Upstreams:        cfg.upstreams,
+		Transport:        httpapi.NewTransport(cfg.UpstreamTimeout),
+		PrincipalSecret:  []byte(cfg.PrincipalSecret),
+		AdminToken:       cfg.AdminToken,
+		MaxBodyBytes:     cfg.MaxBodyBytes,
+		BodyReadTimeout:  cfg.BodyReadTimeout,
+		Deadlines: httpapi.Deadlines{
+			Read: cfg.UpstreamReadTimeout, Write: cfg.UpstreamWriteTimeout, Slow: cfg.UpstreamTimeout,
+		},
 		IdempotentTimeout: cfg.UpstreamTimeout + 30*time.Second,
 		Ready:             p.Ready,
 		Log:               p.Log,
-	}, cfg.Tiers[0])
+	}, cfg.tiers.Names()[0])
 
 	return p.Serve(ctx, stdout, platform.Server{
 		Addr: cfg.Addr, Handler: handler,
@@ -65,14 +89,18 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		// still be written.
 		WriteTimeout: cfg.UpstreamTimeout + time.Minute,
 	}, func(ctx context.Context) error {
-		purgeLoop(ctx, guard, cfg.IdempotencyPurgeInterval, p.Log)
+		purgeLoop(ctx, cfg.IdempotencyPurgeInterval, p.Log, map[string]func(context.Context) (int64, error){
+			"idempotency records": guard.Purge,
+			"rate-limit buckets":  buckets.Purge,
+		})
 		return nil
 	})
 }
 
-// purgeLoop deletes expired idempotency records now and then. Expired
-// records are already ignored by the claim, so this only reclaims space.
-func purgeLoop(ctx context.Context, guard *idempotency.Guard, every time.Duration, log *slog.Logger) {
+// purgeLoop deletes expired idempotency records and refilled rate-limit
+// buckets now and then. Both are already ignored (or equal to a missing
+// row) when expired, so this only reclaims space.
+func purgeLoop(ctx context.Context, every time.Duration, log *slog.Logger, purges map[string]func(context.Context) (int64, error)) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
@@ -80,11 +108,13 @@ func purgeLoop(ctx context.Context, guard *idempotency.Guard, every time.Duratio
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			n, err := guard.Purge(ctx)
-			if err != nil && ctx.Err() == nil {
-				log.Warn("purge idempotency records", "err", err)
-			} else if n > 0 {
-				log.Info("purged idempotency records", "count", n)
+			for what, purge := range purges {
+				n, err := purge(ctx)
+				if err != nil && ctx.Err() == nil {
+					log.Warn("purge "+what, "err", err)
+				} else if n > 0 {
+					log.Info("purged "+what, "count", n)
+				}
 			}
 		}
 	}

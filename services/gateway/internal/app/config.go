@@ -3,13 +3,14 @@ package app
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/gateway/internal/httpapi"
 	"hookline.dev/services/gateway/internal/org"
 	"hookline.dev/services/gateway/internal/ratelimit"
@@ -17,13 +18,9 @@ import (
 
 // Config is the gateway's configuration, read from the environment.
 type Config struct {
-	config.Common
+	config.Common `default:"HOOKLINE_HTTP_ADDR=:8080,HOOKLINE_DB_SCHEMA=gateway"`
 
-	Addr          string `env:"HOOKLINE_HTTP_ADDR" default:":8080"`
-	Schema        string `env:"HOOKLINE_DB_SCHEMA" default:"gateway"`
-	DBMaxConns    int32  `env:"HOOKLINE_DB_MAX_CONNS" default:"32"`
-	NATSNamespace string `env:"HOOKLINE_NATS_NAMESPACE"`
-	AdminToken    string `env:"HOOKLINE_ADMIN_TOKEN"`
+	AdminToken string `env:"HOOKLINE_ADMIN_TOKEN"`
 
 	// Upstream base URLs; an empty one means the service is not deployed
 	// and its paths answer 503.
@@ -32,28 +29,60 @@ type Config struct {
 	ThumbnailsURL string `env:"HOOKLINE_THUMBNAILS_URL"`
 	ClipsURL      string `env:"HOOKLINE_CLIPS_URL"`
 
-	Tiers []string `env:"HOOKLINE_TIERS" default:"free,creator,pro,agency"`
-	// RateLimits is "tier=rate/burst,…": rate in requests per second
-	// (fractions allowed), burst in requests.
-	RateLimits   string `env:"HOOKLINE_RATE_LIMITS" default:"free=5/10,creator=10/20,pro=20/40,agency=50/100"`
-	MaxBodyBytes int64  `env:"HOOKLINE_MAX_BODY_BYTES" default:"1048576"`
-	// UpstreamTimeout bounds the wait for a service's response headers.
-	// Generation endpoints call AI providers, hence the generous default.
-	UpstreamTimeout time.Duration `env:"HOOKLINE_UPSTREAM_TIMEOUT" default:"120s"`
+	// Tiers is the tier table shared with billing (pkg/tiers); the gateway
+	// reads the tier names and each tier's rate limit.
+	Tiers        tiers.Source
+	MaxBodyBytes int64 `env:"HOOKLINE_MAX_BODY_BYTES" default:"1048576"`
+	// RateLimitShared keeps each key's bucket in Postgres for all
+	// replicas; false limits per replica (N replicas admit N times the
+	// limit).
+	RateLimitShared bool `env:"HOOKLINE_RATE_LIMIT_SHARED" default:"true"`
+	// RateLimitLease sizes the tokens a replica takes from a shared bucket
+	// at once (rate × lease): the trade between round trips to Postgres
+	// and how closely replicas together keep to the limit.
+	RateLimitLease time.Duration `env:"HOOKLINE_RATE_LIMIT_LEASE" default:"100ms"`
+	// AuthFailureLimit is "rate/burst" of failed authentications per client
+	// address (per replica): past it the address gets 429 without a key
+	// lookup.
+	AuthFailureLimit string `env:"HOOKLINE_AUTH_FAILURE_LIMIT" default:"2/20"`
+	// TrustedProxies lists the CIDRs of load balancers whose
+	// X-Forwarded-For is believed; from any other peer the socket address
+	// is the client.
+	TrustedProxies []string `env:"HOOKLINE_TRUSTED_PROXIES"`
+
+	// Upstream deadlines by kind of route: reads, other writes, and the
+	// slow ones (AI generation, image decoding, renders; see
+	// httpapi.Route). Past it the client gets 503 unavailable.
+	UpstreamReadTimeout  time.Duration `env:"HOOKLINE_UPSTREAM_READ_TIMEOUT" default:"5s"`
+	UpstreamWriteTimeout time.Duration `env:"HOOKLINE_UPSTREAM_WRITE_TIMEOUT" default:"30s"`
+	UpstreamTimeout      time.Duration `env:"HOOKLINE_UPSTREAM_TIMEOUT" default:"120s"`
+	// BodyReadTimeout bounds the reading of a request body, which the
+	// gateway completes before it opens an upstream request: a slow client
+	// holds a gateway goroutine, never a service connection.
+	BodyReadTimeout time.Duration `env:"HOOKLINE_BODY_READ_TIMEOUT" default:"10s"`
 	// KeyCacheTTL is how long an API key lookup is reused; it is the
 	// longest a revocation made through another replica takes to apply.
 	KeyCacheTTL time.Duration `env:"HOOKLINE_KEY_CACHE_TTL" default:"5s"`
+	// KeyMissingTTL is how long an unknown key is remembered as unknown.
+	KeyMissingTTL time.Duration `env:"HOOKLINE_KEY_MISSING_TTL" default:"1m"`
 	// IdempotencyPurgeInterval is how often expired idempotency records
 	// are deleted.
 	IdempotencyPurgeInterval time.Duration `env:"HOOKLINE_IDEMPOTENCY_PURGE_INTERVAL" default:"10m"`
 
 	// Filled by Validate.
-	limits    map[string]ratelimit.Limit
-	upstreams map[string]*url.URL
+	tiers          *tiers.Table
+	limits         map[string]ratelimit.Limit
+	authFailures   ratelimit.Limit
+	trustedProxies []netip.Prefix
+	upstreams      map[string]*url.URL
 }
 
 // maxKeyCacheTTL is the revocation window the design promises.
 const maxKeyCacheTTL = 5 * time.Second
+
+// maxKeyMissingTTL bounds how long a key guessed before it was created
+// stays refused on replicas other than the one that created it.
+const maxKeyMissingTTL = 10 * time.Minute
 
 // minAdminToken is the shortest admin token accepted.
 const minAdminToken = 16
@@ -65,15 +94,6 @@ func (c *Config) Validate() error {
 	if err := c.Common.Validate(); err != nil {
 		errs = append(errs, err)
 	}
-	if c.Addr == "" {
-		errs = append(errs, errors.New("HOOKLINE_HTTP_ADDR is required"))
-	}
-	if c.Schema == "" {
-		errs = append(errs, errors.New("HOOKLINE_DB_SCHEMA is required"))
-	}
-	if c.DBMaxConns < 1 {
-		errs = append(errs, errors.New("HOOKLINE_DB_MAX_CONNS must be at least 1"))
-	}
 	switch {
 	case len(c.AdminToken) < minAdminToken:
 		errs = append(errs, fmt.Errorf("HOOKLINE_ADMIN_TOKEN must be at least %d characters", minAdminToken))
@@ -81,33 +101,48 @@ func (c *Config) Validate() error {
 		// The two credentials must never be confusable.
 		errs = append(errs, fmt.Errorf("HOOKLINE_ADMIN_TOKEN must not start with %q, the prefix of API keys", org.KeyPrefix))
 	}
-	if len(c.Tiers) == 0 {
-		errs = append(errs, errors.New("HOOKLINE_TIERS must name at least one tier"))
-	}
-	limits, err := ParseRateLimits(c.RateLimits)
-	if err != nil {
-		errs = append(errs, fmt.Errorf("HOOKLINE_RATE_LIMITS: %w", err))
+	if t, err := c.Tiers.Load(); err != nil {
+		errs = append(errs, err)
 	} else {
-		for _, t := range c.Tiers {
-			if _, ok := limits[t]; !ok {
-				errs = append(errs, fmt.Errorf("HOOKLINE_RATE_LIMITS has no limit for tier %q", t))
-			}
-		}
-		for t := range limits {
-			if !slices.Contains(c.Tiers, t) {
-				errs = append(errs, fmt.Errorf("HOOKLINE_RATE_LIMITS names tier %q, which HOOKLINE_TIERS does not list", t))
-			}
+		c.tiers, c.limits = t, map[string]ratelimit.Limit{}
+		for _, x := range t.All() {
+			// pkg/tiers has validated the bucket shape already.
+			c.limits[x.Name] = ratelimit.Limit{Rate: x.RateLimit.PerSecond, Burst: x.RateLimit.Burst}
 		}
 	}
-	c.limits = limits
 	if c.MaxBodyBytes < 1 {
 		errs = append(errs, errors.New("HOOKLINE_MAX_BODY_BYTES must be positive"))
 	}
-	if c.UpstreamTimeout <= 0 {
-		errs = append(errs, errors.New("HOOKLINE_UPSTREAM_TIMEOUT must be positive"))
+	for name, d := range map[string]time.Duration{
+		"HOOKLINE_UPSTREAM_READ_TIMEOUT":  c.UpstreamReadTimeout,
+		"HOOKLINE_UPSTREAM_WRITE_TIMEOUT": c.UpstreamWriteTimeout,
+		"HOOKLINE_UPSTREAM_TIMEOUT":       c.UpstreamTimeout,
+		"HOOKLINE_BODY_READ_TIMEOUT":      c.BodyReadTimeout,
+		"HOOKLINE_RATE_LIMIT_LEASE":       c.RateLimitLease,
+	} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive", name))
+		}
 	}
 	if c.KeyCacheTTL < 0 || c.KeyCacheTTL > maxKeyCacheTTL {
 		errs = append(errs, fmt.Errorf("HOOKLINE_KEY_CACHE_TTL must be between 0 and %s", maxKeyCacheTTL))
+	}
+	if c.KeyMissingTTL < 0 || c.KeyMissingTTL > maxKeyMissingTTL {
+		errs = append(errs, fmt.Errorf("HOOKLINE_KEY_MISSING_TTL must be between 0 and %s", maxKeyMissingTTL))
+	}
+	if lim, err := parseLimit(c.AuthFailureLimit); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_AUTH_FAILURE_LIMIT: %w", err))
+	} else {
+		c.authFailures = lim
+	}
+	c.trustedProxies = nil
+	for _, raw := range c.TrustedProxies {
+		p, err := netip.ParsePrefix(strings.TrimSpace(raw))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("HOOKLINE_TRUSTED_PROXIES: %q is not a CIDR", raw))
+			continue
+		}
+		c.trustedProxies = append(c.trustedProxies, p.Masked())
 	}
 	if c.IdempotencyPurgeInterval <= 0 {
 		errs = append(errs, errors.New("HOOKLINE_IDEMPOTENCY_PURGE_INTERVAL must be positive"))
@@ -132,39 +167,20 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// ParseRateLimits parses "tier=rate/burst,…".
-func ParseRateLimits(s string) (map[string]ratelimit.Limit, error) {
-	out := map[string]ratelimit.Limit{}
-	for part := range strings.SplitSeq(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		tier, spec, ok := strings.Cut(part, "=")
-		rate, burst, ok2 := strings.Cut(spec, "/")
-		tier = strings.TrimSpace(tier)
-		if !ok || !ok2 || tier == "" {
-			return nil, fmt.Errorf("%q is not tier=rate/burst", part)
-		}
-		r, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q: rate: %w", part, err)
-		}
-		b, err := strconv.Atoi(strings.TrimSpace(burst))
-		if err != nil {
-			return nil, fmt.Errorf("%q: burst: %w", part, err)
-		}
-		lim := ratelimit.Limit{Rate: r, Burst: b}
-		if err := lim.Validate(); err != nil {
-			return nil, fmt.Errorf("%q: %w", part, err)
-		}
-		if _, dup := out[tier]; dup {
-			return nil, fmt.Errorf("tier %q is listed twice", tier)
-		}
-		out[tier] = lim
+// parseLimit parses "rate/burst".
+func parseLimit(s string) (ratelimit.Limit, error) {
+	rate, burst, ok := strings.Cut(s, "/")
+	if !ok {
+		return ratelimit.Limit{}, fmt.Errorf("%q is not rate/burst", s)
 	}
-	if len(out) == 0 {
-		return nil, errors.New("no limits given")
+	r, err := strconv.ParseFloat(strings.TrimSpace(rate), 64)
+	if err != nil {
+		return ratelimit.Limit{}, fmt.Errorf("rate: %w", err)
 	}
-	return out, nil
+	b, err := strconv.Atoi(strings.TrimSpace(burst))
+	if err != nil {
+		return ratelimit.Limit{}, fmt.Errorf("burst: %w", err)
+	}
+	lim := ratelimit.Limit{Rate: r, Burst: b}
+	return lim, lim.Validate()
 }

@@ -23,6 +23,7 @@ import (
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/gateway/internal/app"
 )
 
@@ -38,11 +39,23 @@ const (
 var testEnv = map[string]string{
 	"HOOKLINE_PRINCIPAL_SECRET": testSecret,
 	"HOOKLINE_ADMIN_TOKEN":      testAdminToken,
-	"HOOKLINE_TIERS":            "free,creator,pro,agency,tiny",
-	"HOOKLINE_RATE_LIMITS":      "free=1000/1000,creator=1000/1000,pro=1000/1000,agency=1000/1000,tiny=0.01/3",
+	"HOOKLINE_TIERS":            tierTable(1000, 1000, tiers.RateLimit{PerSecond: 0.01, Burst: 3}),
 	"HOOKLINE_MAX_BODY_BYTES":   "4096",
-	"HOOKLINE_LOG_LEVEL":        "info",
-	"HOOKLINE_SHUTDOWN_TIMEOUT": "5s",
+	// Tests send many bad keys from one address; the per-address limit
+	// has a test of its own.
+	"HOOKLINE_AUTH_FAILURE_LIMIT": "1000/1000",
+	"HOOKLINE_LOG_LEVEL":          "info",
+	"HOOKLINE_SHUTDOWN_TIMEOUT":   "5s",
+}
+
+// tierTable is a tier table whose usual tiers allow perSecond/burst and
+// whose "tiny" tier has the limit tiny.
+func tierTable(perSecond float64, burst int, tiny tiers.RateLimit) string {
+	var ts []tiers.Tier
+	for _, name := range []string{"free", "creator", "pro", "agency"} {
+		ts = append(ts, tiers.Tier{Name: name, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: perSecond, Burst: burst}})
+	}
+	return tiers.Encode(append(ts, tiers.Tier{Name: "tiny", BillingCycle: "monthly", RateLimit: tiny})...)
 }
 
 // syncBuffer collects the service's stdout from its goroutines.
@@ -70,13 +83,14 @@ func (b *syncBuffer) String() string {
 type upstream struct {
 	name  string
 	srv   *httptest.Server
-	calls atomic.Int64
+	calls sync.Map // organization id → *atomic.Int64: tests run in parallel, each with its own tenant
 	cases sync.Map // X-Test-Case → func(w, r, seen) (handled bool)
+}
 
-	// items is a tiny organization-scoped store behind POST and GET
-	// /collections, to show that data never crosses organizations.
-	mu    sync.Mutex
-	items map[string]string // id → organization id
+// callsFor counts the requests the service has seen for one organization.
+func (u *upstream) callsFor(orgID string) int64 {
+	n, _ := u.calls.LoadOrStore(orgID, new(atomic.Int64))
+	return n.(*atomic.Int64).Load()
 }
 
 // seen is what an upstream reports about a request.
@@ -94,16 +108,19 @@ type seen struct {
 	Body          string `json:"body"`
 	Nonce         string `json:"nonce"`
 	Traceparent   string `json:"traceparent"`
+
+	IdempotencyKey string `json:"idempotencyKey"`
 }
 
 type caseFunc func(w http.ResponseWriter, r *http.Request, s seen) bool
 
 func newUpstream(t testing.TB, name string) *upstream {
 	t.Helper()
-	u := &upstream{name: name, items: map[string]string{}}
+	u := &upstream{name: name}
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		u.calls.Add(1)
 		p, _ := principal.From(r.Context())
+		n, _ := u.calls.LoadOrStore(p.OrgID, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
 		body, _ := io.ReadAll(r.Body)
 		s := seen{
 			Service: name, Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery,
@@ -113,6 +130,8 @@ func newUpstream(t testing.TB, name string) *upstream {
 			Body:          string(body),
 			Nonce:         uuid.NewString(),
 			Traceparent:   r.Header.Get("traceparent"),
+
+			IdempotencyKey: p.IdempotencyKey,
 		}
 		if c := r.Header.Get("X-Test-Case"); c != "" {
 			if f, ok := u.cases.Load(c); ok && f.(caseFunc)(w, r, s) {
@@ -125,30 +144,9 @@ func newUpstream(t testing.TB, name string) *upstream {
 		}
 		writeJSON(w, status, map[string]any{"data": s})
 	})
-	u.on("store", u.collections)
 	u.srv = httptest.NewServer(principal.Require([]byte(testSecret))(h))
 	t.Cleanup(u.srv.Close)
 	return u
-}
-
-// collections is an organization-scoped store (case "store"): an item is
-// visible only to the organization of the principal that created it.
-func (u *upstream) collections(w http.ResponseWriter, r *http.Request, s seen) bool {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if r.Method == http.MethodPost && r.URL.Path == "/collections" {
-		id := uuid.NewString()
-		u.items[id] = s.OrgID
-		writeJSON(w, http.StatusCreated, map[string]any{"data": map[string]string{"id": id, "orgId": s.OrgID}})
-		return true
-	}
-	id := strings.TrimPrefix(r.URL.Path, "/collections/")
-	if owner, ok := u.items[id]; ok && owner == s.OrgID && r.Method == http.MethodGet {
-		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]string{"id": id, "orgId": owner}})
-		return true
-	}
-	writeJSON(w, http.StatusNotFound, map[string]any{"error": "collection not found", "code": "not_found", "details": map[string]any{}})
-	return true
 }
 
 func (u *upstream) on(name string, f caseFunc) { u.cases.Store(name, f) }
@@ -162,6 +160,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // gateway is a running gateway under test.
 type gateway struct {
 	base      string
+	schema    string
 	upstreams map[string]*upstream
 	bus       *messaging.Bus
 	stdout    *syncBuffer
@@ -170,7 +169,8 @@ type gateway struct {
 
 // startGateway runs the real service through app.Run against a fresh
 // schema and NATS namespace. deploy lists the services that get a fake
-// upstream; urls overrides upstream URLs (for unreachable ones).
+// upstream; env overrides variables (upstream URLs, or HOOKLINE_DB_SCHEMA
+// to share another gateway's database).
 func startGateway(t testing.TB, deploy []string, env map[string]string) *gateway {
 	t.Helper()
 	schema := testkit.Schema(t, "gw")
@@ -183,8 +183,10 @@ func startGateway(t testing.TB, deploy []string, env map[string]string) *gateway
 	vars["HOOKLINE_NATS_NAMESPACE"] = ns
 	vars["HOOKLINE_HTTP_ADDR"] = addr
 	vars["HOOKLINE_DB_MAX_CONNS"] = "8"
+	maps.Copy(vars, env)
 	g := &gateway{
 		base:      "http://" + addr,
+		schema:    vars["HOOKLINE_DB_SCHEMA"],
 		upstreams: map[string]*upstream{},
 		stdout:    &syncBuffer{},
 		client:    &http.Client{Timeout: 20 * time.Second},
@@ -192,9 +194,10 @@ func startGateway(t testing.TB, deploy []string, env map[string]string) *gateway
 	for _, svc := range deploy {
 		u := newUpstream(t, svc)
 		g.upstreams[svc] = u
-		vars["HOOKLINE_"+strings.ToUpper(svc)+"_URL"] = u.srv.URL
+		if _, set := env["HOOKLINE_"+strings.ToUpper(svc)+"_URL"]; !set {
+			vars["HOOKLINE_"+strings.ToUpper(svc)+"_URL"] = u.srv.URL
+		}
 	}
-	maps.Copy(vars, env)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -327,11 +330,11 @@ func (g *gateway) do(t testing.TB, method, path string, body any, headers ...str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Add(headers[i], headers[i+1])
+	}
+	if rd != nil && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := g.client.Do(req)
 	if err != nil {
@@ -395,14 +398,14 @@ func (g *gateway) waitEvent(t testing.TB, subject string, match func(events.Enve
 	var cons jetstream.Consumer
 	var err error
 	for {
-		cons, err = g.bus.JS.OrderedConsumer(ctx, g.bus.StreamName("GATEWAY"), jetstream.OrderedConsumerConfig{
+		cons, err = g.bus.JS.OrderedConsumer(ctx, g.bus.StreamName(events.StreamGateway), jetstream.OrderedConsumerConfig{
 			FilterSubjects: []string{g.bus.Subject(subject)},
 		})
 		if err == nil {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("ordered consumer on %s: %v", g.bus.StreamName("GATEWAY"), err)
+			t.Fatalf("ordered consumer on %s: %v", g.bus.StreamName(events.StreamGateway), err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -4,25 +4,31 @@
 // and the DTOs and error mapping of both.
 //
 // Middleware order on /api/v1, outermost first: request id, telemetry,
-// body cap, authentication, rate limit, then per route idempotency and the
-// proxy. Authentication runs before routing, so an unauthenticated caller
+// body cap, authentication (with the per-address limit of failures), rate
+// limit, reading the body (JSON only, within a deadline), then per route
+// idempotency, the upstream deadline and the proxy. HEAD is answered by
+// GET routes. Authentication runs before routing, so an unauthenticated caller
 // gets the same 401 for every path and learns nothing about which exist;
 // an authenticated caller gets 404 for unknown paths and 405 for a wrong
-// method, in the error envelope.
+// method, in the error envelope. The OpenAPI document (/api/v1/openapi.json)
+// and its HTML rendering (/docs) are public.
 package httpapi
 
 import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/services/gateway/internal/idempotency"
+	"hookline.dev/services/gateway/internal/openapi"
 	"hookline.dev/services/gateway/internal/org"
 	"hookline.dev/services/gateway/internal/ratelimit"
 )
@@ -36,10 +42,16 @@ const AdminPrefix = "/admin/v1"
 // Config is what the handler needs. Every field but Upstreams entries,
 // Now, Transport and Ready is required.
 type Config struct {
-	Orgs        *org.Service
-	Limiter     *ratelimit.Limiter
-	Limits      map[string]ratelimit.Limit
-	Idempotency *idempotency.Guard
+	Orgs    *org.Service
+	Limiter *ratelimit.Shared
+	Limits  map[string]ratelimit.Limit
+	// AuthFailures counts failed authentications per client address under
+	// AuthFailureLimit; an address past it gets 429 before any key lookup.
+	AuthFailures     *ratelimit.Limiter
+	AuthFailureLimit ratelimit.Limit
+	// TrustedProxies are the peers whose X-Forwarded-For names the client.
+	TrustedProxies []netip.Prefix
+	Idempotency    *idempotency.Guard
 	// Upstreams maps a service name to its base URL. A service without an
 	// entry is not deployed: its paths answer 503.
 	Upstreams map[string]*url.URL
@@ -53,6 +65,11 @@ type Config struct {
 	PrincipalTTL time.Duration
 	AdminToken   string
 	MaxBodyBytes int64
+	// BodyReadTimeout bounds reading a request body, which happens before
+	// the upstream request starts.
+	BodyReadTimeout time.Duration
+	// Deadlines bound a proxied request by kind of route.
+	Deadlines Deadlines
 	// MaxStoredBody caps the response body kept for idempotent replay.
 	MaxStoredBody int
 	// IdempotentTimeout bounds a proxied request that carries an
@@ -95,6 +112,10 @@ func NewHandler(cfg Config, defaultTier string) http.Handler {
 	if cfg.Transport == nil {
 		cfg.Transport = NewTransport(0)
 	}
+	if cfg.BodyReadTimeout <= 0 {
+		cfg.BodyReadTimeout = 10 * time.Second
+	}
+	cfg.Deadlines = cfg.Deadlines.withDefaults()
 	s := &server{
 		cfg:          cfg,
 		adapt:        httpx.Adapter{Log: cfg.Log, MapError: MapError},
@@ -113,12 +134,16 @@ func NewHandler(cfg Config, defaultTier string) http.Handler {
 
 func (s *server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(httpx.RequestID, telemetry.HTTPMiddleware("gateway"), s.recoverer)
+	r.Use(httpx.RequestID, telemetry.HTTPMiddleware("gateway"), s.recoverer, middleware.GetHead)
 	r.NotFound(httpx.NotFound)
 	r.MethodNotAllowed(methodNotAllowed(r))
 
 	r.Get("/healthz", s.adapt.Wrap(httpx.Healthz))
 	r.Get("/readyz", s.adapt.Wrap(s.readyz))
+	// The API's description is public: it is registered beside the /api/v1
+	// mount, outside authentication (a static route wins over the mount).
+	r.Get(Prefix+"/openapi.json", s.adapt.Wrap(openapi.ServeJSON))
+	r.Get("/docs", s.adapt.Wrap(openapi.ServeDocs))
 
 	admin := chi.NewRouter()
 	admin.Use(s.bodyCap, s.adminAuth)
@@ -133,13 +158,13 @@ func (s *server) routes() http.Handler {
 	r.Mount(AdminPrefix, admin)
 
 	api := chi.NewRouter()
-	api.Use(s.bodyCap, s.authenticate, s.rateLimit)
+	api.Use(s.bodyCap, s.authenticate, s.rateLimit, s.readBody)
 	api.NotFound(httpx.NotFound)
 	api.MethodNotAllowed(methodNotAllowed(api))
 	api.Get(verify, s.adapt.Wrap(s.verify))
 	for _, rt := range Routes {
-		h := s.proxies[rt.Service]
 		for _, m := range rt.Methods {
+			h := withDeadline(s.cfg.Deadlines.of(rt, m), s.proxies[rt.Service])
 			if m == http.MethodPost {
 				api.With(s.idempotent).Method(m, rt.Pattern, h)
 			} else {
@@ -152,7 +177,7 @@ func (s *server) routes() http.Handler {
 }
 
 // methodNotAllowed answers 405 in the envelope with the Allow header that
-// chi only sets for its own default handler.
+// chi only sets for its own default handler. GET routes answer HEAD too.
 func methodNotAllowed(mux *chi.Mux) http.HandlerFunc {
 	methods := []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete}
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -163,6 +188,9 @@ func methodNotAllowed(mux *chi.Mux) http.HandlerFunc {
 		for _, m := range methods {
 			if mux.Match(chi.NewRouteContext(), m, path) {
 				w.Header().Add("Allow", m)
+				if m == http.MethodGet {
+					w.Header().Add("Allow", http.MethodHead)
+				}
 			}
 		}
 		httpx.MethodNotAllowed(w, r)

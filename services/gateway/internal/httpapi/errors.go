@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/org"
 )
@@ -28,6 +30,10 @@ func MapError(err error) error {
 		return apierr.New(apierr.NotFound, "organization not found")
 	case errors.Is(err, org.ErrKeyNotFound):
 		return apierr.New(apierr.NotFound, "API key not found")
+	case errors.Is(err, org.ErrAccountNotOpen):
+		return apierr.New(apierr.Unavailable, "the organization's credit account is being opened; retry shortly")
+	case errors.Is(err, messaging.ErrUnavailable):
+		return apierr.New(apierr.Unavailable, "the billing service is unavailable; retry later")
 	case errors.Is(err, idempotency.ErrInvalidKey):
 		return apierr.Field(idempotency.Header, "must be 1 to 255 printable ASCII characters")
 	case errors.Is(err, idempotency.ErrInFlight):
@@ -35,7 +41,7 @@ func MapError(err error) error {
 	case errors.Is(err, idempotency.ErrMismatch):
 		return apierr.New(apierr.IdempotencyConflict, "this Idempotency-Key was already used with different request parameters")
 	}
-	return err
+	return pgkit.MapUnavailable(err)
 }
 
 // bodyTooLarge is the 400 for a request body over the cap.

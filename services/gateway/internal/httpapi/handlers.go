@@ -5,9 +5,11 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/uuid"
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/httpx"
+	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/org"
 )
 
@@ -58,6 +60,17 @@ type grantDTO struct {
 	Kind           string `json:"kind"`
 	Reason         string `json:"reason"`
 	Status         string `json:"status"`
+}
+
+type adjustmentDTO struct {
+	AdjustmentID   string `json:"adjustmentId"`
+	OrganizationID string `json:"organizationId"`
+	Credits        int64  `json:"credits"`
+	Kind           string `json:"kind"`
+	Reason         string `json:"reason"`
+	Status         string `json:"status"`
+	// Available is the organization's available credits after it.
+	Available int64 `json:"available"`
 }
 
 type createOrganizationRequest struct {
@@ -157,6 +170,9 @@ func (s *server) grantCredits(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &req); err != nil {
 		return err
 	}
+	if org.CreditKind(req.Kind) == org.Adjustment {
+		return s.adjustCredits(w, r, orgID, req)
+	}
 	g, err := s.cfg.Orgs.GrantCredits(r.Context(), orgID, req.Credits, org.CreditKind(req.Kind), req.Reason)
 	if err != nil {
 		return err
@@ -171,5 +187,25 @@ func (s *server) grantCredits(w http.ResponseWriter, r *http.Request) error {
 		Kind:           string(g.Kind),
 		Reason:         g.Reason,
 		Status:         "accepted",
+	})
+}
+
+// adjustCredits answers kind "adjustment": billing applies it while the
+// request waits, so the answer is 200 with the new available credits, or a
+// 400 for a debit below zero.
+func (s *server) adjustCredits(w http.ResponseWriter, r *http.Request, orgID uuid.UUID, req grantCreditsRequest) error {
+	a, err := s.cfg.Orgs.AdjustCredits(r.Context(), orgID, req.Credits, req.Reason, r.Header.Get(idempotency.Header))
+	if err != nil {
+		return err
+	}
+	s.cfg.Log.InfoContext(r.Context(), "credits adjusted", "organization_id", orgID, "adjustment_id", a.ID, "credits", a.Credits, "available", a.Available)
+	return httpx.OK(w, adjustmentDTO{
+		AdjustmentID:   a.ID.String(),
+		OrganizationID: a.OrganizationID.String(),
+		Credits:        a.Credits,
+		Kind:           string(org.Adjustment),
+		Reason:         a.Reason,
+		Status:         "applied",
+		Available:      a.Available,
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/org"
+	"hookline.dev/services/gateway/internal/ratelimit"
 )
 
 // Rate limit response headers.
@@ -94,10 +96,19 @@ func bearer(r *http.Request) string {
 // context. Every failure of the key gets errInvalidAPIKey; a failure to
 // look the key up (database down) is a 503 so clients retry rather than
 // drop their key.
+//
+// Failures are counted per client address: an address past its allowance
+// gets 429 before its key is even looked up, so a flood of made-up keys
+// costs the database nothing. The count is per replica.
 func (s *server) authenticate(next http.Handler) http.Handler {
 	return s.middleware(func(w http.ResponseWriter, r *http.Request) error {
+		addr := clientAddr(r, s.cfg.TrustedProxies)
+		if d := s.cfg.AuthFailures.Peek(addr, s.cfg.AuthFailureLimit); !d.Allowed {
+			return refuse(w, d, "too many failed authentications from this address")
+		}
 		id, err := s.cfg.Orgs.Authenticate(r.Context(), bearer(r))
 		if errors.Is(err, org.ErrInvalidKey) {
+			s.cfg.AuthFailures.Allow(addr, s.cfg.AuthFailureLimit)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hookline"`)
 			return errInvalidAPIKey
 		}
@@ -137,17 +148,59 @@ func (s *server) rateLimit(next http.Handler) http.Handler {
 		if !ok {
 			lim = s.defaultLimit
 		}
-		d := s.cfg.Limiter.Allow(id.Key.ID.String(), lim)
+		d := s.cfg.Limiter.Allow(r.Context(), id.Key.ID.String(), lim)
 		h := w.Header()
 		h.Set(HeaderLimit, strconv.Itoa(d.Limit))
 		h.Set(HeaderRemaining, strconv.Itoa(d.Remaining))
 		h.Set(HeaderReset, strconv.FormatInt(ceilSeconds(d.Reset), 10))
 		if !d.Allowed {
-			retry := max(ceilSeconds(d.RetryAfter), 1)
-			h.Set(HeaderRetryAfter, strconv.FormatInt(retry, 10))
-			return apierr.New(apierr.RateLimited, "rate limit exceeded; retry after "+strconv.FormatInt(retry, 10)+" s").
-				With("retryAfter", retry).With("limit", d.Limit)
+			return refuse(w, d, "rate limit exceeded")
 		}
+		next.ServeHTTP(w, r)
+		return nil
+	})
+}
+
+// refuse sets Retry-After for a refused decision and returns its 429.
+func refuse(w http.ResponseWriter, d ratelimit.Decision, why string) error {
+	retry := max(ceilSeconds(d.RetryAfter), 1)
+	w.Header().Set(HeaderRetryAfter, strconv.FormatInt(retry, 10))
+	return apierr.New(apierr.RateLimited, why+"; retry after "+strconv.FormatInt(retry, 10)+" s").
+		With("retryAfter", retry).With("limit", d.Limit)
+}
+
+// readBody reads a request body whole before the request goes on, within
+// BodyReadTimeout, so a client trickling its body ties up only this
+// goroutine and never a service's connection; and it refuses a body that
+// is not JSON (every body of the API is) with 415.
+func (s *server) readBody(next http.Handler) http.Handler {
+	return s.middleware(func(w http.ResponseWriter, r *http.Request) error {
+		if r.ContentLength == 0 {
+			next.ServeHTTP(w, r)
+			return nil
+		}
+		if err := httpx.RequireJSON(r); err != nil {
+			return err
+		}
+		rc := http.NewResponseController(w)
+		_ = rc.SetReadDeadline(time.Now().Add(s.cfg.BodyReadTimeout)) // unsupported only on HTTP/2, where the server's ReadTimeout still applies
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			// The deadline stays: net/http drains an unread body before it
+			// answers, and that read must not wait on the client either.
+			if tl := tooLargeFrom(err); tl != nil {
+				return tl
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return apierr.New(apierr.InvalidRequest, "request body not received within "+s.cfg.BodyReadTimeout.String()).
+					With("timeout", s.cfg.BodyReadTimeout.String())
+			}
+			return apierr.Wrap(apierr.InvalidRequest, "could not read request body", err)
+		}
+		_ = rc.SetReadDeadline(time.Time{})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
 		next.ServeHTTP(w, r)
 		return nil
 	})

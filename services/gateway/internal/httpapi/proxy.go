@@ -82,13 +82,19 @@ func (s *server) newProxy(service string, target *url.URL) http.Handler {
 			rid := httpx.RequestIDFrom(ctx)
 			h.Set(httpx.RequestIDHeader, rid)
 			if id, ok := identityFrom(ctx); ok {
-				signed, err := principal.Sign(s.cfg.PrincipalSecret, principal.Principal{
+				p := principal.Principal{
 					OrgID:     id.Organization.ID.String(),
 					KeyID:     id.Key.ID.String(),
 					Tier:      id.Organization.Tier,
 					RequestID: rid,
 					Expires:   s.cfg.Now().Add(s.cfg.PrincipalTTL).UTC(),
-				})
+				}
+				if pr.In.Method == http.MethodPost {
+					// The idempotent middleware has validated it; signing
+					// it lets services key their reservations on it.
+					p.IdempotencyKey = pr.In.Header.Get(idempotency.Header)
+				}
+				signed, err := principal.Sign(s.cfg.PrincipalSecret, p)
 				if err == nil {
 					h.Set(principal.Header, signed)
 				} else {
@@ -118,10 +124,23 @@ func (s *server) newProxy(service string, target *url.URL) http.Handler {
 			}
 			s.cfg.Log.WarnContext(r.Context(), "upstream unavailable", "upstream", service, "err", err,
 				"request_id", httpx.RequestIDFrom(r.Context()))
-			httpx.WriteError(w, r, nil, apierr.New(apierr.Unavailable, "the "+service+" service is unavailable; retry later").
-				With("service", service))
+			msg := "the " + service + " service is unavailable; retry later"
+			if errors.Is(err, context.DeadlineExceeded) {
+				msg = "the " + service + " service did not answer in time; retry later"
+			}
+			httpx.WriteError(w, r, nil, apierr.New(apierr.Unavailable, msg).With("service", service))
 		},
 	}
+}
+
+// withDeadline bounds h's request, so a stalled service fails it with
+// context.DeadlineExceeded (503 from the proxy's ErrorHandler).
+func withDeadline(d time.Duration, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
 }
 
 // notDeployed answers for a service that has no upstream configured.

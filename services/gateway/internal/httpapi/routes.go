@@ -1,6 +1,10 @@
 package httpapi
 
-import "net/http"
+import (
+	"net/http"
+	"slices"
+	"time"
+)
 
 // The services behind the gateway.
 const (
@@ -74,4 +78,46 @@ var Routes = []Route{
 	{"/clips/projects/{projectId}", []string{get}, Clips},
 	{"/clips/projects/{projectId}/renders", []string{get, post}, Clips},
 	{"/clips/renders/{renderId}", []string{get}, Clips},
+}
+
+// slowWrites are the assets endpoints whose writes fetch or decode images.
+// Every write to thumbnails and clips is slow too: they call AI providers
+// or start renders.
+var slowWrites = []string{"/faces", "/faces/{id}", "/styles", "/styles/{id}", "/brands", "/brands/{id}"}
+
+// Deadlines bound a proxied request, response body included, by kind of
+// route; past one the client gets 503 unavailable and the service
+// connection is released.
+type Deadlines struct {
+	// Read applies to GET (and HEAD): 5 s by default.
+	Read time.Duration
+	// Write applies to other writes: 30 s by default.
+	Write time.Duration
+	// Slow applies to the writes of slowWrites, thumbnails and clips:
+	// 120 s by default.
+	Slow time.Duration
+}
+
+func (d Deadlines) withDefaults() Deadlines {
+	if d.Read <= 0 {
+		d.Read = 5 * time.Second
+	}
+	if d.Write <= 0 {
+		d.Write = 30 * time.Second
+	}
+	if d.Slow <= 0 {
+		d.Slow = 2 * time.Minute
+	}
+	return d
+}
+
+// of returns the deadline of method on rt.
+func (d Deadlines) of(rt Route, method string) time.Duration {
+	switch {
+	case method == get:
+		return d.Read
+	case rt.Service == Thumbnails, rt.Service == Clips, slices.Contains(slowWrites, rt.Pattern):
+		return d.Slow
+	}
+	return d.Write
 }

@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/textcheck"
 )
 
 // Organization is a customer account; every API key belongs to one.
@@ -59,10 +60,11 @@ type Identity struct {
 // CreditKind is the bucket granted credits go to.
 type CreditKind string
 
-// The credit kinds billing knows.
+// The credit kinds of the admin API: grants to a bucket, and adjustments.
 const (
 	Subscription CreditKind = "subscription"
 	Purchased    CreditKind = "purchased"
+	Adjustment   CreditKind = "adjustment"
 )
 
 // Grant is an administrator's request to add credits to an organization.
@@ -75,6 +77,36 @@ type Grant struct {
 	Kind           CreditKind
 	Reason         string
 	CreatedAt      time.Time
+}
+
+// CreditAdjustment is an administrator's signed correction of an
+// organization's credits (a mistake put right, a chargeback). Unlike a
+// grant it is applied synchronously: a debit that would take available
+// credits below zero is refused.
+type CreditAdjustment struct {
+	ID             uuid.UUID
+	OrganizationID uuid.UUID
+	Credits        int64
+	Reason         string
+	// Available is the organization's available credits after it.
+	Available int64
+}
+
+// Ledger is billing's credit ledger as the admin API needs it.
+type Ledger interface {
+	// Adjust applies a, once per a.ID, and returns the available credits
+	// after it. It returns *InsufficientCreditsError when a debit would go
+	// below zero, ErrAccountNotOpen when billing has not opened the
+	// organization's account yet, and an error wrapping
+	// messaging.ErrUnavailable when billing does not answer.
+	Adjust(ctx context.Context, a CreditAdjustment) (available int64, err error)
+}
+
+// InsufficientCreditsError refuses a debit larger than the available credits.
+type InsufficientCreditsError struct{ Available int64 }
+
+func (e *InsufficientCreditsError) Error() string {
+	return "org: adjustment would take available credits below zero (" + strconv.FormatInt(e.Available, 10) + " available)"
 }
 
 // Limits of the admin inputs.
@@ -95,6 +127,9 @@ var (
 	ErrOrganizationNotFound = errors.New("org: organization not found")
 	// ErrKeyNotFound: no key with that id or hash.
 	ErrKeyNotFound = errors.New("org: API key not found")
+	// ErrAccountNotOpen: billing has not yet opened the organization's
+	// credit account (it does so on gateway.organization.created.v1).
+	ErrAccountNotOpen = errors.New("org: the organization's credit account is not open yet")
 )
 
 // Store persists organizations and keys. Implementations must be safe for
@@ -117,15 +152,19 @@ type Store interface {
 	// GrantCredits records the event gateway.credits.granted.v1 for g. It
 	// returns ErrOrganizationNotFound when the organization does not exist.
 	GrantCredits(ctx context.Context, g Grant) error
+	// Organization returns the organization with that id, or
+	// ErrOrganizationNotFound.
+	Organization(ctx context.Context, id uuid.UUID) (Organization, error)
 }
 
 // Service runs the use cases of organizations and keys.
 type Service struct {
-	store Store
-	tiers []string
-	now   func() time.Time
-	rand  io.Reader
-	cache *keyCache
+	store  Store
+	ledger Ledger
+	tiers  []string
+	now    func() time.Time
+	rand   io.Reader
+	cache  *keyCache
 	// lookups merges concurrent cache misses for one key: when an entry
 	// expires under load, every request in flight for that key misses at
 	// once, and without this each would query the database.
@@ -136,15 +175,25 @@ type Service struct {
 type Options struct {
 	// Tiers are the valid organization tiers.
 	Tiers []string
+	// Ledger applies credit adjustments; without one they are refused.
+	Ledger Ledger
 	// Now is the clock (time.Now by default).
 	Now func() time.Time
 	// Rand is the entropy source of new keys (crypto/rand by default).
 	Rand io.Reader
-	// CacheTTL bounds how long an authentication result is reused; see
-	// Authenticate. Zero disables caching.
+	// CacheTTL bounds how long a found key is reused; see Authenticate.
+	// Zero disables caching.
 	CacheTTL time.Duration
-	// CacheSize bounds the number of cached results (default 100k).
+	// CacheSize bounds the number of cached found keys (default 100k).
 	CacheSize int
+	// MissingTTL bounds how long an unknown key is remembered as unknown.
+	// Keys carry 128 random bits, so a key created later was never looked
+	// up before unless someone guessed it; the TTL bounds even that case.
+	// Zero disables it.
+	MissingTTL time.Duration
+	// MissingSize bounds the number of remembered unknown keys (default
+	// 100k), apart from the found ones so a flood cannot evict those.
+	MissingSize int
 }
 
 // NewService returns a Service over store.
@@ -155,12 +204,16 @@ func NewService(store Store, opt Options) *Service {
 	if opt.CacheSize <= 0 {
 		opt.CacheSize = 100_000
 	}
+	if opt.MissingSize <= 0 {
+		opt.MissingSize = 100_000
+	}
 	return &Service{
-		store: store,
-		tiers: slices.Clone(opt.Tiers),
-		now:   opt.Now,
-		rand:  opt.Rand,
-		cache: newKeyCache(opt.CacheTTL, opt.CacheSize),
+		store:  store,
+		ledger: opt.Ledger,
+		tiers:  slices.Clone(opt.Tiers),
+		now:    opt.Now,
+		rand:   opt.Rand,
+		cache:  newKeyCache(opt.CacheTTL, opt.CacheSize, opt.MissingTTL, opt.MissingSize),
 	}
 }
 
@@ -230,6 +283,7 @@ func (s *Service) CreateKey(ctx context.Context, orgID uuid.UUID, name string, e
 	if err := s.store.CreateKey(ctx, k); err != nil {
 		return NewKey{}, err
 	}
+	s.cache.forget(k.Hash)
 	return NewKey{APIKey: k, Secret: secret}, nil
 }
 
@@ -256,7 +310,7 @@ func (s *Service) GrantCredits(ctx context.Context, orgID uuid.UUID, credits int
 	if kind == "" {
 		f.Add("kind", "is required")
 	} else {
-		f.Check(kind == Subscription || kind == Purchased, "kind", "must be subscription or purchased")
+		f.Check(kind == Subscription || kind == Purchased, "kind", "must be subscription, purchased or adjustment")
 	}
 	checkText(f, "reason", reason, MaxGrantReasonLen)
 	if err := f.Err(); err != nil {
@@ -269,12 +323,52 @@ func (s *Service) GrantCredits(ctx context.Context, orgID uuid.UUID, credits int
 	return g, nil
 }
 
+// adjustmentNamespace derives adjustment ids from idempotency keys.
+var adjustmentNamespace = uuid.MustParse("0f5b3c52-1d1e-4f5e-8a53-5b8f2f0c7a41")
+
+// AdjustCredits applies a signed, non-zero correction through billing and
+// returns it with the available credits after it. idempotencyKey, when
+// set, derives the adjustment id, so a retry after a lost answer applies
+// the adjustment once. It returns ErrOrganizationNotFound, ErrAccountNotOpen,
+// *apierr.Error values for invalid input (a debit below zero included), and
+// billing's unavailability.
+func (s *Service) AdjustCredits(ctx context.Context, orgID uuid.UUID, credits int64, reason, idempotencyKey string) (CreditAdjustment, error) {
+	reason = strings.TrimSpace(reason)
+	f := apierr.Fields{}
+	f.Check(credits != 0 && credits >= -MaxGrantCredits && credits <= MaxGrantCredits, "credits",
+		"must be a non-zero integer from -1000000 to 1000000 for an adjustment")
+	checkText(f, "reason", reason, MaxGrantReasonLen)
+	if err := f.Err(); err != nil {
+		return CreditAdjustment{}, err
+	}
+	if s.ledger == nil {
+		return CreditAdjustment{}, errors.New("org: no ledger configured for adjustments")
+	}
+	if _, err := s.store.Organization(ctx, orgID); err != nil {
+		return CreditAdjustment{}, err
+	}
+	id := uuid.New()
+	if idempotencyKey != "" {
+		id = uuid.NewSHA1(adjustmentNamespace, []byte(orgID.String()+"\n"+idempotencyKey))
+	}
+	a := CreditAdjustment{ID: id, OrganizationID: orgID, Credits: credits, Reason: reason}
+	available, err := s.ledger.Adjust(ctx, a)
+	if ie, ok := errors.AsType[*InsufficientCreditsError](err); ok {
+		return CreditAdjustment{}, apierr.Field("credits", "would take available credits below zero ("+strconv.FormatInt(ie.Available, 10)+" available)")
+	}
+	if err != nil {
+		return CreditAdjustment{}, err
+	}
+	a.Available = available
+	return a, nil
+}
+
 // Authenticate resolves a bearer key to its identity. Every failure of the
 // key itself is ErrInvalidKey; other errors are infrastructure failures.
 //
-// Lookups are cached by key hash for the cache TTL (at most 5 s), both
-// found and not-found results, because every API request authenticates and
-// the database should not carry that load. Expiry is still checked against
+// Lookups are cached by key hash, found keys for the cache TTL (at most
+// 5 s) and unknown keys for the missing TTL, because every API request
+// authenticates and the database should not carry that load. Expiry is still checked against
 // the clock on every call, so a cached key stops working the moment it
 // expires; only a revocation made by another replica can take up to the TTL
 // to be seen here.
@@ -333,19 +427,14 @@ func (s *Service) lookup(ctx context.Context, h KeyHash, now time.Time) (Identit
 // lookupTimeout bounds a shared key lookup.
 const lookupTimeout = 5 * time.Second
 
-// checkText requires a trimmed, non-empty string of at most max characters
-// without control characters (they would corrupt logs and UIs).
+// checkText requires a trimmed, non-empty, single-line string of at most
+// max characters that follows the shared text rule (package textcheck).
 func checkText(f apierr.Fields, field, v string, max int) {
 	switch {
 	case v == "":
 		f.Add(field, "is required")
-	case !utf8.ValidString(v):
-		f.Add(field, "must be valid UTF-8")
+	case !textcheck.Check(f, field, v, false):
 	case utf8.RuneCountInString(v) > max:
 		f.Add(field, "must be at most "+strconv.Itoa(max)+" characters")
-	case strings.ContainsFunc(v, isControl):
-		f.Add(field, "must not contain control characters")
 	}
 }
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f }

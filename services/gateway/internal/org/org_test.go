@@ -1,6 +1,7 @@
 package org
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"strings"
@@ -86,6 +87,16 @@ func (m *memStore) GrantCredits(_ context.Context, g Grant) error {
 	}
 	m.grants = append(m.grants, g)
 	return nil
+}
+
+func (m *memStore) Organization(_ context.Context, id uuid.UUID) (Organization, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	o, ok := m.orgs[id]
+	if !ok {
+		return Organization{}, ErrOrganizationNotFound
+	}
+	return o, nil
 }
 
 type fakeClock struct{ t time.Time }
@@ -252,6 +263,48 @@ func TestRevocationBypassesCache(t *testing.T) {
 	}
 }
 
+func TestUnknownKeyIsLookedUpOnce(t *testing.T) {
+	st := newMemStore()
+	clk := &fakeClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	s := NewService(st, Options{Tiers: []string{"free"}, Now: clk.now, CacheTTL: 5 * time.Second, MissingTTL: time.Minute})
+	ctx := context.Background()
+	unknown, err := GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 100 {
+		if _, err := s.Authenticate(ctx, unknown); !errors.Is(err, ErrInvalidKey) {
+			t.Fatalf("unknown key: %v", err)
+		}
+	}
+	if st.lookups != 1 {
+		t.Fatalf("100 attempts with one unknown key made %d lookups, want 1", st.lookups)
+	}
+	clk.t = clk.t.Add(time.Minute)
+	_, _ = s.Authenticate(ctx, unknown)
+	if st.lookups != 2 {
+		t.Fatalf("after the missing TTL: %d lookups, want 2", st.lookups)
+	}
+
+	// A key whose hash was remembered as unknown (someone guessed it
+	// before it existed) works as soon as this process creates it.
+	seed := bytes.Repeat([]byte{7}, 64)
+	guessed, err := GenerateKey(bytes.NewReader(seed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.rand = bytes.NewReader(seed)
+	_, _ = s.Authenticate(ctx, guessed)
+	o, _ := s.CreateOrganization(ctx, "Acme", "free")
+	k, err := s.CreateKey(ctx, o.ID, "ci", nil)
+	if err != nil || k.Secret != guessed {
+		t.Fatalf("created %q (%v), want the guessed key", k.Secret, err)
+	}
+	if _, err := s.Authenticate(ctx, k.Secret); err != nil {
+		t.Fatalf("key created after a miss: %v", err)
+	}
+}
+
 func TestGrantCreditsValidates(t *testing.T) {
 	s, st, _ := newService(t)
 	ctx := context.Background()
@@ -343,14 +396,21 @@ func TestCancelledCallerStopsWaitingForSharedLookup(t *testing.T) {
 }
 
 func TestKeyCacheStaysBounded(t *testing.T) {
-	c := newKeyCache(time.Minute, 100)
+	c := newKeyCache(time.Minute, 100, time.Minute, 50)
 	now := time.Now()
+	var known KeyHash
+	known[2] = 1
+	c.put(known, Identity{Organization: Organization{Name: "kept"}}, true, now)
 	for i := range 1000 {
 		var h KeyHash
 		h[0], h[1] = byte(i), byte(i>>8)
 		c.put(h, Identity{}, false, now)
 	}
-	if n := len(c.entries); n > 100 {
-		t.Fatalf("cache holds %d entries, bound is 100", n)
+	if n := c.missing.len(); n > 50 {
+		t.Fatalf("cache holds %d unknown keys, bound is 50", n)
+	}
+	// A flood of unknown keys never evicts a found one.
+	if id, found, cached := c.get(known, now); !cached || !found || id.Organization.Name != "kept" {
+		t.Fatalf("found key evicted by unknown ones: %v %v", found, cached)
 	}
 }

@@ -113,7 +113,7 @@ func (s *Orgs) IdentityByHash(ctx context.Context, h org.KeyHash) (org.Identity,
 // id) is the record of the grant.
 func (s *Orgs) GrantCredits(ctx context.Context, g org.Grant) error {
 	env, err := events.NewWithID(ctx, g.ID.String(), events.GatewayCreditsGranted, Source, g.OrganizationID.String(),
-		events.CreditsGrantRequested{
+		events.CreditsGranted{
 			GrantID:        g.ID.String(),
 			OrganizationID: g.OrganizationID.String(),
 			Credits:        g.Credits,
@@ -136,6 +136,19 @@ func (s *Orgs) GrantCredits(ctx context.Context, g org.Grant) error {
 		}
 		return messaging.WriteOutbox(ctx, tx, env)
 	})
+}
+
+// Organization implements org.Store.
+func (s *Orgs) Organization(ctx context.Context, id uuid.UUID) (org.Organization, error) {
+	o := org.Organization{ID: id}
+	err := s.pool.QueryRow(ctx, `SELECT name, tier, created_at FROM organizations WHERE id = $1`, id).Scan(&o.Name, &o.Tier, &o.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return org.Organization{}, org.ErrOrganizationNotFound
+	}
+	if err != nil {
+		return org.Organization{}, fmt.Errorf("postgres: read organization: %w", err)
+	}
+	return o, nil
 }
 
 func scanKey(row pgx.Row) (org.APIKey, error) {

@@ -18,6 +18,7 @@ import (
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/org"
 	"hookline.dev/services/gateway/internal/postgres"
+	"hookline.dev/services/gateway/internal/ratelimit"
 	"hookline.dev/services/gateway/migrations"
 )
 
@@ -219,4 +220,55 @@ func TestIdempotencyStore(t *testing.T) {
 			t.Fatalf("rows %d → %d", before, after)
 		}
 	})
+}
+
+func TestRateBucketsTakeAndPurge(t *testing.T) {
+	pool := newPool(t)
+	st := postgres.NewRateBuckets(pool)
+	ctx := context.Background()
+	lim := ratelimit.Limit{Rate: 0.001, Burst: 5}
+
+	want := []ratelimit.Lease{{Granted: 2, Left: 3}, {Granted: 2, Left: 1}, {Granted: 1, Left: 0}, {Granted: 0, Left: 0}}
+	for i, w := range want {
+		got, err := st.Take(ctx, "k", lim, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Granted != w.Granted || got.Left < w.Left || got.Left > w.Left+0.01 {
+			t.Fatalf("take %d: %+v, want %+v", i+1, got, w)
+		}
+	}
+
+	// Concurrent takes of one key never grant more than the bucket holds.
+	var granted atomic.Int64
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 10 {
+				l, err := st.Take(ctx, "shared", lim, 1)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				granted.Add(int64(l.Granted))
+			}
+		})
+	}
+	wg.Wait()
+	if granted.Load() != 5 {
+		t.Fatalf("80 concurrent takes granted %d tokens from a bucket of 5", granted.Load())
+	}
+
+	// A full bucket is purged, a drained one kept.
+	if _, err := st.Take(ctx, "full", ratelimit.Limit{Rate: 1000, Burst: 1}, 1); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 5*time.Second, "the refilled bucket purged", func() bool {
+		n, err := st.Purge(ctx)
+		return err == nil && n == 1
+	})
+	var left int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM rate_buckets`).Scan(&left); err != nil || left != 2 {
+		t.Fatalf("%d buckets left (%v), want the 2 drained ones", left, err)
+	}
 }

@@ -1,16 +1,17 @@
-// Package ratelimit is an in-memory token-bucket limiter keyed by string
-// (the gateway uses API key ids). Each key has a bucket of Burst tokens
-// refilled at Rate tokens per second; a request takes one token.
+// Package ratelimit holds token-bucket limiters keyed by string (the
+// gateway uses API key ids and client addresses). Each key has a bucket of
+// Burst tokens refilled at Rate tokens per second; a request takes one
+// token.
+//
+// Limiter is per process. Shared (shared.go) holds one bucket per key for
+// all gateway replicas in a Store and serves requests from small leases of
+// it, falling back to a Limiter when the store fails.
 //
 // Buckets live in sharded maps so concurrent requests for different keys
 // rarely share a lock. A bucket that has been idle long enough to be full
 // again is indistinguishable from a missing one, so such buckets are
 // dropped by a sweep that each shard runs now and then: memory follows the
 // number of recently active keys, not all keys ever seen.
-//
-// Limits are per process. With N gateway replicas behind a balancer a key
-// gets up to N times its limit; that is the accepted price of keeping the
-// hot path free of network round trips.
 package ratelimit
 
 import (
@@ -99,7 +100,12 @@ func New(now func() time.Time) *Limiter {
 // Allow takes one token from key's bucket under lim. A bucket created
 // under another limit (the organization changed tier) is clamped to the
 // new size rather than reset, so a tier change cannot refill it.
-func (l *Limiter) Allow(key string, lim Limit) Decision {
+func (l *Limiter) Allow(key string, lim Limit) Decision { return l.take(key, lim, 1) }
+
+// Peek reports whether key's bucket holds a token without taking it.
+func (l *Limiter) Peek(key string, lim Limit) Decision { return l.take(key, lim, 0) }
+
+func (l *Limiter) take(key string, lim Limit, n float64) Decision {
 	now := l.now()
 	s := &l.shards[maphash.String(l.seed, key)%shardCount]
 	s.mu.Lock()
@@ -114,15 +120,21 @@ func (l *Limiter) Allow(key string, lim Limit) Decision {
 	}
 	b.refill(now, lim)
 
-	d := Decision{Limit: lim.Burst}
-	if b.tokens >= 1 {
-		b.tokens--
-		d.Allowed = true
-	} else {
-		d.RetryAfter = seconds((1 - b.tokens) / lim.Rate)
+	allowed := b.tokens >= 1
+	if allowed {
+		b.tokens -= n
 	}
-	d.Remaining = int(math.Floor(b.tokens))
-	d.Reset = seconds((float64(lim.Burst) - b.tokens) / lim.Rate)
+	return decide(allowed, b.tokens, lim)
+}
+
+// decide describes a bucket holding tokens after a request.
+func decide(allowed bool, tokens float64, lim Limit) Decision {
+	d := Decision{Allowed: allowed, Limit: lim.Burst}
+	if !allowed {
+		d.RetryAfter = seconds((1 - tokens) / lim.Rate)
+	}
+	d.Remaining = int(math.Floor(max(tokens, 0)))
+	d.Reset = seconds((float64(lim.Burst) - tokens) / lim.Rate)
 	return d
 }
 

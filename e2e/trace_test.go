@@ -1,0 +1,83 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/testkit"
+)
+
+// TestTraceSpansGatewayAndBilling: a request's trace id reaches, through
+// the gateway, its outbox event and billing's consumer and group-commit
+// writer, the billing event that records the effect, and that event's
+// consumer.
+func TestTraceSpansGatewayAndBilling(t *testing.T) {
+	s := startStack(t)
+	orgID, _ := s.newOrg("pro")
+
+	nc, err := messaging.Connect(t.Context(), testkit.NATSURL(t), "e2e-trace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	bus, err := messaging.NewBus(nc, s.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type seen struct{ envelope, consumer string }
+	var mu sync.Mutex
+	grants := map[string]seen{} // grant id → trace ids of its billing.credit.granted.v1
+	testkit.Background(t, "consumer", func(ctx context.Context) error {
+		return bus.Consume(ctx, messaging.ConsumerConfig{Durable: "e2e-trace", Stream: events.StreamBilling, Subjects: []string{events.BillingCreditGranted}},
+			func(hctx context.Context, e events.Envelope) error {
+				var d events.CreditsMoved
+				if err := e.Decode(&d); err != nil {
+					return messaging.Permanent(err)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				grants[d.GrantID] = seen{envelope: testkit.TraceID(e.Traceparent), consumer: testkit.TraceID(telemetry.Traceparent(hctx))}
+				return nil
+			})
+	})
+
+	tp, trace := testkit.NewTraceparent()
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/admin/v1/organizations/"+orgID+"/credits",
+		bytes.NewReader([]byte(`{"credits": 5, "kind": "purchased", "reason": "traced"}`)))
+	req.Header.Set("Authorization", "Bearer "+adminToken)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", tp)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Data struct {
+			GrantID string `json:"grantId"`
+		} `json:"data"`
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != 202 || body.Data.GrantID == "" {
+		t.Fatalf("grant: %d %+v %v", resp.StatusCode, body, err)
+	}
+
+	testkit.Eventually(t, 20*time.Second, "billing's grant event consumed", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		_, ok := grants[body.Data.GrantID]
+		return ok
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if got := grants[body.Data.GrantID]; got.envelope != trace || got.consumer != trace {
+		t.Fatalf("request trace %s; billing event envelope %q, consumer %q", trace, got.envelope, got.consumer)
+	}
+}

@@ -1,0 +1,60 @@
+// Package credits is the one way a service pays for an operation: the
+// service side of the credit saga of ARCHITECTURE §3. A Client asks billing
+// to reserve credits (events.BillingReserveRPC), journals every reservation
+// in the service's own schema, settles it with the operation's completed
+// or failed event through the transactional outbox, and recovers
+// reservations a crash left open.
+//
+// # Reserving
+//
+//	rs, err := client.Reserve(ctx, credits.Request{
+//		OrgID: p.OrgID, Operation: "thumbnails.variations",
+//		Key:   credits.KeyOf(p), // Idempotency-Key, else request id
+//		Items: []credits.Item{{Credits: 1, ResourceType: "thumbnail", ResourceID: id}, ...},
+//	})
+//	if err != nil {
+//		return err // an *apierr.Error: 402, 403, 409 or 503, or internal
+//	}
+//
+// Outcomes map to the API as: ok → proceed; insufficient_credits → 402
+// insufficient_credits; quota_exceeded → 403 quota_exceeded; no responder,
+// timeout or an unreadable answer → 503 unavailable. A request of several
+// items (variations, clips of a render) is all or nothing: when one item is
+// refused, the reservations already made are released with a failed event
+// each, and the refusal is returned.
+//
+// # Deterministic ids
+//
+// Reservation ids are UUIDv5 over (organization, operation, request key,
+// item index, generation). The request key is the client's Idempotency-Key,
+// which the gateway signs into the principal, or else the request id, so a
+// repeated call reserves the same ids and billing holds them once. While a
+// request's reservations are open, calling Reserve again answers 409
+// idempotency_conflict instead of running the work twice on one charge.
+// Once they are terminal, the next call takes the next generation: billing
+// treats a known id as reserved already, so reusing one would run the work
+// for free.
+//
+// # Lost answers
+//
+// A reserve call that times out may have been applied by billing after the
+// caller gave up. The client then writes the operation's *.failed.v1 event
+// for that id (with a deterministic event id) through the outbox. Billing
+// refunds the reservation if it landed, and remembers a settlement that
+// arrives before its reservation, applying it on arrival; either way
+// nothing stays charged. A call that reached no responder cannot have been
+// applied and writes nothing.
+//
+// # Settling and recovery
+//
+// The work's transaction calls Complete (with the completed event) or Fail;
+// both close the journal row, so the first terminal outcome wins locally as
+// it does in billing (Complete returns ErrSettled when the reservation was
+// failed meanwhile). Recover, run at start-up and periodically
+// (RecoveryWorker), finds reservations open longer than a grace period:
+// those whose reserve call never finished are failed; for the others a
+// service Resolver decides completed, failed or still running.
+//
+// The journal table ships as Migrations (credits_0001_reservations.sql);
+// services pass it in platform.Options.SharedMigrations.
+package credits
