@@ -1,0 +1,7 @@
+module hookline.dev/services/thumbnails
+
+go 1.26.0
+
+require hookline.dev/pkg v0.0.0
+
+replace hookline.dev/pkg => ../../pkg
