@@ -19,6 +19,7 @@ import (
 	"image/color"
 	"image/jpeg"
 	"image/png"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -108,6 +109,8 @@ func (b *base[C]) answer(w http.ResponseWriter, r *http.Request) (status int, pl
 	b.queue = b.queue[1:]
 	b.mu.Unlock()
 	if s.stall {
+		// The server notices the client leaving only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
 		select {
 		case <-r.Context().Done():
 		case <-b.quit:
@@ -209,3 +212,10 @@ func unknownField(err error) string {
 	}
 	return ""
 }
+
+// PNG is a w×h PNG picture that differs for every seed, for tests that
+// need real input images.
+func PNG(w, h int, seed string) []byte { return encode(picture(w, h, seed), "png") }
+
+// JPEG is PNG's JPEG twin.
+func JPEG(w, h int, seed string) []byte { return encode(picture(w, h, seed), "jpeg") }

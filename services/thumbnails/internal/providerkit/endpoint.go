@@ -70,14 +70,19 @@ func NewEndpoint(s Settings) (*Endpoint, error) {
 	if raw == "" {
 		raw = s.DefaultBaseURL
 	}
+	// The URL itself stays out of the errors: a mistaken one may carry a
+	// key in its query or user info.
 	base, err := url.Parse(raw)
 	switch {
 	case err != nil:
+		if urlErr := (*url.Error)(nil); errors.As(err, &urlErr) {
+			err = urlErr.Err // without the URL
+		}
 		problems = append(problems, fmt.Errorf("base URL: %w", err))
 	case base.Scheme != "http" && base.Scheme != "https", base.Host == "":
-		problems = append(problems, fmt.Errorf("base URL %q: want an absolute http or https URL", raw))
+		problems = append(problems, errors.New("base URL: want an absolute http or https URL"))
 	case base.RawQuery != "" || base.Fragment != "" || base.User != nil:
-		problems = append(problems, fmt.Errorf("base URL %q: want an origin and optional path, without credentials, query or fragment", raw))
+		problems = append(problems, errors.New("base URL: want an origin and optional path, without credentials, query or fragment"))
 	}
 	model := strings.TrimSpace(s.Model)
 	if model == "" {
