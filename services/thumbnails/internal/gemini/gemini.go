@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
-	"time"
 
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/providerkit"
@@ -25,15 +24,10 @@ const (
 // room for base64's third more; the image models take up to 14 inputs.
 var limits = providerkit.Limits{Images: 14, Bytes: 14 << 20}
 
-// Config configures the adapter.
-type Config struct {
-	APIKey  string
-	BaseURL string // the API's origin; tests point it at a fake
-	Model   string
-	Timeout time.Duration // bounds one call
-	// HTTPClient, when set, replaces the default client.
-	HTTPClient *http.Client
-}
+// Config configures the adapter: APIKey is required; BaseURL defaults to
+// DefaultBaseURL, Model to DefaultModel, Timeout to
+// providerkit.DefaultTimeout.
+type Config = providerkit.Config
 
 // Client implements engine.Engine over the provider's API.
 type Client struct {
@@ -42,16 +36,9 @@ type Client struct {
 
 var _ engine.Engine = (*Client)(nil)
 
-// New checks cfg (a key is required; the base URL defaults to
-// DefaultBaseURL, the model to DefaultModel, the timeout to
-// providerkit.DefaultTimeout) and returns a client.
+// New checks cfg and returns a client. The errors never show the key.
 func New(cfg Config) (*Client, error) {
-	ep, err := providerkit.NewEndpoint(providerkit.Settings{
-		Provider: "gemini", APIKey: cfg.APIKey,
-		BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL,
-		Model: cfg.Model, DefaultModel: DefaultModel,
-		Timeout: cfg.Timeout, HTTPClient: cfg.HTTPClient,
-	})
+	ep, err := providerkit.NewEndpoint(cfg, providerkit.Defaults{Provider: "gemini", BaseURL: DefaultBaseURL, Model: DefaultModel})
 	if err != nil {
 		return nil, err
 	}

@@ -1,12 +1,10 @@
 package gemini_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"image/jpeg"
 	"net/http"
 	"slices"
 	"strings"
@@ -31,19 +29,6 @@ func newClient(t *testing.T, fake *providerfake.Gemini, mod func(*gemini.Config)
 	return c
 }
 
-// decodes asserts res is a JPEG of exactly the aspect's size.
-func decodes(t *testing.T, res engine.Result, a engine.Aspect) {
-	t.Helper()
-	w, h := a.Size()
-	img, err := jpeg.Decode(bytes.NewReader(res.Data))
-	if err != nil {
-		t.Fatalf("result is not a JPEG: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() != w || b.Dy() != h || res.Width != w || res.Height != h || res.ContentType != "image/jpeg" {
-		t.Fatalf("result %v (%dx%d %s), want %dx%d image/jpeg", b, res.Width, res.Height, res.ContentType, w, h)
-	}
-}
-
 // lastCall is the fake's latest call, which must have been a valid request.
 func lastCall(t *testing.T, fake *providerfake.Gemini) providerfake.GeminiCall {
 	t.Helper()
@@ -66,7 +51,7 @@ func TestGenerate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			decodes(t, res, a)
+			providerfake.CheckThumbnail(t, res, a)
 			c := lastCall(t, fake)
 			if c.Model != "gemini-2.5-flash-image" || c.AspectRatio != string(a) || !slices.Equal(c.Modalities, []string{"IMAGE"}) ||
 				c.Seed == nil || *c.Seed != 42 || c.Status != http.StatusOK {
@@ -98,7 +83,7 @@ func TestConfiguredModelAndVary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	decodes(t, res, engine.Landscape)
+	providerfake.CheckThumbnail(t, res, engine.Landscape)
 	call := lastCall(t, fake)
 	if call.Model != "gemini-3-pro-image-preview" || len(call.Images) != 1 || call.Images[0].Width != 1280 || *call.Seed != 9 {
 		t.Errorf("call %+v", call)
@@ -140,7 +125,7 @@ func TestAnswerSpellings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			decodes(t, res, engine.Landscape)
+			providerfake.CheckThumbnail(t, res, engine.Landscape)
 		})
 	}
 }
@@ -172,7 +157,7 @@ func TestErrors(t *testing.T) {
 			fake := providerfake.NewGemini(t)
 			fake.FailNext(tt.status, tt.body)
 			_, err := newClient(t, fake, nil).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
-			wantErr(t, err, tt.want, fake.Key())
+			providerfake.CheckError(t, err, tt.want, fake.Key())
 			lastCall(t, fake)
 		})
 	}
@@ -183,14 +168,14 @@ func TestTimeoutAndRefusedKey(t *testing.T) {
 	fake.StallNext()
 	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Timeout = 200 * time.Millisecond })
 	_, err := c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Portrait})
-	wantErr(t, err, engine.ErrUnavailable, fake.Key())
+	providerfake.CheckError(t, err, engine.ErrUnavailable, fake.Key())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline as its cause", err)
 	}
 
 	c = newClient(t, fake, func(cfg *gemini.Config) { cfg.APIKey = "AIza-wrong" })
 	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Portrait})
-	wantErr(t, err, nil, "AIza-wrong")
+	providerfake.CheckError(t, err, nil, "AIza-wrong")
 	if !strings.Contains(err.Error(), "API key not valid") {
 		t.Errorf("err = %v, want the provider's message", err)
 	}
@@ -206,21 +191,5 @@ func TestNew(t *testing.T) {
 	c, err := gemini.New(gemini.Config{APIKey: "k"})
 	if err != nil || c.Name() != "gemini" {
 		t.Errorf("New with defaults: %v, %v", c, err)
-	}
-}
-
-// wantErr asserts err is want (nil: an error that is neither sentinel)
-// and does not show the key.
-func wantErr(t *testing.T, err, want error, key string) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	if errors.Is(err, engine.ErrUnavailable) != (want == engine.ErrUnavailable) ||
-		errors.Is(err, engine.ErrRejected) != (want == engine.ErrRejected) {
-		t.Errorf("err = %v, want %v", err, want)
-	}
-	if strings.Contains(err.Error(), key) {
-		t.Errorf("error %q shows the key", err)
 	}
 }

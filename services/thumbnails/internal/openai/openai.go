@@ -15,7 +15,6 @@ import (
 	"net/textproto"
 	"strconv"
 	"strings"
-	"time"
 
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/providerkit"
@@ -39,15 +38,10 @@ const (
 // lower in total to bound one request).
 var limits = providerkit.Limits{Images: 16, Bytes: 40 << 20}
 
-// Config configures the adapter.
-type Config struct {
-	APIKey  string
-	BaseURL string // the API's origin; tests point it at a fake
-	Model   string
-	Timeout time.Duration // bounds one call
-	// HTTPClient, when set, replaces the default client.
-	HTTPClient *http.Client
-}
+// Config configures the adapter: APIKey is required; BaseURL defaults to
+// DefaultBaseURL, Model to DefaultModel, Timeout to
+// providerkit.DefaultTimeout.
+type Config = providerkit.Config
 
 // Client implements engine.Engine over the provider's API.
 type Client struct {
@@ -56,16 +50,9 @@ type Client struct {
 
 var _ engine.Engine = (*Client)(nil)
 
-// New checks cfg (a key is required; the base URL defaults to
-// DefaultBaseURL, the model to DefaultModel, the timeout to
-// providerkit.DefaultTimeout) and returns a client.
+// New checks cfg and returns a client. The errors never show the key.
 func New(cfg Config) (*Client, error) {
-	ep, err := providerkit.NewEndpoint(providerkit.Settings{
-		Provider: "openai", APIKey: cfg.APIKey,
-		BaseURL: cfg.BaseURL, DefaultBaseURL: DefaultBaseURL,
-		Model: cfg.Model, DefaultModel: DefaultModel,
-		Timeout: cfg.Timeout, HTTPClient: cfg.HTTPClient,
-	})
+	ep, err := providerkit.NewEndpoint(cfg, providerkit.Defaults{Provider: "openai", BaseURL: DefaultBaseURL, Model: DefaultModel})
 	if err != nil {
 		return nil, err
 	}

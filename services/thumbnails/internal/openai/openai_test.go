@@ -1,10 +1,8 @@
 package openai_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -25,19 +23,6 @@ func client(t *testing.T, fake *providerfake.OpenAI, timeout time.Duration) *ope
 		t.Fatal(err)
 	}
 	return c
-}
-
-// checkThumbnail asserts res is a JPEG of exactly the aspect's size.
-func checkThumbnail(t *testing.T, res engine.Result, a engine.Aspect) {
-	t.Helper()
-	w, h := a.Size()
-	img, err := jpeg.Decode(bytes.NewReader(res.Data))
-	if err != nil {
-		t.Fatalf("result does not decode as JPEG: %v", err)
-	}
-	if b := img.Bounds(); b.Dx() != w || b.Dy() != h || res.Width != w || res.Height != h || res.ContentType != "image/jpeg" {
-		t.Fatalf("result %v (%dx%d %s), want %dx%d image/jpeg", b, res.Width, res.Height, res.ContentType, w, h)
-	}
 }
 
 func onlyCall(t *testing.T, fake *providerfake.OpenAI) providerfake.OpenAICall {
@@ -61,11 +46,11 @@ func TestGenerateTextOnlyUsesGenerations(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkThumbnail(t, res, engine.Landscape)
+	providerfake.CheckThumbnail(t, res, engine.Landscape)
 	c := onlyCall(t, fake)
 	want := providerfake.OpenAICall{
 		Endpoint: "generations", Model: "gpt-image-1", Prompt: c.Prompt, N: 1, Size: "1536x1024",
-		Quality: "medium", OutputFormat: "jpeg", Status: http.StatusOK,
+		Quality: "medium", OutputFormat: "jpeg", Outcome: providerfake.Outcome{Status: http.StatusOK},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("call %+v\nwant %+v", c, want)
@@ -87,7 +72,7 @@ func TestGenerateWithImagesUsesEdits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkThumbnail(t, res, engine.Portrait)
+	providerfake.CheckThumbnail(t, res, engine.Portrait)
 	call := onlyCall(t, fake)
 	if call.Endpoint != "edits" || call.Model != "gpt-image-1-mini" || call.Size != "1024x1536" ||
 		call.Quality != "medium" || call.OutputFormat != "jpeg" || call.InputFidelity != "high" || call.N != 1 {
@@ -117,7 +102,7 @@ func TestVary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkThumbnail(t, res, engine.Landscape)
+	providerfake.CheckThumbnail(t, res, engine.Landscape)
 	call := onlyCall(t, fake)
 	if call.Endpoint != "edits" || len(call.Images) != 1 || call.Images[0].Width != 1280 || call.InputFidelity != "" {
 		t.Errorf("call %+v", call)
@@ -165,7 +150,7 @@ func TestErrors(t *testing.T) {
 			fake := providerfake.NewOpenAI(t)
 			fake.FailNext(tt.status, tt.body)
 			_, err := client(t, fake, 0).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
-			checkErr(t, err, tt.want, fake.Key())
+			providerfake.CheckError(t, err, tt.want, fake.Key())
 			onlyCall(t, fake) // the request itself was valid
 		})
 	}
@@ -175,7 +160,7 @@ func TestTimeoutIsUnavailable(t *testing.T) {
 	fake := providerfake.NewOpenAI(t)
 	fake.StallNext()
 	_, err := client(t, fake, 200*time.Millisecond).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
-	checkErr(t, err, engine.ErrUnavailable, fake.Key())
+	providerfake.CheckError(t, err, engine.ErrUnavailable, fake.Key())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline as its cause", err)
 	}
@@ -188,7 +173,7 @@ func TestWrongKeyAndDeadServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
-	checkErr(t, err, nil, "sk-wrong-key")
+	providerfake.CheckError(t, err, nil, "sk-wrong-key")
 	if calls := fake.Calls(); len(calls) != 1 || calls[0].Status != http.StatusUnauthorized {
 		t.Errorf("calls %+v, want one answered 401", calls)
 	}
@@ -200,7 +185,7 @@ func TestWrongKeyAndDeadServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
-	checkErr(t, err, engine.ErrUnavailable, fake.Key())
+	providerfake.CheckError(t, err, engine.ErrUnavailable, fake.Key())
 }
 
 func TestNew(t *testing.T) {
@@ -213,22 +198,5 @@ func TestNew(t *testing.T) {
 	c, err := openai.New(openai.Config{APIKey: "k"})
 	if err != nil || c.Name() != "openai" {
 		t.Errorf("New with defaults: %v, %v", c, err)
-	}
-}
-
-// checkErr asserts err is want (nil: an error that is neither sentinel)
-// and does not show the key.
-func checkErr(t *testing.T, err, want error, key string) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error")
-	}
-	for _, sentinel := range []error{engine.ErrUnavailable, engine.ErrRejected} {
-		if errors.Is(err, sentinel) != (sentinel == want) {
-			t.Errorf("err = %v; errors.Is(%v) = %v", err, sentinel, !(sentinel == want))
-		}
-	}
-	if strings.Contains(err.Error(), key) {
-		t.Errorf("error %q shows the key", err)
 	}
 }

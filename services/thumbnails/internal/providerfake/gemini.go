@@ -31,10 +31,7 @@ type GeminiCall struct {
 	Modalities  []string
 	AspectRatio string
 	Seed        *int32
-	// Status is what the fake answered (0 for a stall); Problem is why it
-	// refused the request itself, empty when the request was valid.
-	Status  int
-	Problem string
+	Outcome
 }
 
 // NewGemini starts a fake, closed when the test ends.

@@ -35,10 +35,7 @@ type OpenAICall struct {
 	OutputFormat  string
 	InputFidelity string
 	Images        []Upload // the edits' image parts, in order
-	// Status is what the fake answered (0 for a stall); Problem is why it
-	// refused the request itself, empty when the request was valid.
-	Status  int
-	Problem string
+	Outcome
 }
 
 // NewOpenAI starts a fake, closed when the test ends.

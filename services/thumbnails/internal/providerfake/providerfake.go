@@ -25,7 +25,7 @@ import (
 	"sync"
 	"testing"
 
-	_ "golang.org/x/image/webp" // providers take WebP inputs; DecodeConfig must know it
+	_ "golang.org/x/image/webp" // providers take WebP inputs; the fakes must decode it
 )
 
 // base is the part both fakes share: the server, the key it expects, the
@@ -121,6 +121,15 @@ func (b *base[C]) answer(w http.ResponseWriter, r *http.Request) (status int, pl
 	return s.status, true
 }
 
+// Outcome is how a fake answered a call.
+type Outcome struct {
+	// Status is what the fake answered (0 for a stall).
+	Status int
+	// Problem is why the fake refused the request itself, as the real API
+	// would; empty when the request was valid.
+	Problem string
+}
+
 // Upload is an input image the fake received and decoded.
 type Upload struct {
 	ContentType   string // as declared by the request
@@ -137,14 +146,14 @@ func decodeUpload(contentType string, data []byte) (Upload, string) {
 	if !ok {
 		return u, "unsupported mimetype ('" + contentType + "'); supported: image/jpeg, image/png, image/webp"
 	}
-	cfg, format, err := image.DecodeConfig(bytes.NewReader(data))
+	img, format, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return u, "the image data could not be decoded: " + err.Error()
 	}
 	if format != want {
 		return u, "the image data is " + format + ", declared " + contentType
 	}
-	u.Format, u.Width, u.Height = format, cfg.Width, cfg.Height
+	u.Format, u.Width, u.Height = format, img.Bounds().Dx(), img.Bounds().Dy()
 	return u, ""
 }
 
@@ -153,10 +162,10 @@ func decodeUpload(contentType string, data []byte) (Upload, string) {
 func picture(w, h int, seed string) image.Image {
 	f := fnv.New64a()
 	_, _ = f.Write([]byte(seed))
-	s := f.Sum64()
-	c0 := color.RGBA{uint8(s), uint8(s >> 8), uint8(s >> 16), 255}
-	c1 := color.RGBA{uint8(s >> 24), uint8(s >> 32), uint8(s >> 40), 255}
-	band := int(s>>48)%max(1, h/2) + h/4
+	s := f.Sum(nil)
+	c0 := color.RGBA{s[0], s[1], s[2], 255}
+	c1 := color.RGBA{s[3], s[4], s[5], 255}
+	band := (int(s[6])<<8|int(s[7]))%max(1, h/2) + h/4
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
 		row := img.Pix[y*img.Stride:]
@@ -164,7 +173,7 @@ func picture(w, h int, seed string) image.Image {
 		for x := range w {
 			t := (x + y) * 255 / (w + h)
 			for i, pair := range [3][2]uint8{{c0.R, c1.R}, {c0.G, c1.G}, {c0.B, c1.B}} {
-				v := uint8((int(pair[0])*(255-t) + int(pair[1])*t) / 255)
+				v := uint8((int(pair[0])*(255-t) + int(pair[1])*t) / 255) //nolint:gosec // G115: a weighted mean of two 8-bit values, t in 0..255
 				if inBand {
 					v = 255 - v
 				}

@@ -34,17 +34,22 @@ const MaxResponseBytes = 64 << 20
 // error: enough to diagnose, never a whole page of HTML from a proxy.
 const maxDetail = 300
 
-// Settings is a provider configuration as the operator gives it, with the
-// adapter's defaults.
-type Settings struct {
-	Provider       string // "openai" or "gemini": prefixes every error
-	APIKey         string
-	BaseURL        string // empty means DefaultBaseURL
-	DefaultBaseURL string
-	Model          string // empty means DefaultModel
-	DefaultModel   string
-	Timeout        time.Duration // 0 means DefaultTimeout
-	HTTPClient     *http.Client  // nil means a client of its own
+// Config configures a provider adapter, as the operator gives it:
+// openai.Config and gemini.Config are this type.
+type Config struct {
+	APIKey  string        // required
+	BaseURL string        // the API's origin (tests point it at a fake); empty means the provider's
+	Model   string        // empty means the adapter's default model
+	Timeout time.Duration // bounds one call; 0 means DefaultTimeout
+	// HTTPClient, when set, replaces the default client.
+	HTTPClient *http.Client
+}
+
+// Defaults are what an adapter fills an empty Config field with.
+type Defaults struct {
+	Provider string // "openai" or "gemini": prefixes every error
+	BaseURL  string
+	Model    string
 }
 
 // Endpoint is a checked provider configuration.
@@ -57,18 +62,18 @@ type Endpoint struct {
 	client   *http.Client
 }
 
-// NewEndpoint checks s: a key is required, the base URL must be an
+// NewEndpoint checks cfg: a key is required, the base URL must be an
 // absolute http(s) URL without query or fragment, the timeout must not be
 // negative. The errors never contain the key.
-func NewEndpoint(s Settings) (*Endpoint, error) {
+func NewEndpoint(cfg Config, d Defaults) (*Endpoint, error) {
 	var problems []error
-	key := strings.TrimSpace(s.APIKey)
+	key := strings.TrimSpace(cfg.APIKey)
 	if key == "" {
 		problems = append(problems, errors.New("an API key is required"))
 	}
-	raw := strings.TrimSpace(s.BaseURL)
+	raw := strings.TrimSpace(cfg.BaseURL)
 	if raw == "" {
-		raw = s.DefaultBaseURL
+		raw = d.BaseURL
 	}
 	// The URL itself stays out of the errors: a mistaken one may carry a
 	// key in its query or user info.
@@ -84,14 +89,14 @@ func NewEndpoint(s Settings) (*Endpoint, error) {
 	case base.RawQuery != "" || base.Fragment != "" || base.User != nil:
 		problems = append(problems, errors.New("base URL: want an origin and optional path, without credentials, query or fragment"))
 	}
-	model := strings.TrimSpace(s.Model)
+	model := strings.TrimSpace(cfg.Model)
 	if model == "" {
-		model = s.DefaultModel
+		model = d.Model
 	}
 	if strings.ContainsAny(model, "/?# \t") {
 		problems = append(problems, fmt.Errorf("model %q: not a model name", model))
 	}
-	timeout := s.Timeout
+	timeout := cfg.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
@@ -99,14 +104,14 @@ func NewEndpoint(s Settings) (*Endpoint, error) {
 		problems = append(problems, fmt.Errorf("timeout %s: must be positive", timeout))
 	}
 	if err := errors.Join(problems...); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Provider, err)
+		return nil, fmt.Errorf("%s: %w", d.Provider, err)
 	}
-	client := s.HTTPClient
+	client := cfg.HTTPClient
 	if client == nil {
 		// No client-wide timeout: every call carries its own deadline.
 		client = &http.Client{}
 	}
-	return &Endpoint{provider: s.Provider, key: key, base: base, model: model, timeout: timeout, client: client}, nil
+	return &Endpoint{provider: d.Provider, key: key, base: base, model: model, timeout: timeout, client: client}, nil
 }
 
 // Key is the API key, for the adapter's authentication header only.
@@ -139,7 +144,7 @@ func (e *Endpoint) Post(ctx context.Context, u, contentType string, body []byte,
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s: %w: %w", e.provider, engine.ErrUnavailable, err)
 	}
-	defer resp.Body.Close()
+	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	if err != nil {
 		return 0, nil, fmt.Errorf("%s: %w: reading the answer: %w", e.provider, engine.ErrUnavailable, err)

@@ -16,19 +16,16 @@ import (
 
 const secret = "sk-very-secret-key"
 
-func settings(mod func(*providerkit.Settings)) providerkit.Settings {
-	s := providerkit.Settings{
-		Provider: "acme", APIKey: secret,
-		DefaultBaseURL: "https://api.example.com", DefaultModel: "m-1",
-	}
+func newEndpoint(mod func(*providerkit.Config)) (*providerkit.Endpoint, error) {
+	cfg := providerkit.Config{APIKey: secret}
 	if mod != nil {
-		mod(&s)
+		mod(&cfg)
 	}
-	return s
+	return providerkit.NewEndpoint(cfg, providerkit.Defaults{Provider: "acme", BaseURL: "https://api.example.com", Model: "m-1"})
 }
 
 func TestNewEndpointDefaults(t *testing.T) {
-	ep, err := providerkit.NewEndpoint(settings(nil))
+	ep, err := newEndpoint(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,9 +35,9 @@ func TestNewEndpointDefaults(t *testing.T) {
 	if got := ep.URL("v1", "images", "edits"); got != "https://api.example.com/v1/images/edits" {
 		t.Errorf("URL = %q", got)
 	}
-	ep, err = providerkit.NewEndpoint(settings(func(s *providerkit.Settings) {
+	ep, err = newEndpoint(func(s *providerkit.Config) {
 		s.BaseURL, s.Model = "http://127.0.0.1:9/proxy/", "custom"
-	}))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,19 +47,19 @@ func TestNewEndpointDefaults(t *testing.T) {
 }
 
 func TestNewEndpointRefuses(t *testing.T) {
-	tests := map[string]func(*providerkit.Settings){
-		"no key":          func(s *providerkit.Settings) { s.APIKey = "  " },
-		"relative URL":    func(s *providerkit.Settings) { s.BaseURL = "api.example.com" },
-		"ftp":             func(s *providerkit.Settings) { s.BaseURL = "ftp://api.example.com" },
-		"query":           func(s *providerkit.Settings) { s.BaseURL = "https://api.example.com/?key=" + secret },
-		"credentials":     func(s *providerkit.Settings) { s.BaseURL = "https://u:" + secret + "@api.example.com" },
-		"unparsable":      func(s *providerkit.Settings) { s.BaseURL = "http://[::1" },
-		"model with path": func(s *providerkit.Settings) { s.Model = "../admin" },
-		"negative":        func(s *providerkit.Settings) { s.Timeout = -time.Second },
+	tests := map[string]func(*providerkit.Config){
+		"no key":          func(s *providerkit.Config) { s.APIKey = "  " },
+		"relative URL":    func(s *providerkit.Config) { s.BaseURL = "api.example.com" },
+		"ftp":             func(s *providerkit.Config) { s.BaseURL = "ftp://api.example.com" },
+		"query":           func(s *providerkit.Config) { s.BaseURL = "https://api.example.com/?key=" + secret },
+		"credentials":     func(s *providerkit.Config) { s.BaseURL = "https://u:" + secret + "@api.example.com" },
+		"unparsable":      func(s *providerkit.Config) { s.BaseURL = "http://[::1" },
+		"model with path": func(s *providerkit.Config) { s.Model = "../admin" },
+		"negative":        func(s *providerkit.Config) { s.Timeout = -time.Second },
 	}
 	for name, mod := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := providerkit.NewEndpoint(settings(mod))
+			_, err := newEndpoint(mod)
 			if err == nil {
 				t.Fatal("accepted")
 			}
@@ -77,7 +74,7 @@ func TestNewEndpointRefuses(t *testing.T) {
 }
 
 func TestFailure(t *testing.T) {
-	ep, err := providerkit.NewEndpoint(settings(nil))
+	ep, err := newEndpoint(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +97,7 @@ func TestFailure(t *testing.T) {
 	for _, tt := range tests {
 		err := ep.Failure(tt.status, "Incorrect API key provided: "+secret+"\n  more", tt.rejected)
 		for _, sentinel := range []error{engine.ErrRejected, engine.ErrUnavailable} {
-			if errors.Is(err, sentinel) != (sentinel == tt.want) {
+			if errors.Is(err, sentinel) != errors.Is(tt.want, sentinel) {
 				t.Errorf("%d rejected=%v: %v; errors.Is(%v) wrong", tt.status, tt.rejected, err, sentinel)
 			}
 		}
@@ -131,9 +128,9 @@ func TestPost(t *testing.T) {
 		_, _ = w.Write([]byte(`{"ok":true}`))
 	}))
 	defer srv.Close()
-	ep, err := providerkit.NewEndpoint(settings(func(s *providerkit.Settings) {
+	ep, err := newEndpoint(func(s *providerkit.Config) {
 		s.BaseURL, s.Timeout = srv.URL, 100*time.Millisecond
-	}))
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -184,11 +184,7 @@ func roleGuidance(role Role, n int, req engine.Request) string {
 // styleLine describes a saved style in words a model follows.
 func styleLine(s *engine.Style) string {
 	var b strings.Builder
-	b.WriteString("Style")
-	if name := oneLine(s.Name); name != "" {
-		fmt.Fprintf(&b, " “%s”", name)
-	}
-	b.WriteString(":")
+	b.WriteString(heading("Style", s.Name))
 	if d := oneLine(s.Description); d != "" {
 		fmt.Fprintf(&b, " %s.", strings.TrimRight(d, "."))
 	}
@@ -207,6 +203,14 @@ func styleLine(s *engine.Style) string {
 	return b.String()
 }
 
+// heading starts a line about a named saved thing: Style “Neon night”:.
+func heading(kind, name string) string {
+	if name = oneLine(name); name != "" {
+		return kind + " “" + name + "”:"
+	}
+	return kind + ":"
+}
+
 // scale names a 0..1 measure by its third.
 func scale(v float64, low, mid, high string) string {
 	switch {
@@ -222,11 +226,7 @@ func scale(v float64, low, mid, high string) string {
 // brandLine describes a saved brand.
 func brandLine(br *engine.Brand) string {
 	var b strings.Builder
-	b.WriteString("Brand")
-	if name := oneLine(br.Name); name != "" {
-		fmt.Fprintf(&b, " “%s”", name)
-	}
-	b.WriteString(":")
+	b.WriteString(heading("Brand", br.Name))
 	if len(br.Colors) > 0 {
 		hexes := make([]string, len(br.Colors))
 		for i, c := range br.Colors {
