@@ -110,8 +110,9 @@ func (c *Client) edit(ctx context.Context, req engine.Request, p providerkit.Pro
 		{"model", c.ep.Model()}, {"prompt", p.Text}, {"n", "1"}, {"size", size(req.Aspect)},
 		{"quality", quality}, {"output_format", outputFormat},
 	}
-	if len(req.Faces) > 0 {
-		// Keeps the supplied faces recognisable rather than redrawn.
+	if len(req.Faces) > 0 && !strings.Contains(c.ep.Model(), "mini") {
+		// Keeps the supplied faces recognisable rather than redrawn; the
+		// mini models refuse the parameter.
 		fields = append(fields, [2]string{"input_fidelity", "high"})
 	}
 	for _, f := range fields {

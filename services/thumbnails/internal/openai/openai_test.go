@@ -1,6 +1,7 @@
 package openai_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -63,32 +64,36 @@ func TestGenerateTextOnlyUsesGenerations(t *testing.T) {
 }
 
 func TestGenerateWithImagesUsesEdits(t *testing.T) {
-	fake := providerfake.NewOpenAI(t)
-	c, err := openai.New(openai.Config{APIKey: fake.Key(), BaseURL: fake.URL() + "/", Model: "gpt-image-1-mini"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := c.Generate(t.Context(), providerfake.Sample(engine.Portrait))
-	if err != nil {
-		t.Fatal(err)
-	}
-	providerfake.CheckThumbnail(t, res, engine.Portrait)
-	call := onlyCall(t, fake)
-	if call.Endpoint != "edits" || call.Model != "gpt-image-1-mini" || call.Size != "1024x1536" ||
-		call.Quality != "medium" || call.OutputFormat != "jpeg" || call.InputFidelity != "high" || call.N != 1 {
-		t.Errorf("call %+v", call)
-	}
-	// Alex (JPEG), Sam (PNG), the logo (PNG), the reference (JPEG).
-	var got []string
-	for _, u := range call.Images {
-		got = append(got, u.ContentType+" "+u.Format)
-	}
-	want := []string{"image/jpeg jpeg", "image/png png", "image/png png", "image/jpeg jpeg"}
-	if !slices.Equal(got, want) {
-		t.Errorf("images %v, want %v", got, want)
-	}
-	if !strings.Contains(call.Prompt, "Images 1–2 show the 2 people (Alex, Sam)") {
-		t.Errorf("prompt does not name the faces:\n%s", call.Prompt)
+	for model, fidelity := range map[string]string{"": "high", "gpt-image-1-mini": ""} {
+		t.Run(model, func(t *testing.T) {
+			fake := providerfake.NewOpenAI(t)
+			c, err := openai.New(openai.Config{APIKey: fake.Key(), BaseURL: fake.URL() + "/", Model: model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := c.Generate(t.Context(), providerfake.Sample(engine.Portrait))
+			if err != nil {
+				t.Fatal(err)
+			}
+			providerfake.CheckThumbnail(t, res, engine.Portrait)
+			call := onlyCall(t, fake)
+			if call.Endpoint != "edits" || call.Model != cmp.Or(model, "gpt-image-1") || call.Size != "1024x1536" ||
+				call.Quality != "medium" || call.OutputFormat != "jpeg" || call.InputFidelity != fidelity || call.N != 1 {
+				t.Errorf("call %+v", call)
+			}
+			// Alex (JPEG), Sam (PNG), the logo (PNG), the reference (JPEG).
+			var got []string
+			for _, u := range call.Images {
+				got = append(got, u.ContentType+" "+u.Format)
+			}
+			want := []string{"image/jpeg jpeg", "image/png png", "image/png png", "image/jpeg jpeg"}
+			if !slices.Equal(got, want) {
+				t.Errorf("images %v, want %v", got, want)
+			}
+			if !strings.Contains(call.Prompt, "Images 1–2 show the 2 people (Alex, Sam)") {
+				t.Errorf("prompt does not name the faces:\n%s", call.Prompt)
+			}
+		})
 	}
 }
 

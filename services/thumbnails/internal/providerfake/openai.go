@@ -286,6 +286,9 @@ func (p openAIParams) check(c *OpenAICall) *refusal {
 		}
 	}
 	if p.InputFidelity != nil {
+		if c.Model == "gpt-image-1-mini" {
+			return invalid("unsupported_parameter", "Unsupported parameter: 'input_fidelity' is not supported with the model gpt-image-1-mini.")
+		}
 		if ref := oneOf("input_fidelity", c.InputFidelity, openAIFidelity); ref != nil {
 			return ref
 		}

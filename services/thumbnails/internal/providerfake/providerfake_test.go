@@ -109,6 +109,7 @@ func TestOpenAIRefusesWhatTheAPIRefuses(t *testing.T) {
 	add("edits with a mislabelled image", 400, "declared image/jpeg", editFields, [][2]string{{"image/jpeg", png}})
 	add("edits with a corrupt image", 400, "could not be decoded", editFields, [][2]string{{"image/png", png[:40]}})
 	add("edits with an unknown field", 400, "Unknown parameter: 'style'", map[string]string{"model": "gpt-image-1", "prompt": "x", "style": "vivid"}, [][2]string{{"image/png", png}})
+	add("fidelity on the mini model", 400, "not supported with the model gpt-image-1-mini", map[string]string{"model": "gpt-image-1-mini", "prompt": "x", "input_fidelity": "high"}, [][2]string{{"image/png", png}})
 	add("edits with a bad fidelity", 400, "'input_fidelity'", map[string]string{"model": "gpt-image-1", "prompt": "x", "input_fidelity": "max"}, [][2]string{{"image/png", png}})
 
 	for _, tt := range tests {
