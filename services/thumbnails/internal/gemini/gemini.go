@@ -14,7 +14,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/providerkit"
 )
 
-// Defaults.
+// DefaultBaseURL and DefaultModel fill a Config that leaves them empty.
 const (
 	DefaultBaseURL = "https://generativelanguage.googleapis.com"
 	DefaultModel   = "gemini-2.5-flash-image"

@@ -20,7 +20,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/providerkit"
 )
 
-// Defaults.
+// DefaultBaseURL and DefaultModel fill a Config that leaves them empty.
 const (
 	DefaultBaseURL = "https://api.openai.com"
 	DefaultModel   = "gpt-image-1"
