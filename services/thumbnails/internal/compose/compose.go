@@ -361,8 +361,8 @@ func headlineFor(req engine.Request, t layout.Text, rng *rand.Rand) headline {
 		}
 		return h
 	}
-	if strings.TrimSpace(req.Prompt+req.Tweak) != "" {
-		return deriveHeadline(req.Prompt, req.Tweak, rng.Uint64(), t.MaxWords)
+	if h := deriveHeadline(req.Prompt, req.Tweak, rng.Uint64(), t.MaxWords); len(h.words) > 0 {
+		return h
 	}
 	fallback := t.Text
 	switch {

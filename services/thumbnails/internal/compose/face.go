@@ -203,6 +203,17 @@ func backdrop(img *image.RGBA) *image.Alpha {
 			push(x, y+1)
 		}
 	}
+	filled := 0
+	for _, a := range bg.Pix {
+		if a != 0 {
+			filled++
+		}
+	}
+	// A picture that is nearly all "backdrop" is a flat image, not a face
+	// on a plain ground: there is nothing to cut.
+	if filled > len(bg.Pix)*85/100 {
+		return nil
+	}
 	return bg
 }
 

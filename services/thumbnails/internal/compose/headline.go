@@ -111,7 +111,8 @@ type headline struct {
 // their order, and the strongest of them to highlight. maxWords caps the
 // count (0: no cap beyond five); the seed picks the count and breaks ties
 // between equal keywords, so that two variations read differently. A
-// prompt with no keyword at all gives its first words as they are.
+// prompt with no keyword at all gives its first words as they are, and
+// one with no word at all an empty headline.
 func deriveHeadline(prompt, tweak string, seed uint64, maxWords int) headline {
 	rng := rand.New(rand.NewPCG(seed, 0x4865616464))
 	cands := candidates(prompt, tweak)
@@ -119,6 +120,9 @@ func deriveHeadline(prompt, tweak string, seed uint64, maxWords int) headline {
 		for i, t := range tokens(tweak + " " + prompt) {
 			cands = append(cands, word{text: t, key: strings.ToLower(t), pos: i, score: 1})
 		}
+	}
+	if len(cands) == 0 {
+		return headline{highlight: -1}
 	}
 	limit := 3 + rng.IntN(3) // 3, 4 or 5 words
 	if maxWords > 0 && limit > maxWords {
