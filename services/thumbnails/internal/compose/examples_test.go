@@ -1,0 +1,52 @@
+package compose
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"hookline.dev/services/thumbnails/internal/engine"
+)
+
+// TestWriteExamples writes the example pictures reviewers look at
+// (testdata/examples); run with HOOKLINE_WRITE_EXAMPLES=1.
+func TestWriteExamples(t *testing.T) {
+	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
+		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples")
+	}
+	e := newEngine(t)
+	dir := filepath.Join("..", "..", "testdata", "examples")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	face := photoFace(t)
+	write := func(name string, r engine.Result) {
+		decode(t, r)
+		if len(r.Data) > 300<<10 {
+			t.Errorf("%s is %d KB", name, len(r.Data)>>10)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), r.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := engine.Request{
+		Prompt: "I tested the 5 cheapest gaming laptops so you don't have to",
+		Aspect: engine.Landscape, Seed: 7, Style: warmStyle(), Faces: []engine.Face{face},
+	}
+	first := generate(t, gen)
+	write("generated-16x9.jpg", first)
+	vary := gen
+	vary.Seed, vary.Tweak = 8, "shocking results"
+	vary.Parent = &engine.Picture{Data: first.Data}
+	v, err := e.Vary(context.Background(), vary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("variation.jpg", v)
+	portrait := engine.Request{
+		Prompt: "Morning routine of a productive developer in Tokyo",
+		Aspect: engine.Portrait, Seed: 3, Faces: []engine.Face{face},
+	}
+	write("generated-9x16.jpg", generate(t, portrait))
+}
