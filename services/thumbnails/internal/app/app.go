@@ -1,0 +1,188 @@
+// Package app wires the thumbnails service: configuration, dependencies in
+// order (telemetry, Postgres, NATS JetStream, S3, the image engine), the
+// HTTP server, the outbox relay, the assets read-model consumer, the
+// credit recovery pass and the template previews, all stopped together.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"time"
+
+	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/platform"
+	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/telemetry"
+	"hookline.dev/services/thumbnails/internal/compose"
+	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/gemini"
+	"hookline.dev/services/thumbnails/internal/httpapi"
+	"hookline.dev/services/thumbnails/internal/openai"
+	"hookline.dev/services/thumbnails/internal/postgres"
+	"hookline.dev/services/thumbnails/internal/service"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/migrations"
+)
+
+// Config is the thumbnails service's configuration.
+type Config struct {
+	config.Common `default:"HOOKLINE_HTTP_ADDR=:8083,HOOKLINE_DB_SCHEMA=thumbnails"`
+	config.S3
+	config.Fetch
+
+	// ImageDecodeMB bounds the memory of the image decodes in progress in
+	// the process (imageinput.DecodeBudget).
+	ImageDecodeMB int64 `env:"HOOKLINE_IMAGE_DECODE_MB" default:"320"`
+
+	// ImageProvider selects the engine: local (the compositor, offline),
+	// openai or gemini.
+	ImageProvider string        `env:"HOOKLINE_IMAGE_PROVIDER" default:"local"`
+	ImageAPIKey   string        `env:"HOOKLINE_IMAGE_API_KEY"`
+	ImageBaseURL  string        `env:"HOOKLINE_IMAGE_BASE_URL"`
+	ImageModel    string        `env:"HOOKLINE_IMAGE_MODEL"`
+	ImageTimeout  time.Duration `env:"HOOKLINE_IMAGE_TIMEOUT" default:"60s"`
+	// Draws bounds the engine calls running at once (0: one per CPU).
+	Draws int `env:"HOOKLINE_THUMBNAILS_DRAWS" default:"0"`
+
+	// RecoveryInterval and RecoveryGrace drive the credit recovery pass:
+	// a reservation untouched for RecoveryGrace is ended (completed when
+	// its thumbnail exists, refunded otherwise). The grace must exceed the
+	// longest engine call.
+	RecoveryInterval time.Duration `env:"HOOKLINE_RECOVERY_INTERVAL" default:"30s"`
+	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"3m"`
+}
+
+func (c *Config) fetch() safefetch.Config {
+	return safefetch.Config{Timeout: c.FetchTimeout, AllowHosts: c.FetchAllowHosts, DenyHosts: c.FetchDenyHosts}
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate()}
+	switch c.ImageProvider {
+	case "local":
+	case "openai", "gemini":
+		if c.ImageAPIKey == "" {
+			errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_API_KEY is required with HOOKLINE_IMAGE_PROVIDER=%s", c.ImageProvider))
+		}
+	default:
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_PROVIDER must be local, openai or gemini (got %q)", c.ImageProvider))
+	}
+	if c.ImageTimeout <= 0 {
+		errs = append(errs, errors.New("HOOKLINE_IMAGE_TIMEOUT must be positive"))
+	}
+	if c.Draws < 0 {
+		errs = append(errs, errors.New("HOOKLINE_THUMBNAILS_DRAWS must be ≥ 0"))
+	}
+	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= c.ImageTimeout {
+		errs = append(errs, errors.New("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE longer than HOOKLINE_IMAGE_TIMEOUT"))
+	}
+	if _, err := imageinput.NewDecodeBudget(c.ImageDecodeMB * 1_000_000); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+// maxDecodedSide bounds the bitmaps of a request's input images: the
+// largest thing drawn from them is a 1280 px background.
+const maxDecodedSide = 1600
+
+var draws = telemetry.NewCounter("hookline.dev/services/thumbnails", "hookline.thumbnails.draws", "Engine draws by kind, engine and outcome.")
+
+// Run starts the thumbnails service and blocks until ctx is cancelled or
+// a part fails.
+func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+	var cfg Config
+	if err := config.Load(getenv, &cfg); err != nil {
+		return err
+	}
+	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
+		Name: "thumbnails", Common: cfg.Common, Migrations: migrations.FS,
+		SharedMigrations: []fs.FS{credits.Migrations},
+	})
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+
+	blobs, err := s3store.New(s3store.Config{
+		Endpoint: cfg.S3Endpoint, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
+		Bucket: cfg.S3Bucket, Region: cfg.S3Region, PublicURL: cfg.S3PublicURL, PublicEndpoint: cfg.S3PublicEndpoint,
+	})
+	if err != nil {
+		return err
+	}
+	if err := blobs.EnsureBucket(ctx); err != nil {
+		return err
+	}
+	local, err := compose.New(compose.Options{})
+	if err != nil {
+		return err
+	}
+	eng, err := selectEngine(cfg, local)
+	if err != nil {
+		return err
+	}
+	budget, err := imageinput.NewDecodeBudget(cfg.ImageDecodeMB * 1_000_000)
+	if err != nil {
+		return err
+	}
+	cc, err := credits.New(credits.Config{
+		Billing: p.Bus, Pool: p.Pool, Source: service.Source,
+		FailedSubject: events.ThumbnailsOperationFailed, Log: p.Log,
+	})
+	if err != nil {
+		return err
+	}
+	store := postgres.New(p.Pool, cc)
+	svc := &service.Service{
+		Store: store, Credits: cc, Blobs: blobs, Engine: eng, Previews: local, Log: p.Log, Draws: cfg.Draws,
+		Images: &imageinput.Source{Store: blobs, Fetcher: safefetch.New(cfg.fetch()), MaxSide: maxDecodedSide, Budget: budget},
+		Observe: func(kind thumbnail.Kind, engine, outcome string) {
+			draws.With("kind", string(kind)).With("engine", engine).With("outcome", outcome).Add(1)
+		},
+	}
+	svc.Start()
+
+	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
+	handler := telemetry.HTTPMiddleware("thumbnails")(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
+	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
+		func(ctx context.Context) error {
+			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
+				Durable: events.DurableThumbnailsAssets, Stream: events.StreamAssets, Subjects: service.AssetSubjects,
+				// One record's changes apply in order within the process;
+				// versions settle the rest.
+				OrderKey: func(env events.Envelope) string { return env.OrgID },
+			}, svc.HandleAssetEvent)
+		},
+		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, store.Resolve),
+		func(ctx context.Context) error {
+			// Previews are best effort: a failure is logged and retried at
+			// the next start, never a reason to stop serving.
+			if err := svc.RenderPreviews(ctx); err != nil && ctx.Err() == nil {
+				p.Log.WarnContext(ctx, "template previews", "err", err)
+			}
+			<-ctx.Done()
+			return nil
+		})
+}
+
+// selectEngine builds the configured engine; local is the compositor.
+func selectEngine(cfg Config, local *compose.Engine) (engine.Engine, error) {
+	pc := openai.Config{APIKey: cfg.ImageAPIKey, BaseURL: cfg.ImageBaseURL, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout}
+	switch cfg.ImageProvider {
+	case "openai":
+		return openai.New(pc)
+	case "gemini":
+		return gemini.New(gemini.Config(pc))
+	}
+	return local, nil
+}
