@@ -80,6 +80,20 @@ install() {
   install_go_bin nats-server github.com/nats-io/nats-server/v2 "$NATS_VERSION"
   install_go_bin minio github.com/minio/minio "$MINIO_VERSION"
   install_apt pg_isready:postgresql-client
+  install_libvips
+}
+
+# install_libvips installs what the thumbnails service needs to build and
+# draw: libvips with its headers (govips links it through cgo and
+# pkg-config) and the fonts its compositor falls back to.
+install_libvips() {
+  if pkg-config --exists vips 2>/dev/null; then return 0; fi
+  log "installing libvips-dev from Debian (thumbnails links libvips)"
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libvips-dev pkg-config >/dev/null
+  else
+    log "not root: install libvips-dev yourself (sudo apt-get install libvips-dev pkg-config)"; return 1
+  fi
 }
 
 start_postgres() {

@@ -17,8 +17,8 @@ scripts/deps.sh media
 
 # Secrets survive restarts so existing keys and principals stay valid.
 # Each service has its own NATS user and Postgres role (least privilege).
-SERVICES="gateway billing assets"
-NATS_USERS="$SERVICES thumbnails clips"   # every user of deploy/nats/auth.conf
+SERVICES="gateway billing assets thumbnails"
+NATS_USERS="$SERVICES clips"   # every user of deploy/nats/auth.conf
 rand_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 touch "$STATE/secrets.env"; chmod 600 "$STATE/secrets.env"
 add_secret() { grep -q "^$1=" "$STATE/secrets.env" || echo "$1=$2" >>"$STATE/secrets.env"; }
@@ -36,6 +36,7 @@ HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY
 HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY
 HOOKLINE_BILLING_URL=http://127.0.0.1:8081
 HOOKLINE_ASSETS_URL=http://127.0.0.1:8082
+HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:8083
 set +a
 
 # The stack's own nats-server, with the users of deploy/nats/auth.conf
@@ -78,7 +79,7 @@ service_env() {
 }
 
 echo "up: building services"
-go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway
+go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails
 
 start_service() { # <svc> <addr>
   env $(service_env "$1") HOOKLINE_HTTP_ADDR="$2" "$STATE/bin/$1" >>"$STATE/$1.log" 2>&1 &
@@ -86,9 +87,10 @@ start_service() { # <svc> <addr>
 }
 start_service billing 127.0.0.1:8081
 start_service assets 127.0.0.1:8082
+start_service thumbnails 127.0.0.1:8083
 start_service gateway 127.0.0.1:8080
 
-for svc in 8081 8082 8080; do
+for svc in 8081 8082 8083 8080; do
   for i in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$svc/readyz" >/dev/null 2>&1 && break
     [ "$i" = 100 ] && { echo "up: service on :$svc not ready; see $STATE/*.log"; exit 1; }

@@ -49,7 +49,7 @@ func scanThumbnail(r pgx.Row) (thumbnail.Thumbnail, error) {
 	err := r.Scan(&t.ID, &t.OrgID, &kind, &t.Prompt, &t.ParentID, &aspect, &t.Width, &t.Height,
 		&t.StyleID, &t.BrandID, &t.FaceIDs, &t.CollectionID, &t.TemplateID, &t.Engine, &t.ImageKey, &seed,
 		&t.ReservationID, &t.CreatedAt)
-	t.Kind, t.Aspect, t.Seed = thumbnail.Kind(kind), engine.Aspect(aspect), uint64(seed)
+	t.Kind, t.Aspect, t.Seed = thumbnail.Kind(kind), engine.Aspect(aspect), uint64(seed) //nolint:gosec // seeds are 63-bit (thumbnail.SeedFor)
 	return t, err
 }
 
@@ -72,7 +72,7 @@ func (s *Store) Save(ctx context.Context, t thumbnail.Thumbnail, r credits.Reser
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
 			t.ID, t.OrgID, string(t.Kind), t.Prompt, null(t.ParentID), string(t.Aspect), t.Width, t.Height,
 			null(t.StyleID), null(t.BrandID), faces, null(t.CollectionID), null(t.TemplateID), t.Engine, t.ImageKey,
-			int64(t.Seed), t.ReservationID, t.CreatedAt)
+			int64(t.Seed), t.ReservationID, t.CreatedAt) //nolint:gosec // seeds are 63-bit (thumbnail.SeedFor)
 		if err != nil {
 			return fmt.Errorf("postgres: insert thumbnail: %w", err)
 		}
