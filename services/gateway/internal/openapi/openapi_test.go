@@ -49,10 +49,16 @@ func TestDocumentIsValidOpenAPI31(t *testing.T) {
 // TestOperationsAreComplete holds every operation to the conventions the
 // clients rely on: an id, a tag, the error envelope on every error, the
 // Idempotency-Key on every POST, 415 wherever a JSON body is taken, and a
-// planned marker only on the services that are not built.
+// planned marker only on the operations that are not built.
 func TestOperationsAreComplete(t *testing.T) {
 	d := load(t)
 	planned := map[string]bool{"thumbnails": true, "clips": true}
+	// The thumbnails operations built so far; the rest of the service's
+	// paths stay planned.
+	built := map[string]bool{
+		"listThumbnails": true, "createThumbnail": true, "getThumbnail": true, "deleteThumbnail": true,
+		"createVariations": true, "listTemplates": true, "remixTemplate": true,
+	}
 	ids := map[string]string{}
 	for path, item := range d.Spec.Paths.Map() {
 		service, _ := item.Extensions["x-hookline-service"].(string)
@@ -69,7 +75,7 @@ func TestOperationsAreComplete(t *testing.T) {
 			}
 			ids[op.OperationID] = name
 			isPlanned := op.Extensions["x-hookline-status"] == "planned"
-			if isPlanned != planned[service] {
+			if isPlanned != (planned[service] && !built[op.OperationID]) {
 				t.Errorf("%s: x-hookline-status planned = %v for service %s", name, isPlanned, service)
 			}
 			if isPlanned && !strings.HasPrefix(op.Description, "Planned:") {
