@@ -42,6 +42,14 @@ type stack struct {
 	// The services' own origins, which only the gateway should reach.
 	billing, assets string
 	debug           string // gateway's debug address (pprof, /metrics)
+
+	bin    string   // the built service binaries
+	common []string // the environment every service gets
+	// thumbnails is the thumbnails process (a test may kill it and start
+	// another with thumbnailsEnv); thumbsURL its own origin.
+	thumbnails    *exec.Cmd
+	thumbnailsEnv []string
+	thumbsURL     string
 }
 
 // startStack builds gateway, billing and assets and runs them as processes
@@ -50,12 +58,14 @@ func startStack(t *testing.T) *stack {
 	t.Helper()
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
-		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets")
+		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets",
+		"hookline.dev/services/thumbnails/cmd/thumbnails")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		t.Fatalf("build: %v", err)
 	}
 	gwAddr, billAddr, assetsAddr, gwDebug := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
+	thumbsAddr := testkit.FreeAddr(t)
 	s3 := testkit.Bucket(t)
 	ns := testkit.Namespace(t)
 	common := []string{
@@ -66,36 +76,46 @@ func startStack(t *testing.T) *stack {
 		"HOOKLINE_LOG_LEVEL=warn",
 		"HOOKLINE_TIERS=" + e2eTiers,
 	}
-	run := func(name string, env ...string) {
-		cmd := exec.Command(filepath.Join(bin, name))
-		cmd.Env = append(append(os.Environ(), common...), env...)
-		logf, _ := os.Create(filepath.Join(bin, name+".log"))
-		cmd.Stdout, cmd.Stderr = logf, logf
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			_ = cmd.Process.Signal(os.Interrupt)
-			_ = cmd.Wait()
-			if t.Failed() {
-				b, _ := os.ReadFile(logf.Name())
-				t.Logf("%s log:\n%s", name, b)
-			}
-		})
-	}
+	s3env := []string{"HOOKLINE_S3_ENDPOINT=" + s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY=" + s3.AccessKey, "HOOKLINE_S3_SECRET_KEY=" + s3.SecretKey, "HOOKLINE_S3_BUCKET=" + s3.Bucket}
+	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...)}
+	run := func(name string, env ...string) { st.start(name, env...) }
 	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"))
-	run("assets", "HOOKLINE_HTTP_ADDR="+assetsAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_assets"),
-		"HOOKLINE_S3_ENDPOINT="+s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY="+s3.AccessKey, "HOOKLINE_S3_SECRET_KEY="+s3.SecretKey, "HOOKLINE_S3_BUCKET="+s3.Bucket)
+	run("assets", append([]string{"HOOKLINE_HTTP_ADDR=" + assetsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_assets")}, s3env...)...)
+	st.thumbnailsEnv = append([]string{"HOOKLINE_HTTP_ADDR=" + thumbsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_thumbnails")}, s3env...)
+	st.thumbnails = st.start("thumbnails", st.thumbnailsEnv...)
 	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
-		"HOOKLINE_DEBUG_ADDR="+gwDebug, "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr, "HOOKLINE_ASSETS_URL=http://"+assetsAddr)
+		"HOOKLINE_DEBUG_ADDR="+gwDebug, "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
+		"HOOKLINE_ASSETS_URL=http://"+assetsAddr, "HOOKLINE_THUMBNAILS_URL=http://"+thumbsAddr)
 	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+assetsAddr+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(t, "http://"+thumbsAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+gwAddr+"/readyz", 30*time.Second)
 	base := "http://" + gwAddr
-	return &stack{
-		t: t, base: base, client: &http.Client{Transport: newContract(t, base, gwAddr)},
-		ns: ns, billing: "http://" + billAddr, assets: "http://" + assetsAddr, debug: "http://" + gwDebug,
+	st.base, st.client = base, &http.Client{Transport: newContract(t, base, gwAddr)}
+	st.billing, st.assets, st.debug, st.thumbsURL = "http://"+billAddr, "http://"+assetsAddr, "http://"+gwDebug, "http://"+thumbsAddr
+	return st
+}
+
+// start runs one service binary until the test ends, printing its log if
+// the test failed; the returned process can be killed to simulate a crash.
+func (s *stack) start(name string, env ...string) *exec.Cmd {
+	t := s.t
+	cmd := exec.Command(filepath.Join(s.bin, name))
+	cmd.Env = append(append(os.Environ(), s.common...), env...)
+	logf, _ := os.OpenFile(filepath.Join(s.bin, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		_, _ = cmd.Process.Wait()
+		if t.Failed() {
+			b, _ := os.ReadFile(logf.Name())
+			t.Logf("%s log:\n%s", name, b)
+		}
+	})
+	return cmd
 }
 
 func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) {
@@ -190,7 +210,7 @@ func TestCreditsThroughTheGateway(t *testing.T) {
 		t.Fatalf("limit=500: %d %v", st, body)
 	}
 	// Services that are not deployed answer 503 in the envelope.
-	if st, body := s.do("GET", "/api/v1/thumbnails", keyA, nil); st != 503 || body["code"] != "unavailable" {
+	if st, body := s.do("GET", "/api/v1/clips/projects", keyA, nil); st != 503 || body["code"] != "unavailable" {
 		t.Fatalf("undeployed service: %d %v", st, body)
 	}
 }
