@@ -27,7 +27,7 @@ func TestLoadDrawsText(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer face.Close()
+			defer func() { _ = face.Close() }()
 			dst := image.NewAlpha(image.Rect(0, 0, 400, 100))
 			d := font.Drawer{Dst: dst, Src: image.Opaque, Face: face, Dot: fixed.P(10, 80)}
 			width := d.MeasureString("HOOK 42").Ceil()

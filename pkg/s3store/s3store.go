@@ -360,6 +360,17 @@ func OrgPrefix(orgID string) string { return publicPrefix + orgID + "/" }
 // their first use.
 func UploadPrefix(orgID string) string { return OrgPrefix(orgID) + "uploads/" }
 
+// sharedOrg is the organization segment of public objects that belong to
+// no organization (template previews). Organization ids are uuids, so it
+// is never one, and imageinput never accepts such an object as a caller's
+// own upload.
+const sharedOrg = "shared"
+
+// SharedKey builds the key of a public object of no organization,
+// orgs/shared/<kind>/<name>: public-read like results, without widening
+// the bucket policy.
+func SharedKey(kind, name string) string { return OrgPrefix(sharedOrg) + kind + "/" + name }
+
 // Key builds the canonical object key orgs/<orgId>/<kind>/<id>.<ext>.
 func Key(orgID, kind, id, ext string) string {
 	return OrgPrefix(orgID) + kind + "/" + id + "." + strings.TrimPrefix(ext, ".")

@@ -378,6 +378,9 @@ func TestKey(t *testing.T) {
 	if got := Key("o1", "thumbnails", "t1", "png"); got != "orgs/o1/thumbnails/t1.png" {
 		t.Errorf("Key = %q", got)
 	}
+	if got := SharedKey("templates", "t1-v1.jpg"); got != "orgs/shared/templates/t1-v1.jpg" {
+		t.Errorf("SharedKey = %q", got)
+	}
 	if got := Key("o1", "clips", "c1", ".mp4"); got != "orgs/o1/clips/c1.mp4" {
 		t.Errorf("Key with dotted ext = %q", got)
 	}

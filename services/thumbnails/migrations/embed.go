@@ -1,5 +1,5 @@
 // Package migrations holds the thumbnails service's schema, applied at
-// start-up after the messaging outbox and inbox and the credit journal.
+// start-up after the messaging outbox and inbox and the credits journal.
 package migrations
 
 import "embed"

@@ -1,5 +1,5 @@
 // Command thumbnails runs the thumbnails service: generation, variations,
-// the thumbnail library, templates and remixes.
+// the library, templates and remix.
 package main
 
 import (

@@ -1,7 +1,8 @@
 // Package app wires the thumbnails service: configuration, dependencies in
-// order (telemetry, Postgres, NATS JetStream, S3, the image engine), the
-// HTTP server, the outbox relay, the assets read-model consumer, the
-// credit recovery pass and the template previews, all stopped together.
+// order (telemetry, Postgres, NATS JetStream, S3), the image engine chosen
+// by configuration, the HTTP server, the outbox relay, the assets
+// read-model consumer, the credit recovery pass and the template preview
+// renderer, all stopped together.
 package app
 
 import (
@@ -28,8 +29,14 @@ import (
 	"hookline.dev/services/thumbnails/internal/openai"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
-	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/migrations"
+)
+
+// Image providers of HOOKLINE_IMAGE_PROVIDER.
+const (
+	ProviderLocal  = "local"
+	ProviderOpenAI = "openai"
+	ProviderGemini = "gemini"
 )
 
 // Config is the thumbnails service's configuration.
@@ -39,25 +46,23 @@ type Config struct {
 	config.Fetch
 
 	// ImageDecodeMB bounds the memory of the image decodes in progress in
-	// the process (imageinput.DecodeBudget).
+	// the process (imageinput.DecodeBudget); at least one image's limit.
 	ImageDecodeMB int64 `env:"HOOKLINE_IMAGE_DECODE_MB" default:"320"`
 
-	// ImageProvider selects the engine: local (the compositor, offline),
-	// openai or gemini.
+	// ImageProvider picks the engine: local (the compositor, offline),
+	// openai or gemini. A provider needs ImageAPIKey.
 	ImageProvider string        `env:"HOOKLINE_IMAGE_PROVIDER" default:"local"`
 	ImageAPIKey   string        `env:"HOOKLINE_IMAGE_API_KEY"`
 	ImageBaseURL  string        `env:"HOOKLINE_IMAGE_BASE_URL"`
 	ImageModel    string        `env:"HOOKLINE_IMAGE_MODEL"`
 	ImageTimeout  time.Duration `env:"HOOKLINE_IMAGE_TIMEOUT" default:"60s"`
-	// Draws bounds the engine calls running at once (0: one per CPU).
-	Draws int `env:"HOOKLINE_THUMBNAILS_DRAWS" default:"0"`
 
-	// RecoveryInterval and RecoveryGrace drive the credit recovery pass:
-	// a reservation untouched for RecoveryGrace is ended (completed when
-	// its thumbnail exists, refunded otherwise). The grace must exceed the
-	// longest engine call.
+	// RecoveryInterval is how often unsettled reservations are looked for;
+	// RecoveryGrace is how long one may stay open before the recovery pass
+	// settles it. It must exceed the reserve timeout and the longest
+	// generation (a variations request of ten on a slow provider).
 	RecoveryInterval time.Duration `env:"HOOKLINE_RECOVERY_INTERVAL" default:"30s"`
-	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"3m"`
+	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"10m"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -67,46 +72,60 @@ func (c *Config) fetch() safefetch.Config {
 // Validate checks the configuration.
 func (c *Config) Validate() error {
 	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate()}
+	if _, err := imageinput.NewDecodeBudget(c.ImageDecodeMB * 1_000_000); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB: %w", err))
+	}
 	switch c.ImageProvider {
-	case "local":
-	case "openai", "gemini":
+	case ProviderLocal:
+	case ProviderOpenAI, ProviderGemini:
 		if c.ImageAPIKey == "" {
 			errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_API_KEY is required with HOOKLINE_IMAGE_PROVIDER=%s", c.ImageProvider))
 		}
 	default:
-		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_PROVIDER must be local, openai or gemini (got %q)", c.ImageProvider))
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_PROVIDER must be local, openai or gemini, not %q", c.ImageProvider))
 	}
 	if c.ImageTimeout <= 0 {
 		errs = append(errs, errors.New("HOOKLINE_IMAGE_TIMEOUT must be positive"))
 	}
-	if c.Draws < 0 {
-		errs = append(errs, errors.New("HOOKLINE_THUMBNAILS_DRAWS must be ≥ 0"))
+	if c.RecoveryInterval <= 0 {
+		errs = append(errs, errors.New("HOOKLINE_RECOVERY_INTERVAL must be positive"))
 	}
-	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= c.ImageTimeout {
-		errs = append(errs, errors.New("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE longer than HOOKLINE_IMAGE_TIMEOUT"))
-	}
-	if _, err := imageinput.NewDecodeBudget(c.ImageDecodeMB * 1_000_000); err != nil {
-		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB: %w", err))
+	if c.RecoveryGrace <= messaging.DefaultRequestTimeout {
+		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_GRACE must exceed the reserve timeout %s", messaging.DefaultRequestTimeout))
 	}
 	return errors.Join(errs...)
 }
 
-// maxDecodedSide bounds the bitmaps of a request's input images: the
-// largest thing drawn from them is a 1280 px background.
-const maxDecodedSide = 1600
+// maxDecodedSide bounds the bitmaps of input pictures: the largest output
+// side is 1280 px, so nothing is lost, while ten 40 MP references no
+// longer cost gigabytes.
+const maxDecodedSide = 2048
 
-var draws = telemetry.NewCounter("hookline.dev/services/thumbnails", "hookline.thumbnails.draws", "Engine draws by kind, engine and outcome.")
+// previewRetry is how long the preview renderer waits after a failure.
+const previewRetry = 10 * time.Second
 
-// Run starts the thumbnails service and blocks until ctx is cancelled or
-// a part fails.
+// newEngine builds the engine cfg selects; the compositor draws template
+// previews and serves generations when the provider is local.
+func newEngine(cfg *Config, local *compose.Engine) (engine.Engine, error) {
+	pc := openai.Config{APIKey: cfg.ImageAPIKey, BaseURL: cfg.ImageBaseURL, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout}
+	switch cfg.ImageProvider {
+	case ProviderOpenAI:
+		return openai.New(pc)
+	case ProviderGemini:
+		return gemini.New(gemini.Config(pc))
+	}
+	return local, nil
+}
+
+// Run starts the thumbnails service and blocks until ctx is cancelled or a
+// part fails.
 func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	var cfg Config
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
 	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
-		Name: "thumbnails", Common: cfg.Common, Migrations: migrations.FS,
-		SharedMigrations: []fs.FS{credits.Migrations},
+		Name: "thumbnails", Common: cfg.Common, Migrations: migrations.FS, SharedMigrations: []fs.FS{credits.Migrations},
 	})
 	if err != nil {
 		return err
@@ -127,7 +146,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	eng, err := selectEngine(cfg, local)
+	eng, err := newEngine(&cfg, local)
 	if err != nil {
 		return err
 	}
@@ -136,53 +155,31 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	cc, err := credits.New(credits.Config{
-		Billing: p.Bus, Pool: p.Pool, Source: service.Source,
-		FailedSubject: events.ThumbnailsOperationFailed, Log: p.Log,
+		Billing: p.Bus, Pool: p.Pool, Source: service.Source, FailedSubject: events.ThumbnailsOperationFailed, Log: p.Log,
 	})
 	if err != nil {
 		return err
 	}
 	store := postgres.New(p.Pool, cc)
 	svc := &service.Service{
-		Store: store, Credits: cc, Blobs: blobs, Engine: eng, Previews: local, Log: p.Log, Draws: cfg.Draws,
-		Images: &imageinput.Source{Store: blobs, Fetcher: safefetch.New(cfg.fetch()), MaxSide: maxDecodedSide, Budget: budget},
-		Observe: func(kind thumbnail.Kind, engine, outcome string) {
-			draws.With("kind", string(kind)).With("engine", engine).With("outcome", outcome).Add(1)
-		},
+		Store:    store,
+		Blobs:    blobs,
+		Images:   &imageinput.Source{Store: blobs, Fetcher: safefetch.New(cfg.fetch()), MaxSide: maxDecodedSide, Budget: budget},
+		Credits:  cc,
+		Engine:   eng,
+		Previews: local,
+		Log:      p.Log,
 	}
-	svc.Start()
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
 	handler := telemetry.HTTPMiddleware("thumbnails")(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
-				Durable: events.DurableThumbnailsAssets, Stream: events.StreamAssets, Subjects: service.AssetSubjects,
-				// One record's changes apply in order within the process;
-				// versions settle the rest.
-				OrderKey: func(env events.Envelope) string { return env.OrgID },
+				Durable: service.AssetsConsumer, Stream: events.StreamAssets, Subjects: service.AssetsSubjects,
 			}, svc.HandleAssetEvent)
 		},
-		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, store.Resolve),
-		func(ctx context.Context) error {
-			// Previews are best effort: a failure is logged and retried at
-			// the next start, never a reason to stop serving.
-			if err := svc.RenderPreviews(ctx); err != nil && ctx.Err() == nil {
-				p.Log.WarnContext(ctx, "template previews", "err", err)
-			}
-			<-ctx.Done()
-			return nil
-		})
-}
-
-// selectEngine builds the configured engine; local is the compositor.
-func selectEngine(cfg Config, local *compose.Engine) (engine.Engine, error) {
-	pc := openai.Config{APIKey: cfg.ImageAPIKey, BaseURL: cfg.ImageBaseURL, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout}
-	switch cfg.ImageProvider {
-	case "openai":
-		return openai.New(pc)
-	case "gemini":
-		return gemini.New(gemini.Config(pc))
-	}
-	return local, nil
+		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, store.Resolver(svc.CompletedEvent, svc.RemoveOrphan)),
+		svc.PreviewWorker(previewRetry),
+	)
 }

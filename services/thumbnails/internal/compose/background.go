@@ -146,20 +146,32 @@ func stripes(canvas *image.RGBA, cs []color.RGBA, angle float64) {
 	if len(cs) > 1 {
 		other = cs[1]
 	}
-	cs = []color.RGBA{cs[0], mix(cs[0], other, 0.3)}
+	a, c := cs[0], mix(cs[0], other, 0.3)
+	// Two bands make one period: a ramp over it, with one pixel of blend
+	// at each edge (the antialiasing), indexed by position.
 	b := canvas.Bounds()
 	width := float64(max(b.Dx(), b.Dy())) / 10
+	var period [512]color.RGBA
+	for i := range period {
+		pos := float64(i) / float64(len(period)) * 2 * width
+		switch {
+		case pos < width-1:
+			period[i] = a
+		case pos < width:
+			period[i] = mix(a, c, pos-(width-1))
+		case pos < 2*width-1:
+			period[i] = c
+		default:
+			period[i] = mix(c, a, pos-(2*width-1))
+		}
+	}
 	nx, ny := math.Cos((angle+90)*math.Pi/180), math.Sin((angle+90)*math.Pi/180)
+	scale := float64(len(period)) / (2 * width)
 	for y := 0; y < b.Dy(); y++ {
 		row := canvas.Pix[y*canvas.Stride:]
+		t0 := (float64(y)*ny + 2*width*1000) * scale
 		for x := 0; x < b.Dx(); x++ {
-			t := (float64(x)*nx+float64(y)*ny)/width + 1000
-			k := int(t)
-			f := t - float64(k)
-			cur, next := cs[k%len(cs)], cs[(k+1)%len(cs)]
-			// Antialias the last pixel of a band into the next.
-			edge := clamp01((f - 1 + 1/width) * width)
-			setPix(row[x*4:], mix(cur, next, edge))
+			setPix(row[x*4:], period[int(t0+float64(x)*nx*scale)%len(period)])
 		}
 	}
 }

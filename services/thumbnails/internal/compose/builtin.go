@@ -9,10 +9,10 @@ var builtinLayouts = map[string]string{
 		"face": {"box": [0.5, 0.05, 0.48, 0.95], "shape": "cutout", "outline": "text", "side": "right"},
 		"texts": [
 			{"name": "headline", "box": [0.04, 0.07, 0.5, 0.66], "size": 0.3, "highlight": "accent", "stroke": 0.07},
-			{"name": "subline", "box": [0.04, 0.78, 0.44, 0.15], "font": "heavy", "size": 0.075, "plate": "primary",
+			{"name": "subline", "box": [0.04, 0.78, 0.34, 0.15], "font": "heavy", "size": 0.075, "plate": "primary",
 			 "stroke": 0, "shadow": false, "maxWords": 3, "maxLines": 1}
 		],
-		"accents": [{"kind": "arrow", "box": [0.39, 0.52, 0.14, 0.22], "color": "accent", "aimFace": true}],
+		"accents": [{"kind": "arrow", "box": [0.4, 0.72, 0.13, 0.22], "color": "accent", "aimFace": true}],
 		"grade": "punchy",
 		"palette": {"background": "#0d0630", "background2": "#5b0eeb", "primary": "#ff2e63", "accent": "#ffe600", "text": "#ffffff", "stroke": "#0b0b0b"}
 	}`,

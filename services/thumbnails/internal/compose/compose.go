@@ -89,14 +89,14 @@ func (*Engine) Name() string { return "local" }
 // still gets a composition. Errors: ctx's, or a fault decoding an input
 // picture or encoding the result.
 func (e *Engine) Generate(ctx context.Context, req engine.Request) (engine.Result, error) {
-	return e.render(ctx, req)
+	return e.render(ctx, req, false)
 }
 
 // Vary draws a variation of req.Parent: the seed picks another layout,
 // palette rotation, wording and crop, and may take the parent, blurred,
 // as the background. Errors as Generate.
 func (e *Engine) Vary(ctx context.Context, req engine.Request) (engine.Result, error) {
-	return e.render(ctx, req)
+	return e.render(ctx, req, false)
 }
 
 // Preview draws the preview image of a template named name: its layout
@@ -114,11 +114,12 @@ func (e *Engine) Preview(ctx context.Context, name string, l layout.Layout, a en
 	if l.Face != nil {
 		req.Faces = []engine.Face{{Name: "sample", Crop: e.sample}}
 	}
-	return e.render(ctx, req)
+	return e.render(ctx, req, true)
 }
 
-// render is the whole pipeline.
-func (e *Engine) render(ctx context.Context, req engine.Request) (engine.Result, error) {
+// render is the whole pipeline. With sample set (a preview), slots the
+// request leaves empty show their sample text.
+func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (engine.Result, error) {
 	if err := ctx.Err(); err != nil {
 		return engine.Result{}, err
 	}
@@ -128,7 +129,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request) (engine.Result,
 	}
 	w, h := aspect.Size()
 	short := min(w, h)
-	rng := rand.New(rand.NewPCG(req.Seed, 0x636f6d706f7365))
+	rng := rand.New(rand.NewPCG(req.Seed, 0x636f6d706f7365)) //nolint:gosec // G404: design choices, reproducible by seed, not secrets
 	l, isBuiltin := e.pick(req, aspect, rng)
 	if l.Aspect != string(aspect) {
 		transpose(&l)
@@ -141,6 +142,36 @@ func (e *Engine) render(ctx context.Context, req engine.Request) (engine.Result,
 	// A small, seeded turn of the background: two seeds never share
 	// pixels even when every other choice agrees.
 	l.Background.Angle += rng.Float64()*24 - 12
+
+	// Text blocks do not depend on the pictures under them: they are set
+	// on their own layers while the background and faces are drawn, and
+	// laid over at the end.
+	var (
+		texts   []*placed
+		textErr error
+		textsOK = make(chan struct{})
+	)
+	jobs := textJobs(req, l, rng, w, h, sample)
+	var headWords []string
+	for _, j := range jobs {
+		if j.slot.Name == layout.SlotHeadline {
+			headWords = j.words
+		}
+	}
+	go func() {
+		defer close(textsOK)
+		for _, job := range jobs {
+			pl, err := renderText(job, p, short)
+			if err != nil {
+				textErr = err
+				return
+			}
+			texts = append(texts, pl)
+		}
+	}()
+	// Every return below waits for the text, so that no goroutine
+	// outlives the call.
+	defer func() { <-textsOK }()
 
 	canvas := image.NewRGBA(image.Rect(0, 0, w, h))
 	if bgPic != nil {
@@ -188,10 +219,9 @@ func (e *Engine) render(ctx context.Context, req engine.Request) (engine.Result,
 	}
 	for _, a := range l.Accents {
 		j := accentJob{a: a, box: boxPx(a.Box, w, h), word: a.Text, short: short}
-		if a.AutoText {
-			if n := firstNumber(text); n != "" {
-				j.word = n
-			}
+		// A number from the prompt, unless the headline says it already.
+		if n := firstNumber(text); a.AutoText && n != "" && !contains(headWords, n) {
+			j.word = n
 		}
 		if a.AimFace {
 			if aim == nil {
@@ -203,9 +233,13 @@ func (e *Engine) render(ctx context.Context, req engine.Request) (engine.Result,
 			return engine.Result{}, err
 		}
 	}
-	for _, job := range textJobs(req, l, rng, w, h) {
-		if err := drawText(canvas, job, p, short); err != nil {
-			return engine.Result{}, err
+	<-textsOK
+	if textErr != nil {
+		return engine.Result{}, textErr
+	}
+	for _, pl := range texts {
+		if pl != nil {
+			placeLayer(canvas, pl.layer, pl.x, pl.y, pl.rotate)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -314,8 +348,11 @@ func widenTexts(l *layout.Layout) {
 
 // textJobs fills the layout's text slots: the headline from the request
 // (or derived from its prompt), the subline from the prompt's other
-// keywords, any other slot with its own text.
-func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int) []textJob {
+// keywords when there are at least two (one stray word reads as noise),
+// any other slot with its own text. A subline shows its sample text in a
+// preview, or when the request brings no text at all (a remix as is).
+func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int, sample bool) []textJob {
+	sample = sample || strings.TrimSpace(req.Prompt+req.Headline+req.Tweak) == ""
 	var jobs []textJob
 	var head headline
 	for _, t := range l.Texts {
@@ -334,8 +371,11 @@ func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int) []t
 				n = 4
 			}
 			job.words = subline(req.Prompt, head.words, n)
-			if len(job.words) == 0 {
-				job.words = strings.Fields(t.Text)
+			if len(job.words) < 2 {
+				job.words = nil
+				if sample {
+					job.words = strings.Fields(t.Text)
+				}
 			}
 		default:
 			job.words = strings.Fields(t.Text)
@@ -375,6 +415,15 @@ func headlineFor(req engine.Request, t layout.Text, rng *rand.Rand) headline {
 		fallback = "watch this"
 	}
 	return headline{words: strings.Fields(fallback), highlight: -1}
+}
+
+func contains(words []string, w string) bool {
+	for _, x := range words {
+		if strings.EqualFold(x, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // sampleFace draws the stand-in face previews show in a face slot: a

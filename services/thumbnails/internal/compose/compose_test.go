@@ -272,7 +272,7 @@ func readSeed(t *testing.T) []seedRow {
 	return rows
 }
 
-// sqlStrings lists the single-quoted SQL literals of line, unescaping ''.
+// sqlStrings lists the single-quoted SQL literals of line, unescaping ”.
 func sqlStrings(line string) []string {
 	var out []string
 	for i := 0; i < len(line); i++ {

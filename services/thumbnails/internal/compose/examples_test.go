@@ -37,7 +37,7 @@ func TestWriteExamples(t *testing.T) {
 	first := generate(t, gen)
 	write("generated-16x9.jpg", first)
 	vary := gen
-	vary.Seed, vary.Tweak = 8, "shocking results"
+	vary.Seed, vary.Tweak = 15, "shocking results"
 	vary.Parent = &engine.Picture{Data: first.Data}
 	v, err := e.Vary(context.Background(), vary)
 	if err != nil {
@@ -49,4 +49,22 @@ func TestWriteExamples(t *testing.T) {
 		Aspect: engine.Portrait, Seed: 3, Faces: []engine.Face{face},
 	}
 	write("generated-9x16.jpg", generate(t, portrait))
+	remixes := map[string]string{
+		"Boss Fight":    "Beating Elden Ring with only a fishing rod",
+		"Money Moves":   "How I paid off $30,000 of debt in one year",
+		"Guest Episode": "The future of AI agents with a startup founder",
+	}
+	for _, row := range readSeed(t) {
+		prompt, ok := remixes[row.name]
+		if !ok {
+			continue
+		}
+		l := mustParse(t, row.layout)
+		res := generate(t, engine.Request{Prompt: prompt, Aspect: engine.Aspect(row.aspect), Seed: 11, Template: l, Faces: []engine.Face{face}})
+		write("remix-"+row.category+".jpg", res)
+		delete(remixes, row.name)
+	}
+	if len(remixes) > 0 {
+		t.Fatalf("templates not in the seed: %v", remixes)
+	}
 }

@@ -39,71 +39,76 @@ func faceRects(box image.Rectangle, n int, side layout.Side, zoom float64) []ima
 }
 
 // drawFace draws one face into r: cut out in the slot's shape, outlined,
-// shadowed.
+// shadowed. The backdrop is found on the picture at its own size (a face
+// crop is small) and travels in its alpha channel through the
+// enlargement.
 func drawFace(canvas *image.RGBA, pic engine.Picture, r image.Rectangle, f layout.Face, p layout.Palette) error {
 	s := r.Dx()
-	img, err := loadCover(pic.Data, s, s, true)
+	small, err := coverUpTo(pic.Data, s, s, true)
 	if err != nil {
 		return err
 	}
-	img.Rect = img.Rect.Add(r.Min)
-	if f.Shape != layout.ShapeCutout {
+	own := transparent(small)
+	switch {
+	case f.Shape != layout.ShapeCutout:
 		// In a circle or a square the photo's plain backdrop would show:
 		// the palette's colour replaces it.
-		backfill(img, p[layout.RoleBackground2])
+		backfill(small, p[layout.RoleBackground2])
+	case !own:
+		if bg := backdrop(small); bg != nil {
+			blur(bg, 1)
+			cutAway(small, bg)
+		}
 	}
-	m := faceMask(img, f.Shape)
+	img := enlarge(small, s, s)
+	img.Rect = img.Rect.Add(r.Min)
+	m := faceShape(r, f.Shape, own)
 	grow := int(float64(s) * (f.OutlineWidth + 0.08))
-	area := r.Inset(-grow)
-	// Masks over a margin, so that outline and shadow have room.
-	mask := image.NewAlpha(area)
-	draw.Draw(mask, r, m, r.Min, draw.Src)
-	shape := mask
+	// The face's coverage over a margin, so that outline and shadow have
+	// room: the shape, times what the cut-out left.
+	mask := image.NewAlpha(r.Inset(-grow))
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		dst := mask.Pix[mask.PixOffset(r.Min.X, y):]
+		src := m.Pix[m.PixOffset(r.Min.X, y):]
+		px := img.Pix[img.PixOffset(r.Min.X, y):]
+		for x := 0; x < s; x++ {
+			dst[x] = uint8(uint32(src[x]) * uint32(px[x*4+3]) / 255) //nolint:gosec // G115: product of two 8-bit values over 255
+		}
+	}
+	outline := mask
 	if f.Outline != "" && f.OutlineWidth > 0 {
-		shape = dilate(mask, f.OutlineWidth*float64(s))
+		outline = dilate(mask, f.OutlineWidth*float64(s))
 	}
 	if f.Shadow {
-		shadowUnder(canvas, shape, float64(s)*0.35)
+		shadowUnder(canvas, outline, float64(s)*0.35)
 	}
 	if f.Outline != "" && f.OutlineWidth > 0 {
-		paint(canvas, shape, p[f.Outline])
+		paint(canvas, outline, p[f.Outline])
 	}
-	draw.DrawMask(canvas, r, img, r.Min, mask, r.Min, draw.Over)
+	draw.DrawMask(canvas, r, img, r.Min, m, r.Min, draw.Over)
 	return nil
 }
 
-// faceMask is where the face picture shows. A picture that brings its own
-// transparency is cut out already. Otherwise a cut-out drops the plain
-// backdrop a face crop usually has (flood-filled from the border) and
-// keeps the person inside a soft bust shape; circle and square are plain
-// masks.
-func faceMask(img *image.RGBA, shape layout.Shape) *image.Alpha {
-	r := img.Rect
+// faceShape is the shape a face shows through over r. A cut-out is a
+// bust, round on top and straight down to the bottom edge, unless the
+// picture came cut out already (own transparency), which is kept whole.
+func faceShape(r image.Rectangle, shape layout.Shape, own bool) *image.Alpha {
 	s := float64(r.Dx())
-	switch shape {
-	case layout.ShapeCircle:
+	switch {
+	case shape == layout.ShapeCircle:
 		return shapeMask(r, func(z *pen) {
 			z.ellipse(float64(r.Min.X)+s/2, float64(r.Min.Y)+s/2, s/2-1, s/2-1, false)
 		})
-	case layout.ShapeSquare:
+	case shape == layout.ShapeSquare:
 		return roundRect(r, r.Inset(1), s*0.08)
+	case own:
+		return shapeMask(r, func(z *pen) { z.roundRect(r, 0) })
 	}
-	if own := alphaOf(img); own != nil {
-		return own
-	}
-	// A bust: round on top, straight down to the bottom edge.
-	bust := shapeMask(r, func(z *pen) {
+	return shapeMask(r, func(z *pen) {
 		x0, y0 := float64(r.Min.X)+s*0.04, float64(r.Min.Y)+s*0.02
 		rad := s * 0.46
 		z.roundRect(image.Rect(int(x0), int(y0), int(x0+2*rad), r.Max.Y+int(rad)), rad)
 	})
-	if bg := backdrop(img); bg != nil {
-		blur(bg, max(1, int(s/200)))
-		for i := range bust.Pix {
-			bust.Pix[i] = uint8(uint32(bust.Pix[i]) * uint32(255-bg.Pix[i]) / 255)
-		}
-	}
-	return bust
 }
 
 // backfill paints c over img's plain backdrop, if it has one.
@@ -112,7 +117,7 @@ func backfill(img *image.RGBA, c color.RGBA) {
 	if bg == nil {
 		return
 	}
-	blur(bg, max(1, img.Rect.Dx()/200))
+	blur(bg, 1)
 	for i, a := range bg.Pix {
 		t := float64(a) / 255
 		px := img.Pix[i*4 : i*4+3 : i*4+3]
@@ -120,21 +125,27 @@ func backfill(img *image.RGBA, c color.RGBA) {
 	}
 }
 
-// alphaOf returns img's own alpha when some of it is transparent.
-func alphaOf(img *image.RGBA) *image.Alpha {
-	m := image.NewAlpha(img.Rect)
-	transparent := 0
-	for i := range m.Pix {
-		a := img.Pix[i*4+3]
-		m.Pix[i] = a
-		if a < 128 {
-			transparent++
+// cutAway makes img transparent where bg covers it.
+func cutAway(img *image.RGBA, bg *image.Alpha) {
+	for i, a := range bg.Pix {
+		keep := uint32(255 - a)
+		px := img.Pix[i*4 : i*4+4 : i*4+4]
+		for k := range px {
+			px[k] = uint8(uint32(px[k]) * keep / 255) //nolint:gosec // G115: keep is at most 255
 		}
 	}
-	if transparent < len(m.Pix)/50 {
-		return nil
+}
+
+// transparent reports whether a noticeable part of img is transparent:
+// a face that comes cut out already.
+func transparent(img *image.RGBA) bool {
+	n := 0
+	for i := 3; i < len(img.Pix); i += 4 {
+		if img.Pix[i] < 128 {
+			n++
+		}
 	}
-	return m
+	return n > len(img.Pix)/4/50
 }
 
 // backdrop finds a plain backdrop behind a face: the pixels reachable from

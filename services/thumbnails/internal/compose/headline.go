@@ -45,29 +45,74 @@ type word struct {
 	score float64
 }
 
-// tokens splits text into words, keeping digits with their units and
-// signs ($100, 10x, 24h, 50%) and apostrophes inside words.
+// tokens splits text into words, keeping digits with their units, signs
+// and separators ($100, 10x, 24h, 50%, $30,000, 2.5) and apostrophes
+// inside words.
 func tokens(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '$' || r == '%' || r == '+' || r == '#' || r == '€' || r == '£')
-	})
+	r := []rune(text)
+	keep := func(i int) bool {
+		c := r[i]
+		switch {
+		case unicode.IsLetter(c) || unicode.IsDigit(c):
+			return true
+		case c == '\'' || c == '$' || c == '%' || c == '+' || c == '#' || c == '€' || c == '£':
+			return true
+		case c == ',' || c == '.':
+			// A separator inside a number, not a punctuation mark.
+			return i > 0 && i+1 < len(r) && unicode.IsDigit(r[i-1]) && unicode.IsDigit(r[i+1])
+		}
+		return false
+	}
+	var out []string
+	start := -1
+	for i := range r {
+		switch {
+		case keep(i) && start < 0:
+			start = i
+		case !keep(i) && start >= 0:
+			out = append(out, string(r[start:i]))
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, string(r[start:]))
+	}
+	return out
 }
 
 func hasDigit(s string) bool {
 	return strings.IndexFunc(s, unicode.IsDigit) >= 0
 }
 
+// weakWords are kept but ranked last: vague nouns that fill a headline
+// without saying anything.
+var weakWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`year years day days week weeks month months time times way ways
+		people person guy guys everyone someone stuff today ever`) {
+		m[w] = true
+	}
+	return m
+}()
+
 // scoreWord ranks a keyword: numbers and strong words first (they are
-// what a viewer reads), then names, then long (usually specific) words.
+// what a viewer reads), then names, then long (usually specific) words,
+// vague ones last.
 func scoreWord(w string, capitalised bool) float64 {
 	k := strings.ToLower(w)
 	switch {
 	case hasDigit(k):
 		return 5
+	case weakWords[k]:
+		return 0.5
 	case strongWords[k] || strings.HasSuffix(k, "est") && len(k) > 5:
 		return 4
 	case capitalised:
 		return 3
+	case len([]rune(k)) > 4 && strings.HasSuffix(k, "ed"):
+		// Usually a past-tense verb: the subject's nouns say more. (Not
+		// -ing: gaming, morning, building name subjects.)
+		return 1.5
 	case len([]rune(k)) >= 6:
 		return 2
 	default:
@@ -114,7 +159,7 @@ type headline struct {
 // prompt with no keyword at all gives its first words as they are, and
 // one with no word at all an empty headline.
 func deriveHeadline(prompt, tweak string, seed uint64, maxWords int) headline {
-	rng := rand.New(rand.NewPCG(seed, 0x4865616464))
+	rng := rand.New(rand.NewPCG(seed, 0x4865616464)) //nolint:gosec // G404: wording choices, reproducible by seed, not secrets
 	cands := candidates(prompt, tweak)
 	if len(cands) == 0 {
 		for i, t := range tokens(tweak + " " + prompt) {
@@ -125,6 +170,9 @@ func deriveHeadline(prompt, tweak string, seed uint64, maxWords int) headline {
 		return headline{highlight: -1}
 	}
 	limit := 3 + rng.IntN(3) // 3, 4 or 5 words
+	// A tweak's words lead, and two of the prompt's still say what the
+	// video is about.
+	limit = max(limit, min(len(candidates(tweak, ""))+2, 5))
 	if maxWords > 0 && limit > maxWords {
 		limit = maxWords
 	}
@@ -177,7 +225,7 @@ func subline(prompt string, used []string, n int) []string {
 // "24h", "#1"), for badges; "" when there is none.
 func firstNumber(text string) string {
 	for _, t := range tokens(text) {
-		if hasDigit(t) && len([]rune(t)) <= 6 {
+		if hasDigit(t) && len([]rune(t)) <= 7 {
 			return t
 		}
 	}

@@ -80,14 +80,45 @@ func paint(dst draw.Image, m *image.Alpha, c color.RGBA) {
 }
 
 // shadowUnder paints a soft dark copy of m, offset down-right by a
-// fraction of size, onto dst.
-func shadowUnder(dst draw.Image, m *image.Alpha, size float64) {
-	sh := image.NewAlpha(m.Bounds())
+// fraction of size, onto dst. The blur runs on a copy shrunk to a few
+// pixels per blur radius (a shadow has no detail to lose) and is
+// stretched back bilinearly while it is painted.
+func shadowUnder(dst *image.RGBA, m *image.Alpha, size float64) {
+	radius := int(size*0.035) + 1
+	f := max(1, radius/2)
+	small := shrink(m, f)
+	blur(small, max(1, radius/f))
+	sw, sh := small.Rect.Dx(), small.Rect.Dy()
+	g := make([]float32, sw*sh)
+	for i, a := range small.Pix {
+		g[i] = float32(a)
+	}
+	st := newStretch(g, sw, sh, f)
 	off := image.Pt(int(size*0.05), int(size*0.07))
-	draw.Draw(sh, m.Bounds().Add(off), m, m.Bounds().Min, draw.Src)
-	blur(sh, int(size*0.035)+1)
-	scaleAlpha(sh, 0.75)
-	paint(dst, sh, color.RGBA{0, 0, 0, 255})
+	area := m.Bounds().Add(off).Intersect(dst.Bounds())
+	origin := m.Bounds().Min.Add(off)
+	const strength = 0.75
+	for y := area.Min.Y; y < area.Max.Y; y++ {
+		line := st.row(y - origin.Y)
+		row := dst.Pix[dst.PixOffset(area.Min.X, y):]
+		for x := area.Min.X; x < area.Max.X; x++ {
+			a := st.at(line, x-origin.X) * strength
+			if a < 1 {
+				continue
+			}
+			blackOver(row[(x-area.Min.X)*4:(x-area.Min.X)*4+4:(x-area.Min.X)*4+4], uint32(a))
+		}
+	}
+}
+
+// blackOver lays black at coverage a (0..255) over the premultiplied
+// pixel p: every channel keeps (255-a)/255 of itself, and alpha gains a.
+func blackOver(p []uint8, a uint32) {
+	keep := 255 - a
+	for k := 0; k < 3; k++ {
+		p[k] = uint8(uint32(p[k]) * keep / 255) //nolint:gosec // G115: keep is at most 255
+	}
+	p[3] = uint8(a + uint32(p[3])*keep/255) //nolint:gosec // G115: a + (255-a)·p/255 is at most 255
 }
 
 // boxPx converts a layout box to canvas pixels.

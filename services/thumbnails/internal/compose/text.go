@@ -66,7 +66,7 @@ func measure(f *opentype.Font, words []string, upper bool) (metrics, error) {
 	if err != nil {
 		return metrics{}, fmt.Errorf("compose: font face: %w", err)
 	}
-	defer face.Close()
+	defer func() { _ = face.Close() }() // an opentype face holds no resources: Close is always nil
 	m := metrics{space: fix(font.MeasureString(face, " "))}
 	for _, w := range words {
 		m.words = append(m.words, fix(font.MeasureString(face, w)))
@@ -95,12 +95,17 @@ func chooseFit(m metrics, maxLines int, w, h, maxSize, pad float64) fit {
 	lineH := (m.capTop + m.below) / refSize
 	for lines := 1; lines <= min(maxLines, n); lines++ {
 		for _, br := range partitions(n, lines) {
-			widest := 0.0
+			widest, narrowest := 0.0, math.Inf(1)
 			for _, ln := range br {
-				widest = math.Max(widest, lineWidth(m, ln)/refSize)
+				lw := lineWidth(m, ln) / refSize
+				widest, narrowest = math.Max(widest, lw), math.Min(narrowest, lw)
 			}
 			height := float64(lines)*lineH + float64(lines-1)*lineGap
 			size := math.Min(maxSize, math.Min(w/(widest+2*pad), h/(height+2*pad)))
+			if narrowest < widest*0.35 {
+				// A stub of a line under a long one looks like a mistake.
+				size *= 0.85
+			}
 			// A taller block wins only when clearly bigger: fewer lines read
 			// faster.
 			if size > best.size*1.04 {
@@ -153,16 +158,35 @@ func partitions(n, k int) [][][]int {
 	return out
 }
 
-// drawText sets job on the canvas: shadow, stroke, fill and highlight,
-// optionally on a plate and tilted.
+// placed is a text block drawn on its own layer, ready to go over the
+// canvas at (x, y), turned by rotate degrees.
+type placed struct {
+	layer  *image.RGBA
+	x, y   int
+	rotate float64
+}
+
+// drawText sets job on the canvas.
 func drawText(canvas *image.RGBA, job textJob, p layout.Palette, short int) error {
+	pl, err := renderText(job, p, short)
+	if err != nil || pl == nil {
+		return err
+	}
+	placeLayer(canvas, pl.layer, pl.x, pl.y, pl.rotate)
+	return nil
+}
+
+// renderText draws job's block on a layer of its own: shadow, stroke,
+// fill and highlight, optionally on a plate. It is nil when there is
+// nothing to set or nothing legible fits.
+func renderText(job textJob, p layout.Palette, short int) (*placed, error) {
 	if len(job.words) == 0 {
-		return nil
+		return nil, nil
 	}
 	s := job.slot
 	f, err := fonts.Load(fonts.Name(s.Font))
 	if err != nil {
-		return fmt.Errorf("compose: %w", err)
+		return nil, fmt.Errorf("compose: %w", err)
 	}
 	words := make([]string, len(job.words))
 	for i, w := range job.words {
@@ -170,7 +194,7 @@ func drawText(canvas *image.RGBA, job textJob, p layout.Palette, short int) erro
 	}
 	m, err := measure(f, words, s.Case == layout.CaseUpper || s.Font == string(fonts.Display))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	maxLines := s.MaxLines
 	if maxLines == 0 {
@@ -183,14 +207,14 @@ func drawText(canvas *image.RGBA, job textJob, p layout.Palette, short int) erro
 	bw, bh := float64(job.box.Dx()), float64(job.box.Dy())
 	ft := chooseFit(m, maxLines, bw, bh, s.Size*float64(short), pad)
 	if ft.size < 4 {
-		return nil // nothing legible fits: leave the slot empty
+		return nil, nil // nothing legible fits: leave the slot empty
 	}
 	size := ft.size
 	face, err := opentype.NewFace(f, &opentype.FaceOptions{Size: size, DPI: 72, Hinting: font.HintingNone})
 	if err != nil {
-		return fmt.Errorf("compose: font face: %w", err)
+		return nil, fmt.Errorf("compose: font face: %w", err)
 	}
-	defer face.Close()
+	defer func() { _ = face.Close() }() // an opentype face holds no resources: Close is always nil
 	k := size / refSize
 	lineH := (m.capTop + m.below) * k
 	gap := lineGap * size
@@ -207,13 +231,7 @@ func drawText(canvas *image.RGBA, job textJob, p layout.Palette, short int) erro
 	fill, hl := image.NewAlpha(lb), image.NewAlpha(lb)
 	for i, ln := range ft.lines {
 		lw := lineWidth(m, ln) * k
-		x := float64(margin) + padPx
-		switch s.Align {
-		case layout.AlignCenter:
-			x += (widest - lw) / 2
-		case layout.AlignRight:
-			x += widest - lw
-		}
+		x := float64(margin) + padPx + share(widest-lw, s.Align == layout.AlignCenter, s.Align == layout.AlignRight)
 		base := float64(margin) + padPx + float64(i)*(lineH+gap) + m.capTop*k
 		for _, wi := range ln {
 			dst := fill
@@ -248,22 +266,9 @@ func drawText(canvas *image.RGBA, job textJob, p layout.Palette, short int) erro
 	}
 	// Place the block in its box by the alignments; the margin hangs
 	// outside.
-	ox := job.box.Min.X - margin
-	switch s.Align {
-	case layout.AlignCenter:
-		ox += (job.box.Dx() - blockW) / 2
-	case layout.AlignRight:
-		ox += job.box.Dx() - blockW
-	}
-	oy := job.box.Min.Y - margin
-	switch s.VAlign {
-	case layout.VAlignMiddle:
-		oy += (job.box.Dy() - blockH) / 2
-	case layout.VAlignBottom:
-		oy += job.box.Dy() - blockH
-	}
-	placeLayer(canvas, layer, ox, oy, s.Rotate)
-	return nil
+	ox := job.box.Min.X - margin + int(share(float64(job.box.Dx()-blockW), s.Align == layout.AlignCenter, s.Align == layout.AlignRight))
+	oy := job.box.Min.Y - margin + int(share(float64(job.box.Dy()-blockH), s.VAlign == layout.VAlignMiddle, s.VAlign == layout.VAlignBottom))
+	return &placed{layer: layer, x: ox, y: oy, rotate: s.Rotate}, nil
 }
 
 // union is the per-pixel maximum of two masks of the same bounds.
@@ -273,6 +278,18 @@ func union(a, b *image.Alpha) *image.Alpha {
 		u.Pix[i] = max(a.Pix[i], b.Pix[i])
 	}
 	return u
+}
+
+// share is how much of the free room goes before a block: none when it
+// starts its box, half when centred, all when it ends it.
+func share(free float64, centre, end bool) float64 {
+	switch {
+	case centre:
+		return free / 2
+	case end:
+		return free
+	}
+	return 0
 }
 
 // placeLayer draws layer over canvas with its top-left at (x, y), turned

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"image"
+	_ "image/jpeg" // DecodeConfig of input pictures
+	"image/png"
 	"sync"
 
 	"github.com/davidbyttow/govips/v2/vips"
-	"golang.org/x/image/tiff"
 )
 
 var startOnce sync.Once
@@ -67,8 +68,59 @@ func normalise(ref *vips.ImageRef, keepAlpha bool) error {
 	return nil
 }
 
-// loadCover is thumb into Go memory.
-func loadCover(data []byte, w, h int, keepAlpha bool) (*image.RGBA, error) {
+// coverUpTo is thumb into Go memory, at w×h or, for a smaller picture,
+// the largest crop of it with that shape: libvips shrinks on load, but it
+// enlarges slowly on one thread, and a face crop (256 px from the assets
+// service) is usually drawn larger. enlarge finishes the job.
+func coverUpTo(data []byte, w, h int, keepAlpha bool) (*image.RGBA, error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil || cfg.Width >= w && cfg.Height >= h {
+		// A header Go cannot read is libvips' to judge.
+		return thumbRGBA(data, w, h, keepAlpha)
+	}
+	k := min(float64(cfg.Width)/float64(w), float64(cfg.Height)/float64(h))
+	return thumbRGBA(data, max(1, int(float64(w)*k)), max(1, int(float64(h)*k)), keepAlpha)
+}
+
+// enlarge scales img up to w×h bilinearly (img itself when it is that
+// size already), in fixed point: x/image/draw's general kernel costs
+// several times more for the same result.
+func enlarge(img *image.RGBA, w, h int) *image.RGBA {
+	sw, sh := img.Rect.Dx(), img.Rect.Dy()
+	if sw == w && sh == h {
+		return img
+	}
+	big := image.NewRGBA(image.Rect(0, 0, w, h))
+	// Per output column: the left source column and the right one's
+	// weight out of 256.
+	x0s, fxs := make([]int, w), make([]uint32, w)
+	for x := range w {
+		sx := min(max((float64(x)+0.5)*float64(sw)/float64(w)-0.5, 0), float64(sw-1))
+		x0s[x] = int(sx)
+		fxs[x] = uint32((sx - float64(int(sx))) * 256)
+	}
+	for y := range h {
+		sy := min(max((float64(y)+0.5)*float64(sh)/float64(h)-0.5, 0), float64(sh-1))
+		y0 := int(sy)
+		y1 := min(y0+1, sh-1)
+		fy := uint32((sy - float64(y0)) * 256)
+		top, bot := img.Pix[y0*img.Stride:], img.Pix[y1*img.Stride:]
+		out := big.Pix[y*big.Stride:]
+		for x := range w {
+			a := x0s[x] * 4
+			b := min(x0s[x]+1, sw-1) * 4
+			fx := fxs[x]
+			for k := 0; k < 4; k++ {
+				t := uint32(top[a+k])*(256-fx) + uint32(top[b+k])*fx
+				u := uint32(bot[a+k])*(256-fx) + uint32(bot[b+k])*fx
+				out[x*4+k] = uint8((t*(256-fy) + u*fy) >> 16) //nolint:gosec // G115: weights sum to 1<<16, so the mean of 8-bit samples
+			}
+		}
+	}
+	return big
+}
+
+func thumbRGBA(data []byte, w, h int, keepAlpha bool) (*image.RGBA, error) {
 	ref, err := thumb(data, w, h, keepAlpha)
 	if err != nil {
 		return nil, err
@@ -113,11 +165,7 @@ func toRGBA(ref *vips.ImageRef) (*image.RGBA, error) {
 		// Premultiply, as image.RGBA holds it.
 		for i := 0; i < w*h; i++ {
 			s, d := raw[i*4:i*4+4:i*4+4], img.Pix[i*4:i*4+4:i*4+4]
-			a := uint32(s[3])
-			d[0] = uint8(uint32(s[0]) * a / 255)
-			d[1] = uint8(uint32(s[1]) * a / 255)
-			d[2] = uint8(uint32(s[2]) * a / 255)
-			d[3] = s[3]
+			d[0], d[1], d[2], d[3] = premul(s[0], s[3]), premul(s[1], s[3]), premul(s[2], s[3]), s[3]
 		}
 		return img, nil
 	}
@@ -128,13 +176,13 @@ func toRGBA(ref *vips.ImageRef) (*image.RGBA, error) {
 	return img, nil
 }
 
-// encodeJPEG hands the finished, opaque canvas to libvips as an
-// uncompressed TIFF (a header in front of the pixels, so the copy costs
-// next to nothing) and encodes it with libjpeg at quality q.
+// encodeJPEG hands the finished, opaque canvas to libvips as a stored
+// (uncompressed) PNG, the cheapest way govips takes pixels in, and
+// encodes it with libjpeg at quality q.
 func encodeJPEG(canvas *image.RGBA, q int) ([]byte, error) {
 	var buf bytes.Buffer
-	buf.Grow(len(canvas.Pix) + 1024)
-	if err := tiff.Encode(&buf, canvas, &tiff.Options{Compression: tiff.Uncompressed}); err != nil {
+	buf.Grow(len(canvas.Pix)*3/4 + 64<<10)
+	if err := stagePNG.Encode(&buf, canvas); err != nil {
 		return nil, fmt.Errorf("compose: stage canvas: %w", err)
 	}
 	ref, err := vips.LoadImageFromBuffer(buf.Bytes(), nil)
@@ -142,12 +190,18 @@ func encodeJPEG(canvas *image.RGBA, q int) ([]byte, error) {
 		return nil, fmt.Errorf("compose: load canvas: %w", err)
 	}
 	defer ref.Close()
-	if err := ref.ExtractBand(0, 3); err != nil {
-		return nil, fmt.Errorf("compose: drop alpha: %w", err)
-	}
 	out, _, err := ref.ExportJpeg(&vips.JpegExportParams{StripMetadata: true, Quality: q})
 	if err != nil {
 		return nil, fmt.Errorf("compose: encode: %w", err)
 	}
 	return out, nil
+}
+
+// stagePNG writes without compression: the PNG only carries pixels from
+// Go to libvips in memory.
+var stagePNG = png.Encoder{CompressionLevel: png.NoCompression}
+
+// premul is v scaled by alpha a.
+func premul(v, a uint8) uint8 {
+	return uint8(uint32(v) * uint32(a) / 255) //nolint:gosec // G115: product of two 8-bit values over 255
 }

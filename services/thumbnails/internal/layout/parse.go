@@ -394,7 +394,7 @@ func ParseHex(s string) (color.RGBA, error) {
 	if err != nil {
 		return color.RGBA{}, fmt.Errorf("colour %q: want #rrggbb", s)
 	}
-	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}, nil
+	return color.RGBA{R: uint8(v >> 16), G: uint8(v >> 8), B: uint8(v), A: 255}, nil //nolint:gosec // G115: six hex digits, each byte taken on purpose
 }
 
 func unit(v float64) bool { return v >= 0 && v <= 1 }

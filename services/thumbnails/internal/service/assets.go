@@ -4,84 +4,196 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
+	"strings"
+	"time"
 
+	"github.com/google/uuid"
+
+	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
-	"hookline.dev/services/thumbnails/internal/asset"
+	"hookline.dev/services/thumbnails/internal/assetview"
+	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
-// AssetSubjects are the assets events the read model follows.
-var AssetSubjects = []string{
-	events.AssetsStyleCreated, events.AssetsStyleUpdated, events.AssetsStyleDeleted,
-	events.AssetsBrandCreated, events.AssetsBrandUpdated, events.AssetsBrandDeleted,
-	events.AssetsFaceCreated, events.AssetsFaceUpdated, events.AssetsFaceDeleted,
-	events.AssetsCollectionCreated, events.AssetsCollectionUpdated, events.AssetsCollectionDeleted,
-}
+// AssetsConsumer is the durable consumer (and inbox name) of the read
+// model of assets records.
+const AssetsConsumer = events.DurableThumbnailsAssets
 
-// HandleAssetEvent keeps the read model of assets' records: each event
-// becomes the record's new state (or its tombstone). It is idempotent
-// (the inbox) and order-tolerant (a change older than the one held is
-// ignored). A payload that cannot be read is permanent.
+// AssetsSubjects are the assets events the read model follows.
+var AssetsSubjects = []string{"assets.face.>", "assets.style.>", "assets.brand.>",
+	events.AssetsCollectionCreated, events.AssetsCollectionUpdated, events.AssetsCollectionDeleted}
+
+// HandleAssetEvent is the handler of the read-model consumer. It is
+// idempotent: the inbox row is written in the transaction of the change,
+// and the change itself never moves a record back in time.
 func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) error {
-	c, err := assetChange(env)
+	org, err := uuid.Parse(env.OrgID)
 	if err != nil {
+		return messaging.Permanent(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
+	}
+	var kind assetview.Kind
+	var ids struct {
+		Face       string `json:"faceId"`
+		Style      string `json:"styleId"`
+		Brand      string `json:"brandId"`
+		Collection string `json:"collectionId"`
+	}
+	if err := env.Decode(&ids); err != nil {
 		return messaging.Permanent(err)
 	}
-	return s.Store.ApplyAsset(ctx, events.DurableThumbnailsAssets, env.ID, c)
-}
-
-func assetChange(env events.Envelope) (asset.Change, error) {
-	c := asset.Change{OrgID: env.OrgID, Version: env.OccurredAt}
-	decode := func(v any) error {
-		if err := json.Unmarshal(env.Data, v); err != nil {
-			return fmt.Errorf("service: %s %s: %w", env.Type, env.ID, err)
-		}
+	var id string
+	switch p := strings.Split(env.Type, "."); {
+	case len(p) != 4 || p[0] != "assets":
+		return nil
+	case p[1] == "face":
+		kind, id = assetview.Face, ids.Face
+	case p[1] == "style":
+		kind, id = assetview.Style, ids.Style
+	case p[1] == "brand":
+		kind, id = assetview.Brand, ids.Brand
+	case p[1] == "collection" && p[2] != "thumbnails_changed":
+		kind, id = assetview.Collection, ids.Collection
+	default:
 		return nil
 	}
-	var err error
-	switch env.Type {
-	case events.AssetsStyleCreated, events.AssetsStyleUpdated:
-		var d events.StyleChanged
-		err = decode(&d)
-		st := asset.Style{ID: d.StyleID, Name: d.Name, Description: d.Description,
-			Brightness: d.Profile.Brightness, Contrast: d.Profile.Contrast, Saturation: d.Profile.Saturation, Warmth: d.Profile.Warmth}
-		for _, sw := range d.Profile.Palette {
-			st.Palette = append(st.Palette, asset.Swatch{Hex: sw.Hex, Weight: sw.Weight})
+	rid, err := uuid.Parse(id)
+	if err != nil {
+		return messaging.Permanent(fmt.Errorf("event %s: record id %q is not a uuid", env.ID, id))
+	}
+	at := env.OccurredAt
+	if at.IsZero() {
+		at = time.Now()
+	}
+	return s.Store.ApplyAsset(ctx, AssetsConsumer, env.ID, assetview.Change{
+		Kind: kind, ID: rid.String(), OrgID: org.String(), Data: env.Data,
+		Deleted: strings.HasSuffix(env.Type, ".deleted.v1"), At: at.UTC().Truncate(time.Microsecond),
+	})
+}
+
+// inputs are a request's resolved assets records, ready for an engine.
+type inputs struct {
+	style *engine.Style
+	brand *engine.Brand
+	faces []engine.Face
+}
+
+// refsOf lists the records a spec names, with the fields that named them.
+func refsOf(styleID, brandID, collectionID string, faceIDs []string) []assetview.Ref {
+	var refs []assetview.Ref
+	add := func(k assetview.Kind, id, field string) {
+		if id != "" {
+			refs = append(refs, assetview.Ref{Kind: k, ID: id, Field: field})
 		}
-		c.Kind, c.ID, c.Record = asset.StyleKind, d.StyleID, st
-	case events.AssetsBrandCreated, events.AssetsBrandUpdated:
-		var d events.BrandChanged
-		err = decode(&d)
-		c.Kind, c.ID, c.Record = asset.BrandKind, d.BrandID, asset.Brand{ID: d.BrandID, Name: d.Name, Colors: d.Colors, Fonts: d.Fonts, LogoURL: d.LogoURL}
-	case events.AssetsFaceCreated, events.AssetsFaceUpdated:
-		var d events.FaceChanged
-		err = decode(&d)
-		c.Kind, c.ID, c.Record = asset.FaceKind, d.FaceID, asset.Face{ID: d.FaceID, Name: d.Name, CropURL: d.ThumbnailURL}
-	case events.AssetsCollectionCreated, events.AssetsCollectionUpdated:
-		var d events.CollectionChanged
-		err = decode(&d)
-		c.Kind, c.ID, c.Record = asset.CollectionKind, d.CollectionID, asset.Collection{ID: d.CollectionID, Name: d.Name}
-	case events.AssetsStyleDeleted:
-		var d events.StyleDeleted
-		err = decode(&d)
-		c.Kind, c.ID, c.Deleted = asset.StyleKind, d.StyleID, true
-	case events.AssetsBrandDeleted:
-		var d events.BrandDeleted
-		err = decode(&d)
-		c.Kind, c.ID, c.Deleted = asset.BrandKind, d.BrandID, true
-	case events.AssetsFaceDeleted:
-		var d events.FaceDeleted
-		err = decode(&d)
-		c.Kind, c.ID, c.Deleted = asset.FaceKind, d.FaceID, true
-	case events.AssetsCollectionDeleted:
-		var d events.CollectionDeleted
-		err = decode(&d)
-		c.Kind, c.ID, c.Deleted = asset.CollectionKind, d.CollectionID, true
-	default:
-		return c, fmt.Errorf("service: unexpected event %s", env.Type)
 	}
-	if err == nil && (c.ID == "" || c.OrgID == "") {
-		err = fmt.Errorf("service: %s %s names no record or organization", env.Type, env.ID)
+	add(assetview.Style, styleID, "styleId")
+	add(assetview.Brand, brandID, "brandId")
+	add(assetview.Collection, collectionID, "collectionId")
+	for i, id := range faceIDs {
+		add(assetview.Face, id, fmt.Sprintf("faceIds[%d]", i))
 	}
-	return c, err
+	return refs
+}
+
+// resolve reads the records of refs from the view and loads what the
+// engine needs of them (face crops, the brand's logo). When strict, a
+// record the organization does not have is a 404 naming every such field;
+// otherwise (a variation inheriting its parent's, since deleted) it is
+// left out.
+func (s *Service) resolve(ctx context.Context, orgID string, refs []assetview.Ref, strict bool) (inputs, error) {
+	var in inputs
+	recs, err := s.Store.Assets(ctx, orgID, refs)
+	if err != nil {
+		return in, err
+	}
+	if missing := assetview.Missing(refs, recs); strict && len(missing) > 0 {
+		fields := map[string]string{}
+		for _, r := range missing {
+			fields[r.Field] = "not found"
+		}
+		e := apierr.New(apierr.NotFound, missing[0].Field+": "+string(missing[0].Kind)+" not found").With("fields", fields)
+		return in, e
+	}
+	for _, ref := range refs {
+		rec, ok := recs[ref]
+		if !ok {
+			continue
+		}
+		switch ref.Kind {
+		case assetview.Style:
+			if in.style, err = styleOf(rec); err != nil {
+				return in, err
+			}
+		case assetview.Brand:
+			if in.brand, err = s.brandOf(ctx, orgID, rec); err != nil {
+				return in, err
+			}
+		case assetview.Face:
+			f, err := s.faceOf(ctx, orgID, ref.Field, rec)
+			if err != nil {
+				return in, err
+			}
+			in.faces = append(in.faces, f)
+		}
+	}
+	return in, nil
+}
+
+func styleOf(rec assetview.Record) (*engine.Style, error) {
+	var d events.StyleChanged
+	if err := json.Unmarshal(rec.Data, &d); err != nil {
+		return nil, fmt.Errorf("style %s in the read model: %w", rec.ID, err)
+	}
+	st := &engine.Style{Name: d.Name, Description: d.Description, Brightness: d.Profile.Brightness,
+		Contrast: d.Profile.Contrast, Saturation: d.Profile.Saturation, Warmth: d.Profile.Warmth}
+	for _, sw := range d.Profile.Palette {
+		if c, err := layout.ParseHex(sw.Hex); err == nil {
+			st.Palette = append(st.Palette, engine.Swatch{Color: c, Weight: sw.Weight})
+		}
+	}
+	return st, nil
+}
+
+func (s *Service) brandOf(ctx context.Context, orgID string, rec assetview.Record) (*engine.Brand, error) {
+	var d events.BrandChanged
+	if err := json.Unmarshal(rec.Data, &d); err != nil {
+		return nil, fmt.Errorf("brand %s in the read model: %w", rec.ID, err)
+	}
+	b := &engine.Brand{Name: d.Name, Fonts: d.Fonts, Colors: []color.RGBA{}}
+	for _, h := range d.Colors {
+		if c, err := layout.ParseHex(h); err == nil {
+			b.Colors = append(b.Colors, c)
+		}
+	}
+	if d.LogoURL != "" {
+		// The logo is guidance: a logo that cannot be read any more (the
+		// brand changed meanwhile) leaves the brand's colours to work with.
+		img, err := s.Images.Load(ctx, orgID, "brandId", d.LogoURL)
+		if err != nil {
+			s.log().WarnContext(ctx, "brand logo unreadable", "brand_id", rec.ID, "err", err)
+		} else {
+			b.Logo = &engine.Picture{Data: img.Data, Img: img.Img}
+		}
+	}
+	return b, nil
+}
+
+func (s *Service) faceOf(ctx context.Context, orgID, field string, rec assetview.Record) (engine.Face, error) {
+	var d events.FaceChanged
+	if err := json.Unmarshal(rec.Data, &d); err != nil {
+		return engine.Face{}, fmt.Errorf("face %s in the read model: %w", rec.ID, err)
+	}
+	img, err := s.Images.Load(ctx, orgID, field, d.ThumbnailURL)
+	if err != nil {
+		return engine.Face{}, err
+	}
+	return engine.Face{Name: d.Name, Crop: engine.Picture{Data: img.Data, Img: img.Img}}, nil
+}
+
+// refsOfSpec lists the records a validated request names.
+func refsOfSpec(s thumbnail.Spec) []assetview.Ref {
+	return refsOf(s.StyleID, s.BrandID, s.CollectionID, s.FaceIDs)
 }

@@ -1,25 +1,27 @@
-// Package service runs the thumbnails use cases. Every paid call is a
-// credit saga (ARCHITECTURE §3): the request is validated and every input
-// resolved first (nothing is charged for a request that cannot run), then
-// the credits are reserved, the engine draws, the picture is stored, and
-// the record, its created event and the completion that commits the
-// credits are written in one transaction. A failed draw refunds. A crash
-// in between leaves the reservation open for the recovery pass, which
-// completes it when the record exists and refunds it otherwise.
+// Package service runs the thumbnails use cases: it validates requests
+// with the domain packages, resolves the assets records they name from the
+// local read model, loads input pictures through the shared imageinput
+// verifier, and runs every paid call as the credit saga of ARCHITECTURE
+// §3: reserve, draw with the configured engine, put the picture in the
+// bucket, then one transaction storing the thumbnail with its events and
+// the reservation's completion — or, when anything fails, the
+// reservation's refund.
+//
+// The service owns the interfaces of what it uses (Store, Blobs, Images,
+// Credits, engine.Engine, Previewer); the adapters live in internal/postgres,
+// pkg/s3store, pkg/imageinput, pkg/credits and the engine packages.
 package service
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
-	"runtime"
 	"time"
 
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
-	"hookline.dev/services/thumbnails/internal/asset"
+	"hookline.dev/services/thumbnails/internal/assetview"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/layout"
 	"hookline.dev/services/thumbnails/internal/template"
@@ -29,101 +31,78 @@ import (
 // Source names the service in event envelopes.
 const Source = "thumbnails"
 
-// Operations, as billing records them in the usage history.
-const (
-	OpGenerate  = "thumbnail.generate"
-	OpVariation = "thumbnail.variation"
-	OpRemix     = "template.remix"
-)
-
 // Store is the service's database.
 type Store interface {
-	asset.View
-	// Thumbnail returns thumbnail.ErrNotFound for an id the organization
-	// does not have.
-	Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error)
-	Thumbnails(ctx context.Context, orgID string, f thumbnail.Filter, offset, limit int) ([]thumbnail.Thumbnail, int, error)
-	// Save records t with its created event and completes r with the
-	// completed event, in one transaction. credits.ErrSettled: r was
-	// failed meanwhile (nothing was written).
-	Save(ctx context.Context, t thumbnail.Thumbnail, r credits.Reservation, created, completed events.Envelope) error
-	// Fail refunds r (its failed event goes to the outbox).
+	// Save stores t with evs and completes r with completed, in one
+	// transaction. Errors: credits.ErrSettled (r was failed meanwhile;
+	// nothing stored), or a database failure.
+	Save(ctx context.Context, t thumbnail.Thumbnail, r credits.Reservation, evs []events.Envelope, completed events.Envelope) error
+	// Fail refunds r. Errors: credits.ErrSettled (r completed already), or
+	// a database failure.
 	Fail(ctx context.Context, r credits.Reservation, reason string) error
-	// Delete removes the thumbnail and writes the event deleted builds,
-	// returning what was removed; thumbnail.ErrNotFound when absent.
-	Delete(ctx context.Context, orgID, id string, deleted func(thumbnail.Thumbnail) (events.Envelope, error)) (thumbnail.Thumbnail, error)
-
-	// Template returns template.ErrNotFound for an unknown id.
+	// Thumbnail errors: thumbnail.ErrNotFound, or a database failure.
+	Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error)
+	// ThumbnailsByID returns those of ids the organization has, in no order.
+	ThumbnailsByID(ctx context.Context, orgID string, ids []string) ([]thumbnail.Thumbnail, error)
+	// Thumbnails returns a page (newest first) and the total.
+	Thumbnails(ctx context.Context, orgID string, f thumbnail.Filter, offset, limit int) ([]thumbnail.Thumbnail, int, error)
+	// DeleteThumbnail removes a thumbnail with the event mk builds, in one
+	// transaction. Errors: thumbnail.ErrNotFound, or a database failure.
+	DeleteThumbnail(ctx context.Context, orgID, id string, mk func(thumbnail.Thumbnail) (events.Envelope, error)) (thumbnail.Thumbnail, error)
+	// Templates returns a page of the catalogue (category "" for all).
+	Templates(ctx context.Context, category string, offset, limit int) ([]template.Template, int, error)
+	// Template errors: template.ErrNotFound, or a database failure.
 	Template(ctx context.Context, id string) (template.Template, error)
-	Templates(ctx context.Context, f template.Filter, offset, limit int) ([]template.Template, int, error)
-	// TemplatesToPreview lists templates whose preview is missing or
-	// older than version.
-	TemplatesToPreview(ctx context.Context, version int) ([]template.Template, error)
+	// TemplatesWithoutPreview lists the templates whose preview is missing
+	// or older than version.
+	TemplatesWithoutPreview(ctx context.Context, version int) ([]template.Template, error)
 	SetPreview(ctx context.Context, id, key string, version int) error
-
-	// ApplyAsset records c in the read model unless the consumer handled
-	// the event before or a newer change of the record is known.
-	ApplyAsset(ctx context.Context, consumer, eventID string, c asset.Change) error
-}
-
-// Credits reserves credits with billing (a *credits.Client).
-type Credits interface {
-	Reserve(ctx context.Context, req credits.Request) ([]credits.Reservation, error)
+	// Assets returns the organization's live records among refs.
+	Assets(ctx context.Context, orgID string, refs []assetview.Ref) (map[assetview.Ref]assetview.Record, error)
+	// ApplyAsset applies an assets event once per (consumer, eventID).
+	ApplyAsset(ctx context.Context, consumer, eventID string, c assetview.Change) error
 }
 
 // Blobs is the bucket.
 type Blobs interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// Remove deletes key; a missing key is not an error.
 	Remove(ctx context.Context, key string) error
 	PublicURL(key string) string
 }
 
-// Images loads and verifies the images a request names (safe fetch, size
-// and format checks, decode limits): a *imageinput.Source.
+// Images loads and verifies the pictures a request names by URL: our own
+// objects of the organization, or external URLs through the safe fetcher.
+// Errors: an apierr.InvalidRequest naming field (field[i] for LoadAll), or
+// an internal failure.
 type Images interface {
 	Load(ctx context.Context, orgID, field, rawURL string) (imageinput.Image, error)
 	LoadAll(ctx context.Context, orgID, field string, urls []string) ([]imageinput.Image, error)
 }
 
-// Previewer draws a template's preview picture (the local compositor:
-// previews show the design, whichever engine serves requests).
+// Credits reserves credits with billing (*credits.Client). Errors: an
+// *apierr.Error (402, 403, 409, 503), or an internal failure.
+type Credits interface {
+	Reserve(ctx context.Context, req credits.Request) ([]credits.Reservation, error)
+}
+
+// Previewer draws a template's preview (the local compositor, whatever
+// engine serves generations). Errors: ctx's or a fault.
 type Previewer interface {
 	Preview(ctx context.Context, name string, l layout.Layout, a engine.Aspect) (engine.Result, error)
 }
 
 // Service is the thumbnails application. Fields are set once before use.
 type Service struct {
-	Store   Store
-	Credits Credits
-	Blobs   Blobs
-	Images  Images
-	Engine  engine.Engine
-	// Previews draws template previews; nil skips them.
+	Store    Store
+	Blobs    Blobs
+	Images   Images
+	Credits  Credits
+	Engine   engine.Engine
 	Previews Previewer
-	Log     *slog.Logger
+	Log      *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Draws bounds the engine calls running at once in the process (default
-	// GOMAXPROCS): a draw holds full-size bitmaps, so more at once only adds
-	// memory, not throughput.
-	Draws int
-	// Observe, when set, is told the outcome of every draw: kind, engine,
-	// outcome (ok, failed, rejected, unavailable).
-	Observe func(kind thumbnail.Kind, engine, outcome string)
-
-	slots chan struct{}
-}
-
-// Start prepares the service; call it once before use.
-func (s *Service) Start() {
-	n := s.Draws
-	if n <= 0 {
-		n = runtime.GOMAXPROCS(0)
-	}
-	s.slots = make(chan struct{}, n)
-	if s.Log == nil {
-		s.Log = slog.Default()
-	}
 }
 
 func (s *Service) now() time.Time {
@@ -131,12 +110,19 @@ func (s *Service) now() time.Time {
 	if s.Now != nil {
 		n = s.Now
 	}
-	// Postgres keeps microseconds; truncating makes the answer of a write
-	// equal what a later read returns.
+	// Postgres keeps microseconds; truncating here makes the response of a
+	// write equal to what a later read returns.
 	return n().UTC().Truncate(time.Microsecond)
 }
 
-// URL is the public address of an object.
+func (s *Service) log() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// URL is the public URL of an object key, "" for "".
 func (s *Service) URL(key string) string {
 	if key == "" {
 		return ""
@@ -144,35 +130,10 @@ func (s *Service) URL(key string) string {
 	return s.Blobs.PublicURL(key)
 }
 
-// draw runs the engine within the process's draw slots.
-func (s *Service) draw(ctx context.Context, kind thumbnail.Kind, req engine.Request) (engine.Result, error) {
-	select {
-	case s.slots <- struct{}{}:
-	case <-ctx.Done():
-		return engine.Result{}, ctx.Err()
+// remove deletes an object, best effort: a leftover object costs storage,
+// not correctness, so a failure is logged rather than returned.
+func (s *Service) remove(ctx context.Context, key string) {
+	if err := s.Blobs.Remove(context.WithoutCancel(ctx), key); err != nil {
+		s.log().WarnContext(ctx, "removing object", "key", key, "err", err)
 	}
-	defer func() { <-s.slots }()
-	var res engine.Result
-	var err error
-	if req.Parent != nil {
-		res, err = s.Engine.Vary(ctx, req)
-	} else {
-		res, err = s.Engine.Generate(ctx, req)
-	}
-	if s.Observe != nil {
-		s.Observe(kind, s.Engine.Name(), drawOutcome(err))
-	}
-	return res, err
-}
-
-func drawOutcome(err error) string {
-	switch {
-	case err == nil:
-		return "ok"
-	case errors.Is(err, engine.ErrRejected):
-		return "rejected"
-	case errors.Is(err, engine.ErrUnavailable):
-		return "unavailable"
-	}
-	return "failed"
 }

@@ -1,21 +1,26 @@
-// Package template holds the remixable templates: seeded designs that a
-// remix fills with the caller's prompt, headline, faces, brand and style.
+// Package template is the catalogue of designs a user remixes: a template
+// is a named layout (internal/layout) in a category, with a preview image
+// rendered by the local engine.
 package template
 
 import (
 	"errors"
-	"strconv"
+	"regexp"
 
+	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/layout"
 )
 
-// PreviewVersion is the version of the preview pictures the code draws;
-// raising it re-renders every template's preview at the next start-up
-// (after a change of the compositor or the previews' sample content).
+// PreviewVersion is the version of the preview drawing. Raise it when the
+// compositor or the sample content changes visibly: every template whose
+// stored preview is older is rendered again at the next start-up.
 const PreviewVersion = 1
 
-// Template is a remixable design.
+// ErrNotFound: no template of that id.
+var ErrNotFound = errors.New("template: not found")
+
+// Template is one design of the catalogue.
 type Template struct {
 	ID          string
 	Name        string
@@ -23,23 +28,27 @@ type Template struct {
 	Description string
 	Aspect      engine.Aspect
 	Layout      layout.Layout
-	// PreviewKey is the object key of the preview picture; empty until
-	// it is rendered.
+	Position    int
+	// PreviewKey is the object key of the rendered preview, "" until the
+	// first rendering.
 	PreviewKey     string
 	PreviewVersion int
 }
 
-// PreviewKey is where the preview of template id at version v is stored:
-// under orgs/, which the bucket policy makes publicly readable, beneath a
-// prefix that is no organization's id (they are uuids).
-func PreviewKey(id string, v int) string {
-	return "orgs/templates/" + id + "-v" + strconv.Itoa(v) + ".jpg"
+// NeedsPreview reports whether the preview is missing or drawn by an older
+// version.
+func (t Template) NeedsPreview() bool {
+	return t.PreviewKey == "" || t.PreviewVersion < PreviewVersion
 }
 
-// Filter narrows a list; an empty Category does not filter.
-type Filter struct {
-	Category string
-}
+// category is the form of a category name: lower-case words joined by
+// hyphens. A well-formed but unknown category lists nothing.
+var category = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
-// ErrNotFound: no template with that id.
-var ErrNotFound = errors.New("template: not found")
+// ParseCategory checks the category filter of a list; "" is no filter.
+func ParseCategory(s string) (string, error) {
+	if s == "" || (len(s) <= 50 && category.MatchString(s)) {
+		return s, nil
+	}
+	return "", apierr.Field("category", "must be a lower-case category name such as gaming or tech")
+}

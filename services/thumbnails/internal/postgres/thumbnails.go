@@ -1,0 +1,139 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/pgkit"
+	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+)
+
+const thumbnailCols = `id::text, org_id::text, kind, prompt, coalesce(parent_id::text, ''), aspect_ratio, width, height,
+	coalesce(style_id::text, ''), coalesce(brand_id::text, ''), face_ids::text[], coalesce(collection_id::text, ''),
+	coalesce(template_id::text, ''), engine, image_key, seed, reservation_id::text, created_at`
+
+func scanThumbnail(r pgx.Row) (thumbnail.Thumbnail, error) {
+	var t thumbnail.Thumbnail
+	var kind, aspect string
+	var seed int64
+	err := r.Scan(&t.ID, &t.OrgID, &kind, &t.Prompt, &t.ParentID, &aspect, &t.Width, &t.Height,
+		&t.StyleID, &t.BrandID, &t.FaceIDs, &t.CollectionID, &t.TemplateID, &t.Engine, &t.ImageKey, &seed, &t.ReservationID, &t.CreatedAt)
+	t.Kind, t.Aspect, t.Seed = thumbnail.Kind(kind), engine.Aspect(aspect), uint64(seed) //nolint:gosec // stored as the bits of the uint64
+	if t.FaceIDs == nil {
+		t.FaceIDs = []string{}
+	}
+	return t, err
+}
+
+// nullable maps "" to NULL for the optional uuid columns.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// Save stores t and settles its reservation r in one transaction: the row,
+// evs (thumbnails.thumbnail.created.v1) and, through credits.Complete,
+// completed (the operation's completed event) with the journal closed.
+// Errors: credits.ErrSettled when r was failed meanwhile (nothing is
+// stored), or a database failure.
+func (s *Store) Save(ctx context.Context, t thumbnail.Thumbnail, r credits.Reservation, evs []events.Envelope, completed events.Envelope) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `INSERT INTO thumbnails (id, org_id, kind, prompt, parent_id, aspect_ratio, width, height,
+			style_id, brand_id, face_ids, collection_id, template_id, engine, image_key, seed, reservation_id, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
+			t.ID, t.OrgID, string(t.Kind), t.Prompt, nullable(t.ParentID), string(t.Aspect), t.Width, t.Height,
+			nullable(t.StyleID), nullable(t.BrandID), t.FaceIDs, nullable(t.CollectionID), nullable(t.TemplateID),
+			t.Engine, t.ImageKey, int64(t.Seed), t.ReservationID, t.CreatedAt); err != nil { //nolint:gosec // the bits of the uint64
+			return fmt.Errorf("postgres: insert thumbnail: %w", err)
+		}
+		if err := messaging.WriteOutbox(ctx, tx, evs...); err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+		return s.credits.Complete(ctx, tx, r, completed)
+	})
+}
+
+// Fail refunds r: its failed event goes to the outbox and the journal
+// closes it. Failing a failed reservation does nothing; errors:
+// credits.ErrSettled for a completed one, or a database failure.
+func (s *Store) Fail(ctx context.Context, r credits.Reservation, reason string) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error { return s.credits.Fail(ctx, tx, r, reason) })
+}
+
+// Thumbnail returns the organization's thumbnail, or thumbnail.ErrNotFound.
+func (s *Store) Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error) {
+	return one(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = $2`, orgID, id),
+		scanThumbnail, thumbnail.ErrNotFound)
+}
+
+// ThumbnailsByID returns those of ids the organization has, in no order.
+func (s *Store) ThumbnailsByID(ctx context.Context, orgID string, ids []string) ([]thumbnail.Thumbnail, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = ANY($2::uuid[])`, orgID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: thumbnails: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (thumbnail.Thumbnail, error) { return scanThumbnail(r) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: thumbnails: %w", err)
+	}
+	return out, nil
+}
+
+// Thumbnails returns a page of the organization's thumbnails matching f,
+// newest first, and how many match in all.
+func (s *Store) Thumbnails(ctx context.Context, orgID string, f thumbnail.Filter, offset, limit int) ([]thumbnail.Thumbnail, int, error) {
+	where := `org_id = $1 AND ($2 = '' OR kind = $2) AND ($3 = '' OR collection_id = nullif($3, '')::uuid)`
+	return page(ctx, s.pool, `SELECT count(*) FROM thumbnails WHERE `+where,
+		`SELECT `+thumbnailCols+` FROM thumbnails WHERE `+where+` ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
+		[]any{orgID, string(f.Kind), f.CollectionID}, offset, limit, scanThumbnail)
+}
+
+// DeleteThumbnail removes the organization's thumbnail with the events mk
+// builds from it, in one transaction, and returns what it removed; or
+// thumbnail.ErrNotFound.
+func (s *Store) DeleteThumbnail(ctx context.Context, orgID, id string, mk func(thumbnail.Thumbnail) (events.Envelope, error)) (thumbnail.Thumbnail, error) {
+	var t thumbnail.Thumbnail
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		t, err = one(tx.QueryRow(ctx, `DELETE FROM thumbnails WHERE org_id = $1 AND id = $2 RETURNING `+thumbnailCols, orgID, id),
+			scanThumbnail, thumbnail.ErrNotFound)
+		if err != nil {
+			return err
+		}
+		env, err := mk(t)
+		if err != nil {
+			return err
+		}
+		return messaging.WriteOutbox(ctx, tx, env)
+	})
+	return t, err
+}
+
+// Resolver is the recovery pass's judge of an unsettled reservation of
+// this service: its thumbnail exists (Completed, with the completed event
+// completed builds) or it does not and never will (Failed; orphan is told,
+// to remove an object the work may have written). Work still running
+// cannot be told apart, so the recovery grace must exceed the longest
+// generation.
+func (s *Store) Resolver(completed func(ctx context.Context, r credits.Reservation) (events.Envelope, error), orphan func(ctx context.Context, r credits.Reservation)) credits.Resolver {
+	return func(ctx context.Context, tx pgx.Tx, r credits.Reservation) (credits.Resolution, error) {
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM thumbnails WHERE reservation_id = $1`, r.ID).Scan(&n); err != nil {
+			return credits.Resolution{}, fmt.Errorf("postgres: resolve %s: %w", r.ID, err)
+		}
+		if n > 0 {
+			env, err := completed(ctx, r)
+			return credits.Resolution{Verdict: credits.Completed, Event: env}, err
+		}
+		orphan(ctx, r)
+		return credits.Resolution{Verdict: credits.Failed, Reason: "the service stopped before the thumbnail was stored"}, nil
+	}
+}

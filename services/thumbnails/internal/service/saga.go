@@ -1,0 +1,234 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/s3store"
+	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+)
+
+// Operations, as billing's usage history names them.
+const (
+	OpGenerate   = "thumbnails.generate"
+	OpVariations = "thumbnails.variations"
+	OpRemix      = "thumbnails.remix"
+)
+
+// itemConcurrency bounds the engine calls one variations request runs at
+// once: the machine's cores are shared with every other request.
+const itemConcurrency = 2
+
+// Namespaces of the derived ids; changing them would re-key every retry.
+var (
+	thumbnailNS = uuid.MustParse("8b1f0f2e-6a43-4f43-9d57-3f0f6c1b52a1")
+	completedNS = uuid.MustParse("0c7d6b55-2f0e-4e1a-b8a8-6d1f1c7f8e20")
+	createdNS   = uuid.MustParse("5a0f4c8e-93a4-4f0b-8a61-2d0c3e9b7f14")
+)
+
+// ThumbnailID is the id of item i of a paid request: a UUIDv5 of the
+// request's first reservation id for that item (credits.ReservationID,
+// generation 0), so a retried request (same Idempotency-Key) names the
+// same thumbnail, which is then returned instead of drawn and paid again.
+func ThumbnailID(orgID, operation, key string, item int) string {
+	return uuid.NewSHA1(thumbnailNS, []byte(credits.ReservationID(orgID, operation, key, item, 0))).String()
+}
+
+// seedOf is the engine seed of a thumbnail: the first 8 bytes of its id,
+// so the same id always draws the same picture.
+func seedOf(id string) uint64 {
+	u := uuid.MustParse(id)
+	return binary.BigEndian.Uint64(u[:8])
+}
+
+// job is one thumbnail of a paid request: the row it will be (id, kind,
+// prompt and references set) and what the engine is asked.
+type job struct {
+	t    thumbnail.Thumbnail
+	req  engine.Request
+	vary bool
+}
+
+// paid is a paid request about to run: its jobs, with ids derived from
+// the request key.
+type paid struct {
+	op   string
+	key  string
+	org  string
+	jobs []job
+}
+
+// newPaid derives the ids of n thumbnails of a request by p; the caller
+// fills each job's row and request.
+func newPaid(p principal.Principal, op string, n int) *paid {
+	pd := &paid{op: op, key: credits.KeyOf(p), org: p.OrgID, jobs: make([]job, n)}
+	for i := range pd.jobs {
+		id := ThumbnailID(p.OrgID, op, pd.key, i)
+		pd.jobs[i] = job{t: thumbnail.Thumbnail{ID: id, OrgID: p.OrgID, Seed: seedOf(id), FaceIDs: []string{}}}
+		pd.jobs[i].req.Seed = pd.jobs[i].t.Seed
+	}
+	return pd
+}
+
+// replay returns the thumbnails an earlier run of the same request
+// already made, in item order; none means the request runs.
+func (s *Service) replay(ctx context.Context, pd *paid) ([]thumbnail.Thumbnail, error) {
+	ids := make([]string, len(pd.jobs))
+	for i, j := range pd.jobs {
+		ids[i] = j.t.ID
+	}
+	found, err := s.Store.ThumbnailsByID(ctx, pd.org, ids)
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	byID := make(map[string]thumbnail.Thumbnail, len(found))
+	for _, t := range found {
+		byID[t.ID] = t
+	}
+	var out []thumbnail.Thumbnail
+	for _, id := range ids {
+		if t, ok := byID[id]; ok {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// run reserves one credit per job, all or nothing, then draws and stores
+// every job, itemConcurrency at a time. Each job settles its own
+// reservation: completed with its thumbnail, or failed (refunded). It
+// returns the thumbnails made, in job order; when none was made, the
+// error of the first job.
+func (s *Service) run(ctx context.Context, pd *paid) ([]thumbnail.Thumbnail, error) {
+	items := make([]credits.Item, len(pd.jobs))
+	for i, j := range pd.jobs {
+		items[i] = credits.Item{Credits: 1, ResourceType: "thumbnail", ResourceID: j.t.ID}
+	}
+	rs, err := s.Credits.Reserve(ctx, credits.Request{OrgID: pd.org, Operation: pd.op, Key: pd.key, Items: items})
+	if err != nil {
+		return nil, err
+	}
+	made := make([]thumbnail.Thumbnail, len(rs))
+	errs := make([]error, len(rs))
+	sem := make(chan struct{}, itemConcurrency)
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			made[i], errs[i] = s.draw(ctx, pd.jobs[i], r)
+		})
+	}
+	wg.Wait()
+	var out []thumbnail.Thumbnail
+	for i, err := range errs {
+		if err == nil {
+			out = append(out, made[i])
+		}
+	}
+	if len(out) == 0 {
+		return nil, errs[0]
+	}
+	return out, nil
+}
+
+// draw runs one job under reservation r: engine, bucket, then the
+// transaction that stores the row and completes r. Any failure refunds r
+// and removes what was written.
+func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumbnail.Thumbnail, error) {
+	t := j.t
+	t.ReservationID = r.ID
+	t.Engine = s.Engine.Name()
+	draw := s.Engine.Generate
+	if j.vary {
+		draw = s.Engine.Vary
+	}
+	res, err := draw(ctx, j.req)
+	if err != nil {
+		s.fail(ctx, t, r, "engine: "+err.Error(), outcomeOf(err))
+		return t, engineError(err)
+	}
+	ext := "jpg"
+	if res.ContentType == "image/png" {
+		ext = "png"
+	}
+	t.ImageKey = s3store.Key(t.OrgID, "thumbnails", t.ID, ext)
+	t.Width, t.Height = res.Width, res.Height
+	if err := s.Blobs.Put(ctx, t.ImageKey, bytes.NewReader(res.Data), int64(len(res.Data)), res.ContentType); err != nil {
+		s.fail(ctx, t, r, "storage: the picture could not be stored", outcomeFailed)
+		return t, err
+	}
+	t.CreatedAt = s.now()
+	created, err := events.NewWithID(ctx, uuid.NewSHA1(createdNS, []byte(r.ID)).String(), events.ThumbnailsThumbnailCreated, Source, t.OrgID,
+		events.ThumbnailCreated{ThumbnailID: t.ID, ImageURL: s.URL(t.ImageKey), Prompt: t.Prompt, CollectionID: t.CollectionID})
+	if err != nil {
+		return t, err
+	}
+	completed, err := s.CompletedEvent(ctx, r)
+	if err != nil {
+		return t, err
+	}
+	if err := s.Store.Save(ctx, t, r, []events.Envelope{created}, completed); err != nil {
+		s.remove(ctx, t.ImageKey)
+		if errors.Is(err, credits.ErrSettled) {
+			// The recovery pass refunded it while we worked: the picture
+			// must not be delivered unpaid.
+			countGeneration(t, outcomeFailed)
+			return t, apierr.Wrap(apierr.Unavailable, "the request took too long and was cancelled; nothing was charged, retry", err)
+		}
+		s.fail(ctx, t, r, "database: the thumbnail could not be stored", outcomeFailed)
+		return t, err
+	}
+	countGeneration(t, outcomeCompleted)
+	return t, nil
+}
+
+// fail refunds r, detached from the request: a client that hung up must
+// still get its credits back. When even that fails the reservation stays
+// open and the recovery pass fails it.
+func (s *Service) fail(ctx context.Context, t thumbnail.Thumbnail, r credits.Reservation, reason, outcome string) {
+	countGeneration(t, outcome)
+	if err := s.Store.Fail(context.WithoutCancel(ctx), r, reason); err != nil {
+		s.log().ErrorContext(ctx, "refunding reservation", "reservation_id", r.ID, "err", err)
+	}
+}
+
+// CompletedEvent is the completed event of reservation r. Its id derives
+// from r's, so the request and the recovery pass write the same event.
+func (s *Service) CompletedEvent(ctx context.Context, r credits.Reservation) (events.Envelope, error) {
+	return events.NewWithID(ctx, uuid.NewSHA1(completedNS, []byte(r.ID)).String(), events.ThumbnailsOperationCompleted, Source, r.OrgID,
+		events.OperationCompleted{ReservationID: r.ID, Operation: r.Operation, ResourceID: r.ResourceID})
+}
+
+// RemoveOrphan removes the picture a job of reservation r may have put in
+// the bucket before the process stopped (its row was never written).
+func (s *Service) RemoveOrphan(ctx context.Context, r credits.Reservation) {
+	if _, err := uuid.Parse(r.ResourceID); err != nil || r.ResourceType != "thumbnail" {
+		return
+	}
+	for _, ext := range []string{"jpg", "png"} {
+		s.remove(ctx, s3store.Key(r.OrgID, "thumbnails", r.ResourceID, ext))
+	}
+}
+
+// engineError is the client's view of an engine failure.
+func engineError(err error) error {
+	switch {
+	case errors.Is(err, engine.ErrUnavailable):
+		return apierr.Wrap(apierr.Unavailable, "the image engine is unavailable; nothing was charged, retry later", err).With("engine", "unavailable")
+	case errors.Is(err, engine.ErrRejected):
+		return apierr.Wrap(apierr.UnsupportedPrompt, "the image engine refused this request; nothing was charged", err)
+	}
+	return fmt.Errorf("engine: %w", err)
+}

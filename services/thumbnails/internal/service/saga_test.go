@@ -1,0 +1,335 @@
+package service_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"image"
+	"image/color"
+	"image/jpeg"
+	"io/fs"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/testkit"
+	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/postgres"
+	"hookline.dev/services/thumbnails/internal/service"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/migrations"
+)
+
+// fakeEngine is the test double of engine.Engine: it calls draw.
+type fakeEngine struct {
+	draw func(ctx context.Context, req engine.Request) (engine.Result, error)
+}
+
+func (f *fakeEngine) Name() string { return "fake" }
+func (f *fakeEngine) Generate(ctx context.Context, req engine.Request) (engine.Result, error) {
+	return f.draw(ctx, req)
+}
+func (f *fakeEngine) Vary(ctx context.Context, req engine.Request) (engine.Result, error) {
+	return f.draw(ctx, req)
+}
+
+// picture is a small real JPEG.
+func picture(t testing.TB) engine.Result {
+	img := image.NewRGBA(image.Rect(0, 0, 32, 18))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	img.Set(1, 1, color.Black)
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, img, nil); err != nil {
+		t.Fatal(err)
+	}
+	return engine.Result{Data: buf.Bytes(), ContentType: "image/jpeg", Width: 32, Height: 18}
+}
+
+// world is a service over real Postgres, MinIO and NATS, whose reserve
+// calls a test responder answers ok (billing itself runs in the app
+// tests), with a test engine.
+type world struct {
+	ctx    context.Context
+	pool   *pgxpool.Pool
+	blobs  *s3store.Store
+	store  *postgres.Store
+	client *credits.Client
+	svc    *service.Service
+	eng    *fakeEngine
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	ctx := t.Context()
+	pool, err := pgkit.Connect(ctx, testkit.DatabaseURL(t), testkit.Schema(t, "thumbsvc"), pgkit.Options{MaxConns: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	for _, m := range []fs.FS{messaging.Migrations, credits.Migrations, migrations.FS} {
+		if err := pgkit.Migrate(ctx, pool, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nc, err := messaging.Connect(ctx, testkit.NATSURL(t), "thumbnails-service-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	bus, err := messaging.NewBus(nc, testkit.Namespace(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop, err := bus.Serve(ctx, events.BillingReserveRPC, "billing", func(context.Context, []byte) ([]byte, error) {
+		return json.Marshal(events.ReserveReply{Outcome: events.ReserveOK})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = stop() })
+	s3 := testkit.Bucket(t)
+	blobs, err := s3store.New(s3store.Config{Endpoint: s3.Endpoint, AccessKey: s3.AccessKey, SecretKey: s3.SecretKey, Bucket: s3.Bucket})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := blobs.EnsureBucket(ctx); err != nil {
+		t.Fatal(err)
+	}
+	client, err := credits.New(credits.Config{Billing: bus, Pool: pool, Source: service.Source,
+		FailedSubject: events.ThumbnailsOperationFailed, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &world{ctx: ctx, pool: pool, blobs: blobs, client: client, store: postgres.New(pool, client), eng: &fakeEngine{}}
+	w.svc = &service.Service{Store: w.store, Blobs: blobs, Images: &imageinput.Source{Store: blobs}, Credits: client, Engine: w.eng}
+	return w
+}
+
+// settlement is the terminal event of a reservation in the outbox.
+func (w *world) settlement(t *testing.T, org string) (typ string, d events.OperationFailed) {
+	t.Helper()
+	rows, err := w.pool.Query(w.ctx, `SELECT payload FROM outbox ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range raws {
+		env, err := events.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if env.OrgID == org && (env.Type == events.ThumbnailsOperationFailed || env.Type == events.ThumbnailsOperationCompleted) {
+			if typ != "" {
+				t.Fatalf("two settlements: %s and %s", typ, env.Type)
+			}
+			typ = env.Type
+			if err := env.Decode(&d); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return typ, d
+}
+
+func (w *world) journal(t *testing.T, org string) (id, state string) {
+	t.Helper()
+	if err := w.pool.QueryRow(w.ctx, `SELECT reservation_id::text, state FROM credit_reservations WHERE org_id = $1`, org).Scan(&id, &state); err != nil {
+		t.Fatal(err)
+	}
+	return id, state
+}
+
+func caller(org string) principal.Principal {
+	return principal.Principal{OrgID: org, RequestID: uuid.NewString()}
+}
+
+func prompt(s string) *string { return &s }
+
+// TestEngineFailureRefunds: a failing engine call fails the reservation
+// with the failed event billing refunds on, and stores nothing.
+func TestEngineFailureRefunds(t *testing.T) {
+	w := newWorld(t)
+	for _, tc := range []struct {
+		err    error
+		status apierr.Code
+	}{
+		{engine.ErrUnavailable, apierr.Unavailable},
+		{engine.ErrRejected, apierr.UnsupportedPrompt},
+		{errors.New("boom"), ""},
+	} {
+		org := uuid.NewString()
+		w.eng.draw = func(context.Context, engine.Request) (engine.Result, error) { return engine.Result{}, tc.err }
+		_, err := w.svc.Generate(w.ctx, caller(org), thumbnail.GenerateInput{Prompt: prompt("x")})
+		var ae *apierr.Error
+		switch {
+		case tc.status != "" && !apierr.Is(err, tc.status):
+			t.Fatalf("%v: error %v, want %s", tc.err, err, tc.status)
+		case tc.status == "" && (err == nil || errors.As(err, &ae)):
+			t.Fatalf("%v: error %v, want an internal error", tc.err, err)
+		}
+		id, state := w.journal(t, org)
+		typ, d := w.settlement(t, org)
+		if state != "failed" || typ != events.ThumbnailsOperationFailed || d.ReservationID != id || d.Reason == "" {
+			t.Fatalf("%v: journal %s, settlement %s %+v", tc.err, state, typ, d)
+		}
+		if ts, n, _ := w.store.Thumbnails(w.ctx, org, thumbnail.Filter{}, 0, 10); n != 0 {
+			t.Fatalf("stored %+v", ts)
+		}
+	}
+}
+
+// TestVariationsPartialFailure: the items that fail are refunded one by
+// one, the others complete.
+func TestVariationsPartialFailure(t *testing.T) {
+	w := newWorld(t)
+	org := uuid.NewString()
+	w.eng.draw = func(context.Context, engine.Request) (engine.Result, error) { return picture(t), nil }
+	parent, err := w.svc.Generate(w.ctx, caller(org), thumbnail.GenerateInput{Prompt: prompt("parent")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every other engine call fails.
+	var calls atomic.Int64
+	w.eng.draw = func(_ context.Context, req engine.Request) (engine.Result, error) {
+		if req.Parent == nil {
+			t.Error("variation without its parent picture")
+		}
+		if calls.Add(1)%2 == 0 {
+			return engine.Result{}, engine.ErrUnavailable
+		}
+		return picture(t), nil
+	}
+	count := 10
+	vs, err := w.svc.Variations(w.ctx, caller(org), thumbnail.VariationsInput{ThumbnailID: &parent.ID, Count: &count})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var completed, failed int
+	rows, _ := w.pool.Query(w.ctx, `SELECT state FROM credit_reservations WHERE org_id = $1 AND operation = $2`, org, service.OpVariations)
+	states, _ := pgx.CollectRows(rows, pgx.RowTo[string])
+	for _, s := range states {
+		switch s {
+		case "completed":
+			completed++
+		case "failed":
+			failed++
+		}
+	}
+	if len(vs) != 5 || completed != 5 || failed != 5 {
+		t.Fatalf("%d made, journal %v", len(vs), states)
+	}
+}
+
+// TestCrashRecovery: the process stops between the reservation and the
+// result (the engine never returns). The recovery pass then fails the
+// reservation with its failed event, removes the picture the work may
+// have put, and a work that resumes late cannot store an unpaid thumbnail.
+func TestCrashRecovery(t *testing.T) {
+	w := newWorld(t)
+	org := uuid.NewString()
+	entered, release := make(chan engine.Request, 1), make(chan struct{})
+	w.eng.draw = func(_ context.Context, req engine.Request) (engine.Result, error) {
+		entered <- req
+		<-release // the crashed process: nothing after the reservation happens
+		return picture(t), nil
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Generate(context.WithoutCancel(w.ctx), caller(org), thumbnail.GenerateInput{Prompt: prompt("crash")})
+		done <- err
+	}()
+	<-entered
+	id, state := w.journal(t, org)
+	if state != "reserved" {
+		t.Fatalf("journal %s during the work", state)
+	}
+	// The object the dead process had put before its row was written.
+	var resourceID string
+	if err := w.pool.QueryRow(w.ctx, `SELECT resource_id FROM credit_reservations WHERE reservation_id = $1`, id).Scan(&resourceID); err != nil {
+		t.Fatal(err)
+	}
+	key := s3store.Key(org, "thumbnails", resourceID, "jpg")
+	pic := picture(t)
+	if err := w.blobs.Put(w.ctx, key, bytes.NewReader(pic.Data), int64(len(pic.Data)), pic.ContentType); err != nil {
+		t.Fatal(err)
+	}
+	resolver := w.store.Resolver(w.svc.CompletedEvent, w.svc.RemoveOrphan)
+	testkit.Eventually(t, 10*time.Second, "recovery settled the reservation", func() bool {
+		n, err := w.client.Recover(w.ctx, 100*time.Millisecond, resolver)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	})
+	if _, state := w.journal(t, org); state != "failed" {
+		t.Fatalf("journal %s after recovery", state)
+	}
+	typ, d := w.settlement(t, org)
+	if typ != events.ThumbnailsOperationFailed || d.ReservationID != id {
+		t.Fatalf("settlement %s %+v", typ, d)
+	}
+	if _, err := w.blobs.Stat(w.ctx, key); !errors.Is(err, s3store.ErrNotFound) {
+		t.Fatalf("orphaned object after recovery: %v", err)
+	}
+
+	// The stalled work resumes: it must not deliver what was refunded.
+	close(release)
+	if err := <-done; !apierr.Is(err, apierr.Unavailable) {
+		t.Fatalf("late work: %v, want 503", err)
+	}
+	if _, n, _ := w.store.Thumbnails(w.ctx, org, thumbnail.Filter{}, 0, 10); n != 0 {
+		t.Fatal("a refunded thumbnail was stored")
+	}
+	if _, err := w.blobs.Stat(w.ctx, key); !errors.Is(err, s3store.ErrNotFound) {
+		t.Fatalf("late work left its object: %v", err)
+	}
+	if typ, _ := w.settlement(t, org); typ != events.ThumbnailsOperationFailed {
+		t.Fatalf("settlement %s", typ)
+	}
+}
+
+// TestRecoveryCompletes: a reservation whose thumbnail was stored is
+// completed by the recovery pass with the same completed event the
+// request writes.
+func TestRecoveryCompletes(t *testing.T) {
+	w := newWorld(t)
+	org := uuid.NewString()
+	w.eng.draw = func(context.Context, engine.Request) (engine.Result, error) { return picture(t), nil }
+	th, err := w.svc.Generate(w.ctx, caller(org), thumbnail.GenerateInput{Prompt: prompt("done")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := credits.Reservation{ID: th.ReservationID, OrgID: org, Operation: service.OpGenerate, ResourceType: "thumbnail", ResourceID: th.ID}
+	err = pgx.BeginFunc(w.ctx, w.pool, func(tx pgx.Tx) error {
+		got, err := w.store.Resolver(w.svc.CompletedEvent, w.svc.RemoveOrphan)(w.ctx, tx, r)
+		if err != nil {
+			return err
+		}
+		want, _ := w.svc.CompletedEvent(w.ctx, r)
+		if got.Verdict != credits.Completed || got.Event.ID != want.ID {
+			t.Errorf("resolution %+v", got)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
