@@ -49,7 +49,7 @@ func TestTenantIsolation(t *testing.T) {
 	// The service ports refuse every request without a valid principal.
 	otherSecret, _ := principal.Sign([]byte("another-secret-another-secret-0000"), principal.Principal{OrgID: orgA, Expires: time.Now().Add(time.Hour)})
 	expired := s.sign(principal.Principal{OrgID: orgA, Expires: time.Now().Add(-time.Minute)})
-	for _, target := range []string{s.assets + "/collections/" + id, s.billing + "/account/credits"} {
+	for _, target := range []string{s.assets + "/collections/" + id, s.billing + "/account/credits", s.thumbsURL + "/thumbnails"} {
 		for name, h := range map[string][]string{
 			"nothing":        nil,
 			"the API key":    {"Authorization", "Bearer " + keyA},

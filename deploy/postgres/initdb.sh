@@ -4,7 +4,7 @@
 # passwords come from the container's environment. On an existing volume
 # run it by hand: docker compose exec postgres /docker-entrypoint-initdb.d/10-hookline-roles.sh
 set -euo pipefail
-for svc in gateway billing assets; do
+for svc in gateway billing assets thumbnails; do
   var="POSTGRES_${svc^^}_PASSWORD"
   HOOKLINE_ROLE_PASSWORD=${!var} /hookline/service-role.sh \
     "dbname=${POSTGRES_DB} user=${POSTGRES_USER}" "hookline_${svc}" "$svc"

@@ -319,7 +319,7 @@ func TestGateway(t *testing.T) {
 			wantError(t, http.StatusConflict, "idempotency_conflict")
 		g.api(t, tn.Key, http.MethodPost, "/thumbnails?x=2", body, "Idempotency-Key", key, "X-Test-Case", "count").
 			wantError(t, http.StatusConflict, "idempotency_conflict")
-		g.api(t, tn.Key, http.MethodPost, "/thumbnails/analyze?x=1", body, "Idempotency-Key", key, "X-Test-Case", "count").
+		g.api(t, tn.Key, http.MethodPost, "/thumbnails/variations?x=1", body, "Idempotency-Key", key, "X-Test-Case", "count").
 			wantError(t, http.StatusConflict, "idempotency_conflict")
 
 		// Keys are scoped to the organization: another one runs anew.
@@ -383,15 +383,15 @@ func TestGateway(t *testing.T) {
 			return true
 		})
 		key := uuid.NewString()
-		body := `{"imageUrl":"https://example.com/a.png","niche":"gaming"}`
-		g.api(t, tn.Key, http.MethodPost, "/thumbnails/critique", body, "Idempotency-Key", key, "X-Test-Case", "flaky").
+		body := `{"thumbnailId":"0b8a5c1e-1f1e-4c71-9a1e-3d2c9a0e1f00","count":2}`
+		g.api(t, tn.Key, http.MethodPost, "/thumbnails/variations", body, "Idempotency-Key", key, "X-Test-Case", "flaky").
 			wantStatus(t, http.StatusServiceUnavailable)
-		ok := g.api(t, tn.Key, http.MethodPost, "/thumbnails/critique", body, "Idempotency-Key", key, "X-Test-Case", "flaky")
+		ok := g.api(t, tn.Key, http.MethodPost, "/thumbnails/variations", body, "Idempotency-Key", key, "X-Test-Case", "flaky")
 		ok.wantStatus(t, http.StatusCreated)
 		if ok.Header.Get("Idempotent-Replayed") != "" {
 			t.Fatal("the retry after a 503 was a replay")
 		}
-		replay := g.api(t, tn.Key, http.MethodPost, "/thumbnails/critique", body, "Idempotency-Key", key, "X-Test-Case", "flaky")
+		replay := g.api(t, tn.Key, http.MethodPost, "/thumbnails/variations", body, "Idempotency-Key", key, "X-Test-Case", "flaky")
 		mu.Lock()
 		n := attempts
 		mu.Unlock()
@@ -582,15 +582,20 @@ func TestGateway(t *testing.T) {
 }
 
 // TestRoutingTable sends every method of every spec path through a
-// gateway and checks which service answers. Clips points at a closed port:
-// its paths must reach the clips proxy and fail as 503 unavailable.
+// gateway and checks which service answers. A planned path is answered
+// 503 unavailable by the gateway itself, naming its service, even when
+// that service is deployed (thumbnails) or configured (clips, at a closed
+// port).
 func TestRoutingTable(t *testing.T) {
 	g := startGateway(t, []string{httpapi.Billing, httpapi.Assets, httpapi.Thumbnails},
 		map[string]string{"HOOKLINE_CLIPS_URL": "http://127.0.0.1:1"})
 	tn := g.newTenant(t, "agency")
 	fill := regexp.MustCompile(`\{[^}]+\}`)
-	n := 0
+	n, built := 0, int64(0)
 	for _, rt := range httpapi.Routes {
+		if rt.Service == httpapi.Thumbnails && !rt.Planned() {
+			built += int64(len(rt.Methods))
+		}
 		path := fill.ReplaceAllString(rt.Pattern, "0b8a5c1e-1f1e-4c71-9a1e-3d2c9a0e1f00")
 		for _, m := range rt.Methods {
 			n++
@@ -599,9 +604,9 @@ func TestRoutingTable(t *testing.T) {
 				body = `{}`
 			}
 			r := g.api(t, tn.Key, m, path, body)
-			if rt.Service == httpapi.Clips {
+			if rt.Planned() {
 				d := r.wantError(t, http.StatusServiceUnavailable, "unavailable")
-				if d["service"] != "clips" {
+				if d["service"] != rt.Service {
 					t.Errorf("%s %s: details %v", m, path, d)
 				}
 				continue
@@ -619,11 +624,24 @@ func TestRoutingTable(t *testing.T) {
 	if n < 50 {
 		t.Fatalf("only %d routes: the table lost endpoints", n)
 	}
-	// An unreachable service releases the idempotency key for a retry.
+	if calls := g.upstreams[httpapi.Thumbnails].callsFor(tn.OrgID); calls != built {
+		t.Fatalf("thumbnails was called %d times, want %d (its built operations only)", calls, built)
+	}
+}
+
+// TestUnreachableService points assets at a closed port: its paths fail
+// as 503 unavailable naming it, and the idempotency key is released for a
+// retry.
+func TestUnreachableService(t *testing.T) {
+	g := startGateway(t, []string{httpapi.Billing}, map[string]string{"HOOKLINE_ASSETS_URL": "http://127.0.0.1:1"})
+	tn := g.newTenant(t, "free")
 	key := uuid.NewString()
 	for range 2 {
-		g.api(t, tn.Key, http.MethodPost, "/clips/projects", `{}`, "Idempotency-Key", key).
+		d := g.api(t, tn.Key, http.MethodPost, "/styles", `{"name":"s"}`, "Idempotency-Key", key).
 			wantError(t, http.StatusServiceUnavailable, "unavailable")
+		if d["service"] != httpapi.Assets {
+			t.Fatalf("details %v", d)
+		}
 	}
 }
 

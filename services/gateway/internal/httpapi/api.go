@@ -164,7 +164,10 @@ func (s *server) routes() http.Handler {
 	api.Get(verify, s.adapt.Wrap(s.verify))
 	for _, rt := range Routes {
 		for _, m := range rt.Methods {
-			h := withDeadline(s.cfg.Deadlines.of(rt, m), s.proxies[rt.Service])
+			var h http.Handler = s.adapt.Wrap(notBuilt(rt.Service))
+			if !rt.Planned() {
+				h = withDeadline(s.cfg.Deadlines.of(rt, m), s.proxies[rt.Service])
+			}
 			if m == http.MethodPost {
 				api.With(s.idempotent).Method(m, rt.Pattern, h)
 			} else {
