@@ -4,7 +4,7 @@
 # straight to billing), and the Go benchmarks. Output goes to bench/out/.
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|assets|ratelimit|go|serve]
+#   bench/run.sh [all|billing|gateway|assets|thumbnails|ratelimit|go|serve]
 #
 # serve starts the stack as the measurements see it, writes the key and
 # principal to bench/out/serve.env and waits, for measuring by hand.
@@ -36,13 +36,13 @@ export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
 fast='"billingCycle":"monthly","rateLimit":{"perSecond":1000000,"burst":1000000}'
 export HOOKLINE_TIERS='{"tiers":[{"name":"bench","monthlyCredits":100000000,'"$fast"'},{"name":"pro","monthlyCredits":500,'"$fast"'},{"name":"free","monthlyCredits":10,'"$fast"'}]}'
 
-[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./bench/cmd/loadgen ./bench/cmd/plainproxy
+[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./bench/cmd/loadgen ./bench/cmd/plainproxy
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   [ -s "$OUT/nginx/nginx.pid" ] && kill "$(cat "$OUT/nginx/nginx.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
-  for svc in billing assets gateway; do
+  for svc in billing assets gateway thumbnails; do
     psql "$HOOKLINE_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS ${RUN}_$svc CASCADE" 2>/dev/null || true
   done
   # JetStream would keep the run's events for a week (and sync their files
@@ -56,10 +56,15 @@ HOOKLINE_DB_SCHEMA=${RUN}_assets HOOKLINE_HTTP_ADDR=127.0.0.1:18082 HOOKLINE_S3_
   HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
   .hookline/bin/assets >"$OUT/assets.log" 2>&1 &
 pids+=($!)
-GOMAXPROCS=${GATEWAY_PROCS:-} HOOKLINE_DEBUG_ADDR=${GATEWAY_DEBUG_ADDR:-} GOGC=${GATEWAY_GOGC:-100} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 \
+HOOKLINE_DB_SCHEMA=${RUN}_thumbnails HOOKLINE_HTTP_ADDR=127.0.0.1:18090 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
+  HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
+  .hookline/bin/thumbnails >"$OUT/thumbnails.log" 2>&1 &
+thumbnails_pid=$!
+pids+=($!)
+GOMAXPROCS=${GATEWAY_PROCS:-} HOOKLINE_DEBUG_ADDR=${GATEWAY_DEBUG_ADDR:-} GOGC=${GATEWAY_GOGC:-100} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:18090 \
   .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
 pids+=($!)
-for port in 18081 18082 18080; do
+for port in 18081 18082 18090 18080; do
   for i in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
 
@@ -183,6 +188,21 @@ fi
 
 if want assets; then
   lg assets -gateway http://127.0.0.1:18080 -key "$key" -rate 200 -duration 10s | tee "$OUT/assets.txt"
+fi
+
+if want thumbnails; then
+  # A tier with plenty of credits; the local engine, 2 draws at once (one per core).
+  torg=$(admin -d '{"name":"bench thumbnails","tier":"bench"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
+  tkey=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$torg/keys" | field key)
+  sleep 2 # the account opens from the organization-created event
+  {
+    echo "## POST /thumbnails through the gateway (reserve, compose 1280x720, S3 put, settle)"
+    lg thumbnails -gateway http://127.0.0.1:18080 -key "$tkey" -workers 1 -duration 15s -pid "$thumbnails_pid"
+    lg thumbnails -gateway http://127.0.0.1:18080 -key "$tkey" -workers 4 -duration 30s -pid "$thumbnails_pid"
+    lg thumbnails -gateway http://127.0.0.1:18080 -key "$tkey" -workers 8 -duration 60s -pid "$thumbnails_pid"
+    echo "## the bare engine, in process (same prompt, no face or style)"
+    go test -run '^$' -bench 'BenchmarkGeneratePrompt|BenchmarkGenerate$' -benchtime 60x ./services/thumbnails/internal/compose | grep -E '^Benchmark'
+  } | tee "$OUT/thumbnails.txt"
 fi
 
 want go && go test -run "^$" -bench . -benchmem ./services/assets/internal/facedetect ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'

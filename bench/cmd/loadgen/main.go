@@ -45,7 +45,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|ratelimit|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|ratelimit|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -61,6 +61,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	gateways := fs.String("gateways", "http://127.0.0.1:8080", "ratelimit: comma-separated gateway origins")
 	key := fs.String("key", "", "assets: API key")
 	lag := fs.Bool("lag", true, "reserve: also subscribe to the billing.credit.reserved.v1 events and report the outbox lag")
+	pid := fs.Int("pid", 0, "thumbnails: the thumbnails process, whose RSS is sampled")
 	slow := fs.Duration("slow", 0, "reserve: also list when the requests slower than this started, per 100 ms window (0: off)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -72,6 +73,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		_, _ = fmt.Fprintln(out, v)
 		return nil
+	}
+	if args[0] == "thumbnails" {
+		return thumbnails(ctx, out, *gateway, *key, *workers, *duration, *pid)
 	}
 	if args[0] == "ratelimit" {
 		return rateLimit(ctx, out, strings.Split(*gateways, ","), *key, *rate, *duration)

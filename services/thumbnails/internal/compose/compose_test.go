@@ -360,6 +360,19 @@ func BenchmarkGenerate(b *testing.B) {
 	}
 }
 
+// BenchmarkGeneratePrompt draws what bench/run.sh thumbnails asks through
+// the gateway (a prompt only), so the two figures give the overhead ratio.
+func BenchmarkGeneratePrompt(b *testing.B) {
+	e := newEngine(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := engine.Request{Prompt: fmt.Sprintf("I tested the %d cheapest gaming laptops so you don't have to (worker 0)", i%9+2), Aspect: engine.Landscape, Seed: uint64(i)}
+		if _, err := e.Generate(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 func BenchmarkVary(b *testing.B) {
 	face := photoFace(b)
 	req := engine.Request{Prompt: "I tested the 5 cheapest gaming laptops so you don't have to", Aspect: engine.Landscape, Style: warmStyle(), Faces: []engine.Face{face}}
