@@ -205,4 +205,6 @@ if want thumbnails; then
   } | tee "$OUT/thumbnails.txt"
 fi
 
-want go && go test -run "^$" -bench . -benchmem ./services/assets/internal/facedetect ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
+if want go; then
+  go test -run "^$" -bench . -benchmem ./services/assets/internal/facedetect ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
+fi
