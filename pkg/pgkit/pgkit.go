@@ -177,3 +177,27 @@ func MapUnavailable(err error) error {
 	}
 	return err
 }
+
+// Page runs a list's count and one page of it in one round trip: countSQL
+// takes args, pageSQL takes args followed by offset and limit. It returns
+// the page (nil when empty) and the list's total.
+func Page[T any](ctx context.Context, pool *pgxpool.Pool, countSQL, pageSQL string, args []any, offset, limit int, scan func(pgx.Row) (T, error)) ([]T, int, error) {
+	var total int
+	var items []T
+	b := &pgx.Batch{}
+	b.Queue(countSQL, args...).QueryRow(func(r pgx.Row) error { return r.Scan(&total) })
+	b.Queue(pageSQL, append(args, offset, limit)...).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			it, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			items = append(items, it)
+		}
+		return rows.Err()
+	})
+	if err := pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, 0, fmt.Errorf("pgkit: list: %w", err)
+	}
+	return items, total, nil
+}

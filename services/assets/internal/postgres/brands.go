@@ -44,7 +44,7 @@ func (s *Store) Brand(ctx context.Context, orgID, id string) (brand.Brand, error
 
 // Brands returns a page of the organization's brands, newest first.
 func (s *Store) Brands(ctx context.Context, orgID string, offset, limit int) ([]brand.Brand, int, error) {
-	return page(ctx, s.pool, `SELECT count(*) FROM brands WHERE org_id = $1`,
+	return pgkit.Page(ctx, s.pool, `SELECT count(*) FROM brands WHERE org_id = $1`,
 		`SELECT `+brandCols+` FROM brands WHERE org_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
 		[]any{orgID}, offset, limit, scanBrand)
 }

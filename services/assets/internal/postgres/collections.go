@@ -89,7 +89,7 @@ func (s *Store) Collection(ctx context.Context, orgID, id string) (collection.Co
 // Collections returns a page of the organization's collections, newest
 // first.
 func (s *Store) Collections(ctx context.Context, orgID string, offset, limit int) ([]collection.Collection, int, error) {
-	return page(ctx, s.pool, `SELECT count(*) FROM collections WHERE org_id = $1`,
+	return pgkit.Page(ctx, s.pool, `SELECT count(*) FROM collections WHERE org_id = $1`,
 		`SELECT `+collectionCols+` FROM collections c WHERE c.org_id = $1 ORDER BY c.created_at DESC, c.id DESC OFFSET $2 LIMIT $3`,
 		[]any{orgID}, offset, limit, scanCollection)
 }

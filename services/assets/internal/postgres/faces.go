@@ -38,7 +38,7 @@ func (s *Store) Face(ctx context.Context, orgID, id string) (face.Face, error) {
 // Faces returns a page of the organization's faces, newest first, and
 // their total.
 func (s *Store) Faces(ctx context.Context, orgID string, offset, limit int) ([]face.Face, int, error) {
-	return page(ctx, s.pool, `SELECT count(*) FROM faces WHERE org_id = $1`,
+	return pgkit.Page(ctx, s.pool, `SELECT count(*) FROM faces WHERE org_id = $1`,
 		`SELECT `+faceCols+` FROM faces WHERE org_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
 		[]any{orgID}, offset, limit, scanFace)
 }

@@ -85,7 +85,7 @@ func (s *Store) Style(ctx context.Context, orgID, id string) (style.Style, error
 
 // Styles returns a page of the organization's styles, newest first.
 func (s *Store) Styles(ctx context.Context, orgID string, offset, limit int) ([]style.Style, int, error) {
-	return page(ctx, s.pool, `SELECT count(*) FROM styles WHERE org_id = $1`,
+	return pgkit.Page(ctx, s.pool, `SELECT count(*) FROM styles WHERE org_id = $1`,
 		`SELECT `+styleCols+` FROM styles WHERE org_id = $1 ORDER BY created_at DESC, id DESC OFFSET $2 LIMIT $3`,
 		[]any{orgID}, offset, limit, scanStyle)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/layout"
 	"hookline.dev/services/thumbnails/internal/template"
@@ -35,7 +36,7 @@ func scanTemplate(r pgx.Row) (template.Template, error) {
 // is not ""), in catalogue order, and how many match in all.
 func (s *Store) Templates(ctx context.Context, category string, offset, limit int) ([]template.Template, int, error) {
 	where := `($1 = '' OR category = $1)`
-	return page(ctx, s.pool, `SELECT count(*) FROM templates WHERE `+where,
+	return pgkit.Page(ctx, s.pool, `SELECT count(*) FROM templates WHERE `+where,
 		`SELECT `+templateCols+` FROM templates WHERE `+where+` ORDER BY position, id OFFSET $2 LIMIT $3`,
 		[]any{category}, offset, limit, scanTemplate)
 }

@@ -91,7 +91,7 @@ func (s *Store) ThumbnailsByID(ctx context.Context, orgID string, ids []string) 
 // newest first, and how many match in all.
 func (s *Store) Thumbnails(ctx context.Context, orgID string, f thumbnail.Filter, offset, limit int) ([]thumbnail.Thumbnail, int, error) {
 	where := `org_id = $1 AND ($2 = '' OR kind = $2) AND ($3 = '' OR collection_id = nullif($3, '')::uuid)`
-	return page(ctx, s.pool, `SELECT count(*) FROM thumbnails WHERE `+where,
+	return pgkit.Page(ctx, s.pool, `SELECT count(*) FROM thumbnails WHERE `+where,
 		`SELECT `+thumbnailCols+` FROM thumbnails WHERE `+where+` ORDER BY created_at DESC, id DESC OFFSET $4 LIMIT $5`,
 		[]any{orgID, string(f.Kind), f.CollectionID}, offset, limit, scanThumbnail)
 }
