@@ -22,6 +22,8 @@ import (
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
+
+	"hookline.dev/pkg/config"
 )
 
 // publicPrefix is the key prefix readable anonymously.
@@ -431,4 +433,21 @@ func mapErr(err error) error {
 		return fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	return err
+}
+
+// Open connects to the bucket a service's configuration names and makes
+// sure it exists with its public-read policy: the S3 step of every
+// service's start-up.
+func Open(ctx context.Context, c config.S3) (*Store, error) {
+	s, err := New(Config{
+		Endpoint: c.S3Endpoint, AccessKey: c.S3AccessKey, SecretKey: c.S3SecretKey,
+		Bucket: c.S3Bucket, Region: c.S3Region, PublicURL: c.S3PublicURL, PublicEndpoint: c.S3PublicEndpoint,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.EnsureBucket(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
 }

@@ -132,14 +132,8 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 	defer p.Close()
 
-	blobs, err := s3store.New(s3store.Config{
-		Endpoint: cfg.S3Endpoint, AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
-		Bucket: cfg.S3Bucket, Region: cfg.S3Region, PublicURL: cfg.S3PublicURL, PublicEndpoint: cfg.S3PublicEndpoint,
-	})
+	blobs, err := s3store.Open(ctx, cfg.S3)
 	if err != nil {
-		return err
-	}
-	if err := blobs.EnsureBucket(ctx); err != nil {
 		return err
 	}
 	local, err := compose.New(compose.Options{})
