@@ -81,3 +81,64 @@ func TestTraceSpansGatewayAndBilling(t *testing.T) {
 		t.Fatalf("request trace %s; billing event envelope %q, consumer %q", trace, got.envelope, got.consumer)
 	}
 }
+
+// TestTraceSpansAPaidOperation: one trace id from the caller through the
+// gateway, the thumbnails service, billing's reserve RPC and its
+// billing.credit.reserved.v1 event, then thumbnails' completion event and
+// billing's billing.credit.committed.v1, each to its consumer.
+func TestTraceSpansAPaidOperation(t *testing.T) {
+	s := startStack(t)
+	orgID, key := s.newOrg("pro")
+	s.waitTotal(key, 500)
+
+	nc, err := messaging.Connect(t.Context(), testkit.NATSURL(t), "e2e-trace-paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	bus, err := messaging.NewBus(nc, s.ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	traces := map[string][2]string{} // subject → trace ids of the envelope and of the consumer's context
+	testkit.Background(t, "consumer", func(ctx context.Context) error {
+		return bus.Consume(ctx, messaging.ConsumerConfig{Durable: "e2e-trace-paid", Stream: events.StreamBilling,
+			Subjects: []string{events.BillingCreditReserved, events.BillingCreditCommitted}},
+			func(hctx context.Context, e events.Envelope) error {
+				if e.OrgID != orgID {
+					return nil
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				traces[e.Type] = [2]string{testkit.TraceID(e.Traceparent), testkit.TraceID(telemetry.Traceparent(hctx))}
+				return nil
+			})
+	})
+
+	tp, trace := testkit.NewTraceparent()
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/api/v1/thumbnails", bytes.NewReader([]byte(`{"prompt": "traced"}`)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", tp)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Fatalf("generate: %d", resp.StatusCode)
+	}
+	testkit.Eventually(t, 20*time.Second, "billing's reserved and committed events consumed", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(traces) == 2
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for subject, got := range traces {
+		if got[0] != trace || got[1] != trace {
+			t.Errorf("%s: envelope trace %s, consumer trace %s, want %s", subject, got[0], got[1], trace)
+		}
+	}
+}
