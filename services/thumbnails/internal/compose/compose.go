@@ -139,9 +139,11 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if bgPic != nil {
 		l.Background.Kind = layout.BgReference
 	}
-	// A small, seeded turn of the background: two seeds never share
-	// pixels even when every other choice agrees.
+	// A small, seeded turn of the background and shift of the vignette:
+	// two seeds never share pixels even when every other choice agrees
+	// (the turn alone does nothing to a radial or a picture background).
 	l.Background.Angle += rng.Float64()*24 - 12
+	vigShift := image.Pt(rng.IntN(2*vignetteSlack+1)-vignetteSlack, rng.IntN(2*vignetteSlack+1)-vignetteSlack)
 
 	// Text blocks do not depend on the pictures under them: they are set
 	// on their own layers while the background and faces are drawn, and
@@ -208,7 +210,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	} else if l.Face != nil {
 		widenTexts(&l)
 	}
-	gradeCanvas(canvas, lookFor(l.Grade, req.Style))
+	gradeCanvas(canvas, lookFor(l.Grade, req.Style), vigShift)
 	if err := ctx.Err(); err != nil {
 		return engine.Result{}, err
 	}
