@@ -22,6 +22,7 @@ import (
 
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/services/assets/internal/facedetect"
@@ -45,15 +46,7 @@ type Service struct {
 	Now func() time.Time
 }
 
-func (s *Service) now() time.Time {
-	n := time.Now
-	if s.Now != nil {
-		n = s.Now
-	}
-	// Postgres keeps microseconds; truncating here makes the response of a
-	// write equal to what a later read returns.
-	return n().UTC().Truncate(time.Microsecond)
-}
+func (s *Service) now() time.Time { return pgkit.Now(s.Now) }
 
 func (s *Service) log() *slog.Logger {
 	if s.Log != nil {

@@ -21,6 +21,7 @@ import (
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/thumbnails/internal/assetview"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/layout"
@@ -105,15 +106,7 @@ type Service struct {
 	Now func() time.Time
 }
 
-func (s *Service) now() time.Time {
-	n := time.Now
-	if s.Now != nil {
-		n = s.Now
-	}
-	// Postgres keeps microseconds; truncating here makes the response of a
-	// write equal to what a later read returns.
-	return n().UTC().Truncate(time.Microsecond)
-}
+func (s *Service) now() time.Time { return pgkit.Now(s.Now) }
 
 func (s *Service) log() *slog.Logger {
 	if s.Log != nil {
