@@ -65,15 +65,7 @@ func TestPaidOperationSaga(t *testing.T) {
 	if err := pgkit.Migrate(ctx, pool, credits.Migrations); err != nil {
 		t.Fatal(err)
 	}
-	nc, err := messaging.Connect(ctx, testkit.NATSURL(t), "e2e-paid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer nc.Close()
-	bus, err := messaging.NewBus(nc, s.ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bus := s.bus("e2e-paid")
 	relayDone := make(chan error, 1)
 	go func() { relayDone <- messaging.NewRelay(pool, bus, slog.Default()).Run(ctx) }()
 	defer func() {

@@ -99,23 +99,7 @@ func startStack(t *testing.T) *stack {
 // start runs one service binary until the test ends, printing its log if
 // the test failed; the returned process can be killed to simulate a crash.
 func (s *stack) start(name string, env ...string) *exec.Cmd {
-	t := s.t
-	cmd := exec.Command(filepath.Join(s.bin, name))
-	cmd.Env = append(append(os.Environ(), s.common...), env...)
-	logf, _ := os.OpenFile(filepath.Join(s.bin, name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_, _ = cmd.Process.Wait()
-		if t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			t.Logf("%s log:\n%s", name, b)
-		}
-	})
-	return cmd
+	return testkit.StartProcess(s.t, name, filepath.Join(s.bin, name), append(append([]string{}, s.common...), env...)...)
 }
 
 func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) {

@@ -5,12 +5,11 @@ import (
 	"image/color"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"hookline.dev/pkg/testkit"
 )
 
 // send is do for requests that need their own headers or a body that is
@@ -45,20 +44,6 @@ func (s *stack) must(status int, method, path, bearer string, body any) map[stri
 	}
 	d, _ := b["data"].(map[string]any)
 	return d
-}
-
-// facePhoto is pigo's sample photo with a real face.
-func facePhoto(t *testing.T) []byte {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/esimov/pigo").Output()
-	if err != nil {
-		t.Fatalf("locating github.com/esimov/pigo: %v", err)
-	}
-	b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "testdata", "sample.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // TestOpenAPIContract drives every built endpoint through the gateway, in
@@ -142,7 +127,7 @@ func TestOpenAPIContract(t *testing.T) {
 		s.must(400, "POST", "/api/v1/faces/upload-urls", key, map[string]any{"files": []any{}})
 		s.must(400, "POST", "/api/v1/uploads/presigned-url", key, map[string]any{"fileName": "x.gif", "fileType": "image/gif", "fileSize": 10})
 
-		photo := s.uploadAs(key, "me.jpg", "image/jpeg", facePhoto(t))
+		photo := s.uploadAs(key, "me.jpg", "image/jpeg", testkit.FacePhoto(t))
 		wall := s.upload(key, "wall.png", solidPNG(t, color.RGBA{200, 200, 200, 255}))
 		f := s.must(201, "POST", "/api/v1/faces", key, map[string]any{"name": "Ann", "imageUrls": []string{photo}})
 		id := f["id"].(string)

@@ -254,7 +254,7 @@ func TestThumbnailInputs(t *testing.T) {
 	red := s.upload(key, "red.png", solidPNG(t, color.RGBA{220, 20, 20, 255}))
 	style := s.must(201, "POST", "/api/v1/styles", key, map[string]any{"name": "Red", "referenceImageUrls": []string{red}})
 	brand := s.must(201, "POST", "/api/v1/brands", key, map[string]any{"name": "Acme", "colors": []string{"#1a73e8", "#fbbc04"}})
-	photo := s.uploadAs(key, "me.jpg", "image/jpeg", facePhoto(t))
+	photo := s.uploadAs(key, "me.jpg", "image/jpeg", testkit.FacePhoto(t))
 	face := s.must(201, "POST", "/api/v1/faces", key, map[string]any{"name": "Me", "imageUrls": []string{photo}})
 	coll := s.must(201, "POST", "/api/v1/collections", key, map[string]any{"name": "Launch"})
 	req := map[string]any{

@@ -15,6 +15,21 @@ import (
 	"hookline.dev/pkg/testkit"
 )
 
+// bus connects to the stack's NATS namespace as a test client.
+func (s *stack) bus(name string) *messaging.Bus {
+	s.t.Helper()
+	nc, err := messaging.Connect(s.t.Context(), testkit.NATSURL(s.t), name)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.t.Cleanup(nc.Close)
+	bus, err := messaging.NewBus(nc, s.ns)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return bus
+}
+
 // TestTraceSpansGatewayAndBilling: a request's trace id reaches, through
 // the gateway, its outbox event and billing's consumer and group-commit
 // writer, the billing event that records the effect, and that event's
@@ -23,15 +38,7 @@ func TestTraceSpansGatewayAndBilling(t *testing.T) {
 	s := startStack(t)
 	orgID, _ := s.newOrg("pro")
 
-	nc, err := messaging.Connect(t.Context(), testkit.NATSURL(t), "e2e-trace")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	bus, err := messaging.NewBus(nc, s.ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bus := s.bus("e2e-trace")
 	type seen struct{ envelope, consumer string }
 	var mu sync.Mutex
 	grants := map[string]seen{} // grant id → trace ids of its billing.credit.granted.v1
@@ -91,15 +98,7 @@ func TestTraceSpansAPaidOperation(t *testing.T) {
 	orgID, key := s.newOrg("pro")
 	s.waitTotal(key, 500)
 
-	nc, err := messaging.Connect(t.Context(), testkit.NATSURL(t), "e2e-trace-paid")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	bus, err := messaging.NewBus(nc, s.ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	bus := s.bus("e2e-trace-paid")
 	var mu sync.Mutex
 	traces := map[string][2]string{} // subject → trace ids of the envelope and of the consumer's context
 	testkit.Background(t, "consumer", func(ctx context.Context) error {

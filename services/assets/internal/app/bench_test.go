@@ -89,7 +89,7 @@ func BenchmarkCollectionDetail(b *testing.B) {
 	var c struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/collections", org, map[string]any{"name": "Big"}).into(b, &c)
+	h.must(201, "POST", "/collections", org, map[string]any{"name": "Big"}).Into(b, &c)
 	ctx := context.Background()
 	for i := range 100 {
 		id := uuid.NewString()

@@ -46,18 +46,18 @@ func TestBrands(t *testing.T) {
 	t.Run("by hand", func(t *testing.T) {
 		logo := h.upload(org, "logo.png", "image/png", solidPNG(t, 64, 64, color.RGBA{1, 2, 3, 255}))
 		var b brandRec
-		h.must(201, "POST", "/brands", org, map[string]any{"name": "Acme", "colors": []string{"#F60", "#000000", "#ff6600"}, "logoUrl": logo, "fonts": []string{"Inter"}}).into(t, &b)
+		h.must(201, "POST", "/brands", org, map[string]any{"name": "Acme", "colors": []string{"#F60", "#000000", "#ff6600"}, "logoUrl": logo, "fonts": []string{"Inter"}}).Into(t, &b)
 		if !slices.Equal(b.Colors, []string{"#ff6600", "#000000"}) || b.LogoURL == nil || !strings.HasSuffix(*b.LogoURL, "/orgs/"+org+"/brands/"+b.ID+"/logo.png") || b.Domain != nil || !slices.Equal(b.Fonts, []string{"Inter"}) {
 			t.Fatalf("record %+v", b)
 		}
 		var nologo brandRec
-		h.must(201, "POST", "/brands", org, map[string]any{"name": "Plain", "colors": []string{"#123"}}).into(t, &nologo)
+		h.must(201, "POST", "/brands", org, map[string]any{"name": "Plain", "colors": []string{"#123"}}).Into(t, &nologo)
 		if nologo.LogoURL != nil || nologo.Fonts == nil {
 			t.Fatalf("record %+v", nologo)
 		}
 		r := h.must(400, "POST", "/brands", org, map[string]any{"name": "x", "colors": []string{"#12", "red", "#abcdef"}})
-		if r.field("colors[0]") == "" || r.field("colors[1]") == "" || r.field("colors[2]") != "" {
-			t.Fatalf("colour failures %s", r.raw)
+		if r.Field("colors[0]") == "" || r.Field("colors[1]") == "" || r.Field("colors[2]") != "" {
+			t.Fatalf("colour failures %s", r.Raw)
 		}
 		h.must(400, "POST", "/brands", org, map[string]any{"name": "x", "colors": make([]string, 9)})
 		h.must(400, "POST", "/brands", org, map[string]any{"name": "x"})
@@ -65,7 +65,7 @@ func TestBrands(t *testing.T) {
 		h.must(400, "POST", "/brands", org, map[string]any{"name": "x", "colors": []string{"#fff"}, "domain": web.URL})
 
 		var p brandRec
-		h.must(200, "PATCH", "/brands/"+b.ID, org, map[string]any{"colors": []string{"#00FF00"}, "logoUrl": ""}).into(t, &p)
+		h.must(200, "PATCH", "/brands/"+b.ID, org, map[string]any{"colors": []string{"#00FF00"}, "logoUrl": ""}).Into(t, &p)
 		if !slices.Equal(p.Colors, []string{"#00ff00"}) || p.LogoURL != nil || p.Name != "Acme" {
 			t.Fatalf("patched %+v", p)
 		}
@@ -80,8 +80,8 @@ func TestBrands(t *testing.T) {
 	t.Run("redirects are re-checked", func(t *testing.T) {
 		for _, p := range []string{"/to-metadata", "/to-loopback"} {
 			r := h.must(400, "POST", "/brands", org, map[string]any{"name": "x", "colors": []string{"#fff"}, "logoUrl": web.URL + p})
-			if !strings.Contains(r.field("logoUrl"), "may not be fetched") {
-				t.Errorf("redirect %s: %s", p, r.raw)
+			if !strings.Contains(r.Field("logoUrl"), "may not be fetched") {
+				t.Errorf("redirect %s: %s", p, r.Raw)
 			}
 		}
 		// A redirect within the allowed site is fine.
@@ -90,7 +90,7 @@ func TestBrands(t *testing.T) {
 
 	t.Run("import from a website", func(t *testing.T) {
 		var b brandRec
-		h.must(201, "POST", "/brands", org, map[string]any{"domain": web.URL}).into(t, &b)
+		h.must(201, "POST", "/brands", org, map[string]any{"domain": web.URL}).Into(t, &b)
 		if b.Name != "Greenleaf" {
 			t.Errorf("name %q, want the manifest's", b.Name)
 		}
@@ -115,27 +115,27 @@ func TestBrands(t *testing.T) {
 		// A bare host is tried over https first, then http; a name given
 		// wins over the site's.
 		var named brandRec
-		h.must(201, "POST", "/brands", org, map[string]any{"domain": web.host, "name": "Mine"}).into(t, &named)
+		h.must(201, "POST", "/brands", org, map[string]any{"domain": web.host, "name": "Mine"}).Into(t, &named)
 		if named.Name != "Mine" || named.Colors[0] != "#2a9d8f" {
 			t.Fatalf("bare host import %+v", named)
 		}
 
 		r := h.must(400, "POST", "/brands", org, map[string]any{"domain": bare.URL})
-		if !strings.Contains(r.field("domain"), "no brand colours") {
-			t.Fatalf("site without colours: %s", r.raw)
+		if !strings.Contains(r.Field("domain"), "no brand colours") {
+			t.Fatalf("site without colours: %s", r.Raw)
 		}
 		r = h.must(400, "POST", "/brands", org, map[string]any{"domain": web.URL + "/missing"})
-		if !strings.Contains(r.field("domain"), "could not be fetched") {
-			t.Fatalf("missing page: %s", r.raw)
+		if !strings.Contains(r.Field("domain"), "could not be fetched") {
+			t.Fatalf("missing page: %s", r.Raw)
 		}
 
 		// Re-import through PATCH.
 		var p brandRec
-		h.must(200, "PATCH", "/brands/"+named.ID, org, map[string]any{"colors": []string{"#010101"}}).into(t, &p)
+		h.must(200, "PATCH", "/brands/"+named.ID, org, map[string]any{"colors": []string{"#010101"}}).Into(t, &p)
 		if p.Domain != nil {
 			t.Fatalf("hand-edited brand still claims its domain: %+v", p)
 		}
-		h.must(200, "PATCH", "/brands/"+named.ID, org, map[string]any{"domain": web.URL}).into(t, &p)
+		h.must(200, "PATCH", "/brands/"+named.ID, org, map[string]any{"domain": web.URL}).Into(t, &p)
 		if p.Name != "Mine" || p.Colors[0] != "#2a9d8f" || p.Domain == nil || p.LogoURL == nil || *p.LogoURL == *named.LogoURL {
 			t.Fatalf("re-import %+v", p)
 		}

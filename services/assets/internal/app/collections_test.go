@@ -54,7 +54,7 @@ func (h *harness) thumbnailDeleted(org, id string) events.Envelope {
 func (h *harness) collection(org, id string) collectionRec {
 	h.t.Helper()
 	var c collectionRec
-	h.must(200, "GET", "/collections/"+id, org, nil).into(h.t, &c)
+	h.must(200, "GET", "/collections/"+id, org, nil).Into(h.t, &c)
 	return c
 }
 
@@ -62,7 +62,7 @@ func TestCollections(t *testing.T) {
 	h := newHarness(t)
 	org := newOrg()
 	var c collectionRec
-	h.must(201, "POST", "/collections", org, map[string]any{"name": " Launch ", "description": "May launch"}).into(t, &c)
+	h.must(201, "POST", "/collections", org, map[string]any{"name": " Launch ", "description": "May launch"}).Into(t, &c)
 	if c.Name != "Launch" || c.Description == nil || *c.Description != "May launch" || c.Thumbnails == nil || c.ThumbnailCount != 0 {
 		t.Fatalf("created %+v", c)
 	}
@@ -80,7 +80,7 @@ func TestCollections(t *testing.T) {
 		h.thumbnailCreated(org, b, "")
 		h.thumbnailCreated(org, x, "")
 		var got collectionRec
-		h.must(200, "POST", "/collections/"+c.ID+"/thumbnails", org, map[string]any{"thumbnailIds": []string{b, x}}).into(t, &got)
+		h.must(200, "POST", "/collections/"+c.ID+"/thumbnails", org, map[string]any{"thumbnailIds": []string{b, x}}).Into(t, &got)
 		if len(got.ids()) != 3 || got.ids()[2] != a {
 			t.Fatalf("after add: %v", got.ids())
 		}
@@ -89,7 +89,7 @@ func TestCollections(t *testing.T) {
 		if got := h.collection(org, c.ID); len(got.ids()) != 3 {
 			t.Fatalf("after re-add: %v", got.ids())
 		}
-		h.must(200, "DELETE", "/collections/"+c.ID+"/thumbnails", org, map[string]any{"thumbnailId": x}).into(t, &got)
+		h.must(200, "DELETE", "/collections/"+c.ID+"/thumbnails", org, map[string]any{"thumbnailId": x}).Into(t, &got)
 		if slices.Contains(got.ids(), x) || len(got.ids()) != 2 {
 			t.Fatalf("after remove: %v", got.ids())
 		}
@@ -98,7 +98,7 @@ func TestCollections(t *testing.T) {
 		unknown := uuid.NewString()
 		r := h.must(404, "POST", "/collections/"+c.ID+"/thumbnails", org, map[string]any{"thumbnailIds": []string{x, unknown}})
 		if ids, _ := r.Details["thumbnailIds"].([]any); len(ids) != 1 || ids[0] != unknown {
-			t.Fatalf("404 should name the unknown id: %s", r.raw)
+			t.Fatalf("404 should name the unknown id: %s", r.Raw)
 		}
 		if got := h.collection(org, c.ID); slices.Contains(got.ids(), x) {
 			t.Fatal("a refused request added a thumbnail")
@@ -121,7 +121,7 @@ func TestCollections(t *testing.T) {
 
 	t.Run("deleted thumbnails leave every collection", func(t *testing.T) {
 		var other collectionRec
-		h.must(201, "POST", "/collections", org, map[string]any{"name": "Other"}).into(t, &other)
+		h.must(201, "POST", "/collections", org, map[string]any{"name": "Other"}).Into(t, &other)
 		h.must(200, "POST", "/collections/"+other.ID+"/thumbnails", org, map[string]any{"thumbnailIds": []string{a, b}})
 		del := h.thumbnailDeleted(org, a)
 		if got := h.collection(org, c.ID); slices.Contains(got.ids(), a) {
@@ -182,12 +182,12 @@ func TestCollections(t *testing.T) {
 	t.Run("list, patch, delete", func(t *testing.T) {
 		var list []collectionRec
 		r := h.must(200, "GET", "/collections", org, nil)
-		r.into(t, &list)
+		r.Into(t, &list)
 		if r.Page.Total != 2 || list[0].Name != "Other" || list[1].ID != c.ID || list[1].ThumbnailCount != 1 || list[0].Thumbnails != nil {
-			t.Fatalf("list %s", r.raw)
+			t.Fatalf("list %s", r.Raw)
 		}
 		var p collectionRec
-		h.must(200, "PATCH", "/collections/"+c.ID, org, map[string]any{"name": "Renamed"}).into(t, &p)
+		h.must(200, "PATCH", "/collections/"+c.ID, org, map[string]any{"name": "Renamed"}).Into(t, &p)
 		if p.Name != "Renamed" || *p.Description != "May launch" || len(p.Thumbnails) != 1 {
 			t.Fatalf("patched %+v", p)
 		}

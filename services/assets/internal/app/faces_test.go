@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/testkit"
 )
 
 type faceRec struct {
@@ -24,13 +25,13 @@ type faceRec struct {
 func TestFaces(t *testing.T) {
 	h := newHarness(t)
 	org := newOrg()
-	photo := samplePhoto(t)
+	photo := testkit.FacePhoto(t)
 	u1 := h.upload(org, "me.jpg", "image/jpeg", photo)
 	u2 := h.upload(org, "me-again.jpg", "image/jpeg", photo)
 	plain := h.upload(org, "wall.png", "image/png", gradientPNG(t, 400, 300))
 
 	var f faceRec
-	h.must(201, "POST", "/faces", org, map[string]any{"name": "  Ann  ", "imageUrls": []string{u1, u2}}).into(t, &f)
+	h.must(201, "POST", "/faces", org, map[string]any{"name": "  Ann  ", "imageUrls": []string{u1, u2}}).Into(t, &f)
 	if f.Name != "Ann" || len(f.ImageURLs) != 2 || f.CreatedAt.IsZero() || !f.CreatedAt.Equal(f.UpdatedAt) {
 		t.Fatalf("unexpected record %+v", f)
 	}
@@ -52,8 +53,8 @@ func TestFaces(t *testing.T) {
 
 	t.Run("an image without a face is refused, naming it", func(t *testing.T) {
 		r := h.must(400, "POST", "/faces", org, map[string]any{"name": "Nobody", "imageUrls": []string{u1, plain}})
-		if r.field("imageUrls[1]") != "no face detected" || r.field("imageUrls[0]") != "" || !strings.Contains(r.Error, plain) {
-			t.Fatalf("unexpected %s", r.raw)
+		if r.Field("imageUrls[1]") != "no face detected" || r.Field("imageUrls[0]") != "" || !strings.Contains(r.Error, plain) {
+			t.Fatalf("unexpected %s", r.Raw)
 		}
 		if r := h.must(200, "GET", "/faces", org, nil); r.Page.Total != 1 {
 			t.Fatalf("a refused face was stored: total %d", r.Page.Total)
@@ -62,15 +63,15 @@ func TestFaces(t *testing.T) {
 
 	t.Run("validation", func(t *testing.T) {
 		r := h.must(400, "POST", "/faces", org, map[string]any{"name": "", "imageUrls": []string{"ftp://x/y.png", u1}})
-		if r.field("name") == "" || r.field("imageUrls[0]") == "" || r.field("imageUrls[1]") != "" {
-			t.Fatalf("want name and imageUrls[0]: %s", r.raw)
+		if r.Field("name") == "" || r.Field("imageUrls[0]") == "" || r.Field("imageUrls[1]") != "" {
+			t.Fatalf("want name and imageUrls[0]: %s", r.Raw)
 		}
 		eleven := make([]string, 11)
 		for i := range eleven {
 			eleven[i] = u1
 		}
-		if r := h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": eleven}); r.field("imageUrls") == "" {
-			t.Fatalf("11 images: %s", r.raw)
+		if r := h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": eleven}); r.Field("imageUrls") == "" {
+			t.Fatalf("11 images: %s", r.Raw)
 		}
 		h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": []string{}})
 		h.must(400, "POST", "/faces", org, map[string]any{"name": strings.Repeat("n", 101), "imageUrls": []string{u1}})
@@ -83,38 +84,38 @@ func TestFaces(t *testing.T) {
 
 	t.Run("get, list and patch", func(t *testing.T) {
 		var got faceRec
-		h.must(200, "GET", "/faces/"+f.ID, org, nil).into(t, &got)
+		h.must(200, "GET", "/faces/"+f.ID, org, nil).Into(t, &got)
 		if !reflect.DeepEqual(got, f) {
 			t.Fatalf("GET differs from POST:\n%+v\n%+v", got, f)
 		}
 		var second faceRec
-		h.must(201, "POST", "/faces", org, map[string]any{"name": "Bob", "imageUrls": []string{u2}}).into(t, &second)
+		h.must(201, "POST", "/faces", org, map[string]any{"name": "Bob", "imageUrls": []string{u2}}).Into(t, &second)
 		var list []faceRec
 		r := h.must(200, "GET", "/faces?limit=1", org, nil)
-		r.into(t, &list)
+		r.Into(t, &list)
 		if len(list) != 1 || list[0].ID != second.ID || r.Page.Total != 2 || !r.Page.HasMore || r.Page.Limit != 1 {
-			t.Fatalf("page 1 is not the newest: %s", r.raw)
+			t.Fatalf("page 1 is not the newest: %s", r.Raw)
 		}
 		r = h.must(200, "GET", "/faces?limit=1&page=2", org, nil)
-		r.into(t, &list)
+		r.Into(t, &list)
 		if len(list) != 1 || list[0].ID != f.ID || r.Page.HasMore {
-			t.Fatalf("page 2: %s", r.raw)
+			t.Fatalf("page 2: %s", r.Raw)
 		}
 		h.must(400, "GET", "/faces?limit=101", org, nil)
 		h.must(400, "GET", "/faces?page=0", org, nil)
 
 		var renamed faceRec
-		h.must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": "Annie"}).into(t, &renamed)
+		h.must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": "Annie"}).Into(t, &renamed)
 		if renamed.Name != "Annie" || !reflect.DeepEqual(renamed.ImageURLs, f.ImageURLs) || !renamed.UpdatedAt.After(f.UpdatedAt) || !renamed.CreatedAt.Equal(f.CreatedAt) {
 			t.Fatalf("rename: %+v", renamed)
 		}
 		// A PATCH with a faceless photo changes nothing.
 		r = h.must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{plain}})
-		if r.field("imageUrls[0]") != "no face detected" {
-			t.Fatalf("patch without face: %s", r.raw)
+		if r.Field("imageUrls[0]") != "no face detected" {
+			t.Fatalf("patch without face: %s", r.Raw)
 		}
 		var replaced faceRec
-		h.must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{u2}}).into(t, &replaced)
+		h.must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{u2}}).Into(t, &replaced)
 		if len(replaced.ImageURLs) != 1 || replaced.ImageURLs[0] == f.ImageURLs[0] || replaced.ThumbnailURL == f.ThumbnailURL {
 			t.Fatalf("new photos were not stored as new objects: %+v", replaced)
 		}
@@ -158,12 +159,12 @@ func TestFaces(t *testing.T) {
 // TestFaceFromExternalURL loads a face photo from a (test-allow-listed)
 // website through the safe fetcher and stores our own copy.
 func TestFaceFromExternalURL(t *testing.T) {
-	photo := samplePhoto(t)
+	photo := testkit.FacePhoto(t)
 	srv := testSite(t, map[string]siteFile{"/people/ann.jpg": {"image/jpeg", photo, ""}})
 	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", srv.host)
 	org := newOrg()
 	var f faceRec
-	h.must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{srv.URL + "/people/ann.jpg"}}).into(t, &f)
+	h.must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{srv.URL + "/people/ann.jpg"}}).Into(t, &f)
 	if !strings.Contains(f.ImageURLs[0], "/orgs/"+org+"/faces/") {
 		t.Fatalf("external photo not copied: %+v", f)
 	}

@@ -10,9 +10,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,7 +18,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"hookline.dev/pkg/events"
@@ -55,30 +51,9 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 	ns := testkit.Namespace(t)
 	addr := testkit.FreeAddr(t)
 	s3 := testkit.Bucket(t)
-	h := &harness{t: t, url: "http://" + addr, s3: s3, client: &http.Client{Timeout: 60 * time.Second}, env: map[string]string{
-		"HOOKLINE_DATABASE_URL":     testkit.DatabaseURL(t),
-		"HOOKLINE_NATS_URL":         testkit.NATSURL(t),
-		"HOOKLINE_NATS_NAMESPACE":   ns,
-		"HOOKLINE_DB_SCHEMA":        schema,
-		"HOOKLINE_HTTP_ADDR":        addr,
-		"HOOKLINE_PRINCIPAL_SECRET": secret,
-		"HOOKLINE_S3_ENDPOINT":      s3.Endpoint,
-		"HOOKLINE_S3_ACCESS_KEY":    s3.AccessKey,
-		"HOOKLINE_S3_SECRET_KEY":    s3.SecretKey,
-		"HOOKLINE_S3_BUCKET":        s3.Bucket,
-		"HOOKLINE_LOG_LEVEL":        "warn",
-	}}
-	for i := 0; i+1 < len(overrides); i += 2 {
-		h.env[overrides[i]] = overrides[i+1]
-	}
-	var err error
-	if h.minio, err = minio.New(s3.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s3.AccessKey, s3.SecretKey, ""), Region: "us-east-1"}); err != nil {
-		t.Fatal(err)
-	}
-	// Registered first, so it runs after the service has stopped.
-	t.Cleanup(func() {
-		_ = h.minio.RemoveBucketWithOptions(context.Background(), s3.Bucket, minio.RemoveBucketOptions{ForceDelete: true})
-	})
+	h := &harness{t: t, url: "http://" + addr, s3: s3, client: &http.Client{Timeout: 60 * time.Second},
+		env: testkit.ServiceEnv(t, schema, ns, addr, secret, append(s3.Env(), overrides...)...)}
+	h.minio = s3.Client(t) // before the service: the bucket goes after it stops
 	nc, err := messaging.Connect(context.Background(), testkit.NATSURL(t), "assets-test")
 	if err != nil {
 		t.Fatal(err)
@@ -103,36 +78,8 @@ func (h *harness) start() {
 
 func newOrg() string { return uuid.NewString() }
 
-// resp is a decoded response.
-type resp struct {
-	status int
-	raw    []byte
-	Data   json.RawMessage `json:"data"`
-	Page   *struct {
-		Page    int  `json:"page"`
-		Limit   int  `json:"limit"`
-		Total   int  `json:"total"`
-		HasMore bool `json:"hasMore"`
-	} `json:"pagination"`
-	Error   string         `json:"error"`
-	Code    string         `json:"code"`
-	Details map[string]any `json:"details"`
-}
-
-// into decodes data into v.
-func (r resp) into(t testing.TB, v any) {
-	t.Helper()
-	if err := json.Unmarshal(r.Data, v); err != nil {
-		t.Fatalf("decode data %s: %v", r.raw, err)
-	}
-}
-
-// field returns details.fields[name] of an error response.
-func (r resp) field(name string) string {
-	fs, _ := r.Details["fields"].(map[string]any)
-	s, _ := fs[name].(string)
-	return s
-}
+// resp is a decoded answer of the service.
+type resp = testkit.Response
 
 func sign(t testing.TB, org string) string {
 	t.Helper()
@@ -147,48 +94,19 @@ func sign(t testing.TB, org string) string {
 // unless it is a string, which is sent as is.
 func (h *harness) do(method, path, org string, body any) resp {
 	h.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, h.url+path, rd)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	var headers []string
 	if org != "" {
-		req.Header.Set(principal.Header, sign(h.t, org))
+		headers = []string{principal.Header, sign(h.t, org)}
 	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer func() { _ = res.Body.Close() }()
-	raw, _ := io.ReadAll(res.Body)
-	r := resp{status: res.StatusCode, raw: raw}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &r); err != nil {
-			h.t.Fatalf("%s %s: %d %q is not JSON: %v", method, path, res.StatusCode, raw, err)
-		}
-		r.status, r.raw = res.StatusCode, raw
-	}
-	return r
+	return testkit.Call(h.t, h.client, method, h.url+path, body, headers...)
 }
 
 // must calls do and fails unless the status is want.
 func (h *harness) must(want int, method, path, org string, body any) resp {
 	h.t.Helper()
 	r := h.do(method, path, org, body)
-	if r.status != want {
-		h.t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.status, want, r.raw)
+	if r.Status != want {
+		h.t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.Status, want, r.Raw)
 	}
 	return r
 }
@@ -203,7 +121,7 @@ type presigned struct {
 func (h *harness) presign(org, name, fileType string, size int) presigned {
 	h.t.Helper()
 	var p presigned
-	h.must(200, "POST", "/uploads/presigned-url", org, map[string]any{"fileName": name, "fileType": fileType, "fileSize": size}).into(h.t, &p)
+	h.must(200, "POST", "/uploads/presigned-url", org, map[string]any{"fileName": name, "fileType": fileType, "fileSize": size}).Into(h.t, &p)
 	return p
 }
 
@@ -365,21 +283,6 @@ func gradientPNG(t testing.TB, w, h int) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
-}
-
-// samplePhoto is pigo's sample photo with a real face, read from the
-// pinned module on disk.
-func samplePhoto(t testing.TB) []byte {
-	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/esimov/pigo").Output()
-	if err != nil {
-		t.Fatalf("locating github.com/esimov/pigo: %v (run `go mod download` in services/assets)", err)
-	}
-	b, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "testdata", "sample.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // siteFile is one file of a test website.

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"hookline.dev/pkg/testkit"
 )
 
 // bombPNG is a side×side 16-bit RGBA PNG of one colour: a few hundred
@@ -104,13 +106,13 @@ func TestDecompressionBombs(t *testing.T) {
 	stop := heapPeak()
 	r := h.do("POST", "/styles", org, map[string]any{"name": "bombs", "referenceImageUrls": urls})
 	grew := stop()
-	t.Logf("POST /styles with ten bombs: %d, heap peak +%d MiB", r.status, grew>>20)
-	if r.status != 400 {
-		t.Fatalf("status %d, want 400: %.300s", r.status, r.raw)
+	t.Logf("POST /styles with ten bombs: %d, heap peak +%d MiB", r.Status, grew>>20)
+	if r.Status != 400 {
+		t.Fatalf("status %d, want 400: %.300s", r.Status, r.Raw)
 	}
 	for i := range urls {
 		f := fmt.Sprintf("referenceImageUrls[%d]", i)
-		if got := r.field(f); !strings.Contains(got, urls[i]) || !strings.Contains(got, "memory") {
+		if got := r.Field(f); !strings.Contains(got, urls[i]) || !strings.Contains(got, "memory") {
 			t.Errorf("fields.%s = %q, want the URL and the memory reason", f, got)
 		}
 	}
@@ -133,10 +135,10 @@ func TestTextFields(t *testing.T) {
 	var face, style, brand, coll struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{h.upload(org, "ann.jpg", "image/jpeg", samplePhoto(t))}}).into(t, &face)
-	h.must(201, "POST", "/styles", org, map[string]any{"name": "Blue", "referenceImageUrls": []string{h.upload(org, "s.png", "image/png", png)}}).into(t, &style)
-	h.must(201, "POST", "/brands", org, map[string]any{"name": "Acme", "colors": []string{"#123456"}}).into(t, &brand)
-	h.must(201, "POST", "/collections", org, map[string]any{"name": "Picks"}).into(t, &coll)
+	h.must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{h.upload(org, "ann.jpg", "image/jpeg", testkit.FacePhoto(t))}}).Into(t, &face)
+	h.must(201, "POST", "/styles", org, map[string]any{"name": "Blue", "referenceImageUrls": []string{h.upload(org, "s.png", "image/png", png)}}).Into(t, &style)
+	h.must(201, "POST", "/brands", org, map[string]any{"name": "Acme", "colors": []string{"#123456"}}).Into(t, &brand)
+	h.must(201, "POST", "/collections", org, map[string]any{"name": "Picks"}).Into(t, &coll)
 	ref := h.upload(org, "ref.png", "image/png", png)
 
 	// Each body has one %s where the bad value goes, inside a JSON string.
@@ -176,8 +178,8 @@ func TestTextFields(t *testing.T) {
 	for _, c := range cases {
 		for what, v := range bad {
 			r := h.do(c.method, c.path, org, fmt.Sprintf(c.body, v))
-			if r.status != 400 || r.Code != "invalid_request" || r.field(c.field) == "" {
-				t.Errorf("%s %s with %s in %s: %d %s", c.method, c.path, what, c.field, r.status, r.raw)
+			if r.Status != 400 || r.Code != "invalid_request" || r.Field(c.field) == "" {
+				t.Errorf("%s %s with %s in %s: %d %s", c.method, c.path, what, c.field, r.Status, r.Raw)
 			}
 		}
 	}
@@ -186,14 +188,14 @@ func TestTextFields(t *testing.T) {
 		{"POST", "/brands", `{"name":"tab\there","colors":["#fff"]}`, "name"},
 		{"POST", "/uploads/presigned-url", `{"fileName":"a\nb.png","fileType":"image/png","fileSize":10}`, "fileName"},
 	} {
-		if r := h.do(c.method, c.path, org, c.body); r.status != 400 || !strings.Contains(r.field(c.field), "single line") {
-			t.Errorf("%s %s %s: %d %s", c.method, c.path, c.body, r.status, r.raw)
+		if r := h.do(c.method, c.path, org, c.body); r.Status != 400 || !strings.Contains(r.Field(c.field), "single line") {
+			t.Errorf("%s %s %s: %d %s", c.method, c.path, c.body, r.Status, r.Raw)
 		}
 	}
 	var multi struct {
 		Description string `json:"description"`
 	}
-	h.must(200, "PATCH", "/collections/"+coll.ID, org, map[string]any{"description": "line one\n\tline two"}).into(t, &multi)
+	h.must(200, "PATCH", "/collections/"+coll.ID, org, map[string]any{"description": "line one\n\tline two"}).Into(t, &multi)
 	if multi.Description != "line one\n\tline two" {
 		t.Errorf("multi-line description stored as %q", multi.Description)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/testkit"
 )
 
 func TestUnauthenticated(t *testing.T) {
@@ -21,8 +22,8 @@ func TestUnauthenticated(t *testing.T) {
 		{"GET", "/collections"}, {"POST", "/collections/" + uuid.NewString() + "/thumbnails"},
 	}
 	for _, rt := range routes {
-		if r := h.do(rt[0], rt[1], "", map[string]any{}); r.status != 401 || r.Code != "unauthorized" {
-			t.Errorf("%s %s without principal: %d %s", rt[0], rt[1], r.status, r.raw)
+		if r := h.do(rt[0], rt[1], "", map[string]any{}); r.Status != 401 || r.Code != "unauthorized" {
+			t.Errorf("%s %s without principal: %d %s", rt[0], rt[1], r.Status, r.Raw)
 		}
 	}
 	// A principal signed with another secret, or expired, is no principal.
@@ -57,15 +58,15 @@ func TestNonUUIDPathIDs(t *testing.T) {
 		for _, bad := range []string{"123", "not-a-uuid", "6f9619ff8b86d011b42d00cf4fc964ff", uuid.NewString() + "0"} {
 			for _, m := range []string{"GET", "PATCH", "DELETE"} {
 				r := h.do(m, "/"+kind+"/"+bad, org, map[string]any{"name": "x"})
-				if r.status != 400 || r.field("id") == "" {
-					t.Errorf("%s /%s/%s: %d %s", m, kind, bad, r.status, r.raw)
+				if r.Status != 400 || r.Field("id") == "" {
+					t.Errorf("%s /%s/%s: %d %s", m, kind, bad, r.Status, r.Raw)
 				}
 			}
 		}
 	}
 	for _, m := range []string{"POST", "DELETE"} {
-		if r := h.do(m, "/collections/nope/thumbnails", org, map[string]any{"thumbnailId": uuid.NewString()}); r.status != 400 {
-			t.Errorf("%s thumbnails of a non-uuid collection: %d", m, r.status)
+		if r := h.do(m, "/collections/nope/thumbnails", org, map[string]any{"thumbnailId": uuid.NewString()}); r.Status != 400 {
+			t.Errorf("%s thumbnails of a non-uuid collection: %d", m, r.Status)
 		}
 	}
 }
@@ -76,16 +77,16 @@ func TestNonUUIDPathIDs(t *testing.T) {
 func TestCrossTenant(t *testing.T) {
 	h := newHarness(t)
 	a, b := newOrg(), newOrg()
-	photo := h.upload(a, "me.jpg", "image/jpeg", samplePhoto(t))
+	photo := h.upload(a, "me.jpg", "image/jpeg", testkit.FacePhoto(t))
 	red := h.upload(a, "red.png", "image/png", solidPNG(t, 32, 32, color.RGBA{255, 0, 0, 255}))
 
 	var face, style, brand, coll struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/faces", a, map[string]any{"name": "A", "imageUrls": []string{photo}}).into(t, &face)
-	h.must(201, "POST", "/styles", a, map[string]any{"name": "A", "referenceImageUrls": []string{red}}).into(t, &style)
-	h.must(201, "POST", "/brands", a, map[string]any{"name": "A", "colors": []string{"#fff"}, "logoUrl": red}).into(t, &brand)
-	h.must(201, "POST", "/collections", a, map[string]any{"name": "A"}).into(t, &coll)
+	h.must(201, "POST", "/faces", a, map[string]any{"name": "A", "imageUrls": []string{photo}}).Into(t, &face)
+	h.must(201, "POST", "/styles", a, map[string]any{"name": "A", "referenceImageUrls": []string{red}}).Into(t, &style)
+	h.must(201, "POST", "/brands", a, map[string]any{"name": "A", "colors": []string{"#fff"}, "logoUrl": red}).Into(t, &brand)
+	h.must(201, "POST", "/collections", a, map[string]any{"name": "A"}).Into(t, &coll)
 	thumb := uuid.NewString()
 	h.thumbnailCreated(a, thumb, coll.ID)
 
@@ -100,8 +101,8 @@ func TestCrossTenant(t *testing.T) {
 			if m == "PATCH" {
 				body = patches[kind]
 			}
-			if r := h.do(m, path, b, body); r.status != 404 || r.Code != "not_found" {
-				t.Errorf("%s %s as another organization: %d %s", m, path, r.status, r.raw)
+			if r := h.do(m, path, b, body); r.Status != 404 || r.Code != "not_found" {
+				t.Errorf("%s %s as another organization: %d %s", m, path, r.Status, r.Raw)
 			}
 		}
 		if r := h.must(200, "GET", "/"+kind, b, nil); r.Page.Total != 0 {
@@ -113,7 +114,7 @@ func TestCrossTenant(t *testing.T) {
 	var bc struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/collections", b, map[string]any{"name": "B"}).into(t, &bc)
+	h.must(201, "POST", "/collections", b, map[string]any{"name": "B"}).Into(t, &bc)
 	h.must(404, "POST", "/collections/"+bc.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
 	h.must(404, "POST", "/collections/"+coll.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
 	h.must(404, "DELETE", "/collections/"+coll.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
@@ -127,8 +128,8 @@ func TestCrossTenant(t *testing.T) {
 		"/brands": map[string]any{"name": "B", "colors": []string{"#000"}, "logoUrl": red},
 	} {
 		r := h.must(400, "POST", path, b, body)
-		if !strings.Contains(string(r.raw), "was not uploaded") {
-			t.Errorf("POST %s with another organization's upload: %s", path, r.raw)
+		if !strings.Contains(string(r.Raw), "was not uploaded") {
+			t.Errorf("POST %s with another organization's upload: %s", path, r.Raw)
 		}
 	}
 }
@@ -157,21 +158,21 @@ func TestSSRF(t *testing.T) {
 	}
 	r := h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": urls[:10]})
 	for i, u := range urls[:10] {
-		if got := r.field("imageUrls[" + string(rune('0'+i)) + "]"); !strings.Contains(got, u) || !strings.Contains(got, "may not be fetched") {
+		if got := r.Field("imageUrls[" + string(rune('0'+i)) + "]"); !strings.Contains(got, u) || !strings.Contains(got, "may not be fetched") {
 			t.Errorf("imageUrls[%d] %s: %q", i, u, got)
 		}
 	}
 	for _, u := range urls {
 		r := h.must(400, "POST", "/styles", org, map[string]any{"name": "x", "referenceImageUrls": []string{u}})
-		if !strings.Contains(r.field("referenceImageUrls[0]"), u) {
-			t.Errorf("style reference %s: %s", u, r.raw)
+		if !strings.Contains(r.Field("referenceImageUrls[0]"), u) {
+			t.Errorf("style reference %s: %s", u, r.Raw)
 		}
 		h.must(400, "POST", "/brands", org, map[string]any{"name": "x", "colors": []string{"#fff"}, "logoUrl": u})
 	}
 	for _, d := range []string{web.URL, "localhost:" + port, "http://169.254.169.254/", "10.0.0.1", "http://[::1]:" + port} {
 		r := h.must(400, "POST", "/brands", org, map[string]any{"domain": d})
-		if !strings.Contains(r.field("domain"), "may not be fetched") {
-			t.Errorf("brand import from %s: %s", d, r.raw)
+		if !strings.Contains(r.Field("domain"), "may not be fetched") {
+			t.Errorf("brand import from %s: %s", d, r.Raw)
 		}
 	}
 	if n := web.hits.Load(); n != 0 {

@@ -41,7 +41,7 @@ func TestStyles(t *testing.T) {
 	white := h.upload(org, "white.png", "image/png", solidPNG(t, 64, 64, color.White))
 
 	var s styleRec
-	h.must(201, "POST", "/styles", org, map[string]any{"name": "Red & Blue", "description": " bold ", "referenceImageUrls": []string{red, blue}}).into(t, &s)
+	h.must(201, "POST", "/styles", org, map[string]any{"name": "Red & Blue", "description": " bold ", "referenceImageUrls": []string{red, blue}}).Into(t, &s)
 	if math.Abs(s.weight("#ff0000")-0.5) > 0.01 || math.Abs(s.weight("#0000ff")-0.5) > 0.01 {
 		t.Fatalf("palette of solid red + solid blue: %+v", s.Profile.Palette)
 	}
@@ -56,7 +56,7 @@ func TestStyles(t *testing.T) {
 		t.Fatalf("record %+v", s)
 	}
 	var got styleRec
-	h.must(200, "GET", "/styles/"+s.ID, org, nil).into(t, &got)
+	h.must(200, "GET", "/styles/"+s.ID, org, nil).Into(t, &got)
 	if got.weight("#ff0000") != s.weight("#ff0000") || got.Profile.Brightness != s.Profile.Brightness {
 		t.Fatalf("stored profile differs: %+v", got.Profile)
 	}
@@ -64,15 +64,15 @@ func TestStyles(t *testing.T) {
 	// Validation, like POST for PATCH.
 	r := h.must(400, "POST", "/styles", org, map[string]any{"name": "", "description": strings.Repeat("d", 1001), "referenceImageUrls": []string{}})
 	for _, f := range []string{"name", "description", "referenceImageUrls"} {
-		if r.field(f) == "" {
-			t.Errorf("no failure for %s: %s", f, r.raw)
+		if r.Field(f) == "" {
+			t.Errorf("no failure for %s: %s", f, r.Raw)
 		}
 	}
 	h.must(400, "PATCH", "/styles/"+s.ID, org, map[string]any{"description": strings.Repeat("d", 1001)})
 	h.must(400, "PATCH", "/styles/"+s.ID, org, map[string]any{})
 
 	var patched styleRec
-	h.must(200, "PATCH", "/styles/"+s.ID, org, map[string]any{"referenceImageUrls": []string{white}, "description": ""}).into(t, &patched)
+	h.must(200, "PATCH", "/styles/"+s.ID, org, map[string]any{"referenceImageUrls": []string{white}, "description": ""}).Into(t, &patched)
 	if patched.weight("#ffffff") != 1 || patched.Profile.Brightness < 0.99 || patched.Description != nil || patched.Name != "Red & Blue" {
 		t.Fatalf("re-analysed profile %+v", patched)
 	}
@@ -80,7 +80,7 @@ func TestStyles(t *testing.T) {
 		t.Fatalf("replaced references still stored: %v", keys)
 	}
 	var list []styleRec
-	h.must(200, "GET", "/styles", org, nil).into(t, &list)
+	h.must(200, "GET", "/styles", org, nil).Into(t, &list)
 	if len(list) != 1 || list[0].ID != s.ID {
 		t.Fatalf("list %+v", list)
 	}

@@ -96,8 +96,8 @@ func TestPresignedUploads(t *testing.T) {
 			{map[string]any{"fileName": "a.png", "fileType": "image/png", "fileSize": 10, "acl": "public"}, "acl"},
 		} {
 			r := h.must(400, "POST", "/uploads/presigned-url", org, c.body)
-			if r.Code != "invalid_request" || r.field(c.field) == "" {
-				t.Errorf("%v: want details.fields.%s, got %s", c.body, c.field, r.raw)
+			if r.Code != "invalid_request" || r.Field(c.field) == "" {
+				t.Errorf("%v: want details.fields.%s, got %s", c.body, c.field, r.Raw)
 			}
 		}
 		h.must(400, "POST", "/uploads/presigned-url", org, "{not json")
@@ -109,7 +109,7 @@ func TestPresignedUploads(t *testing.T) {
 		h.must(200, "POST", "/faces/upload-urls", org, map[string]any{"files": []map[string]any{
 			{"fileName": "one.jpg", "fileType": "image/jpeg", "fileSize": 1000},
 			{"fileName": "two.png", "fileType": "image/png", "fileSize": len(data)},
-		}}).into(t, &out)
+		}}).Into(t, &out)
 		if len(out) != 2 || !strings.HasSuffix(out[0].PublicURL, "-one.jpg") || !strings.HasSuffix(out[1].PublicURL, "-two.png") || out[0].UploadURL == "" || out[1].ExpiresAt == "" {
 			t.Fatalf("unexpected %+v", out)
 		}
@@ -120,16 +120,16 @@ func TestPresignedUploads(t *testing.T) {
 			{"fileName": "one.jpg", "fileType": "image/jpeg", "fileSize": 1000},
 			{"fileName": "two.gif", "fileType": "image/gif", "fileSize": 9 << 20},
 		}})
-		if r.field("files[1].fileType") == "" || r.field("files[1].fileSize") == "" {
-			t.Fatalf("want both failures of files[1]: %s", r.raw)
+		if r.Field("files[1].fileType") == "" || r.Field("files[1].fileSize") == "" {
+			t.Fatalf("want both failures of files[1]: %s", r.Raw)
 		}
 		h.must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": []any{}})
 		eleven := make([]map[string]any, 11)
 		for i := range eleven {
 			eleven[i] = map[string]any{"fileName": "x.png", "fileType": "image/png", "fileSize": 1}
 		}
-		if r := h.must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": eleven}); r.field("files") == "" {
-			t.Fatalf("11 files: %s", r.raw)
+		if r := h.must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": eleven}); r.Field("files") == "" {
+			t.Fatalf("11 files: %s", r.Raw)
 		}
 	})
 }
@@ -205,7 +205,7 @@ func TestFirstUseVerification(t *testing.T) {
 				}
 			}
 			r := h.must(400, "POST", c.path, org, c.body(tc.url))
-			if got := r.field(c.field); !strings.Contains(got, tc.url) || !strings.Contains(got, tc.want) {
+			if got := r.Field(c.field); !strings.Contains(got, tc.url) || !strings.Contains(got, tc.want) {
 				t.Errorf("POST %s with %s: fields.%s = %q, want the URL and %q", c.path, tc.url, c.field, got, tc.want)
 			}
 			if !strings.Contains(r.Error, tc.url) {

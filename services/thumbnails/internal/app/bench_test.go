@@ -20,8 +20,8 @@ func BenchmarkGenerate(b *testing.B) {
 			org = h.openAccount("pro")
 			b.StartTimer()
 		}
-		if r := h.do("POST", "/thumbnails", org, body); r.status != 201 {
-			b.Fatalf("%d %s", r.status, r.raw)
+		if r := h.do("POST", "/thumbnails", org, body); r.Status != 201 {
+			b.Fatalf("%d %s", r.Status, r.Raw)
 		}
 	}
 }

@@ -23,7 +23,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/minio/minio-go/v7"
-	"github.com/minio/minio-go/v7/pkg/credentials"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"hookline.dev/pkg/events"
@@ -80,30 +79,9 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 	ns := testkit.Namespace(t)
 	addr := testkit.FreeAddr(t)
 	s3 := testkit.Bucket(t)
-	h := &harness{t: t, url: "http://" + addr, s3: s3, client: &http.Client{Timeout: 60 * time.Second}, env: map[string]string{
-		"HOOKLINE_DATABASE_URL":     testkit.DatabaseURL(t),
-		"HOOKLINE_NATS_URL":         testkit.NATSURL(t),
-		"HOOKLINE_NATS_NAMESPACE":   ns,
-		"HOOKLINE_DB_SCHEMA":        schema,
-		"HOOKLINE_HTTP_ADDR":        addr,
-		"HOOKLINE_PRINCIPAL_SECRET": secret,
-		"HOOKLINE_S3_ENDPOINT":      s3.Endpoint,
-		"HOOKLINE_S3_ACCESS_KEY":    s3.AccessKey,
-		"HOOKLINE_S3_SECRET_KEY":    s3.SecretKey,
-		"HOOKLINE_S3_BUCKET":        s3.Bucket,
-		"HOOKLINE_LOG_LEVEL":        "warn",
-	}}
-	for i := 0; i+1 < len(overrides); i += 2 {
-		h.env[overrides[i]] = overrides[i+1]
-	}
-	var err error
-	if h.minio, err = minio.New(s3.Endpoint, &minio.Options{Creds: credentials.NewStaticV4(s3.AccessKey, s3.SecretKey, ""), Region: "us-east-1"}); err != nil {
-		t.Fatal(err)
-	}
-	// Registered first, so it runs after the service has stopped.
-	t.Cleanup(func() {
-		_ = h.minio.RemoveBucketWithOptions(context.Background(), s3.Bucket, minio.RemoveBucketOptions{ForceDelete: true})
-	})
+	h := &harness{t: t, url: "http://" + addr, s3: s3, client: &http.Client{Timeout: 60 * time.Second},
+		env: testkit.ServiceEnv(t, schema, ns, addr, secret, append(s3.Env(), overrides...)...)}
+	h.minio = s3.Client(t) // before the service: the bucket goes after it stops
 	nc, err := messaging.Connect(context.Background(), testkit.NATSURL(t), "thumbnails-test")
 	if err != nil {
 		t.Fatal(err)
@@ -131,40 +109,12 @@ func (h *harness) startBilling(ns string) {
 	}
 	addr := testkit.FreeAddr(h.t)
 	h.billingURL = "http://" + addr
-	env := map[string]string{
-		"HOOKLINE_DATABASE_URL":     testkit.DatabaseURL(h.t),
-		"HOOKLINE_NATS_URL":         testkit.NATSURL(h.t),
-		"HOOKLINE_NATS_NAMESPACE":   ns,
-		"HOOKLINE_DB_SCHEMA":        testkit.Schema(h.t, "billing"),
-		"HOOKLINE_HTTP_ADDR":        addr,
-		"HOOKLINE_DEBUG_ADDR":       testkit.FreeAddr(h.t),
-		"HOOKLINE_PRINCIPAL_SECRET": secret,
-		"HOOKLINE_LOG_LEVEL":        "warn",
-		"HOOKLINE_TIERS": tiers.Encode(
+	env := testkit.ServiceEnv(h.t, testkit.Schema(h.t, "billing"), ns, addr, secret,
+		"HOOKLINE_DEBUG_ADDR", testkit.FreeAddr(h.t),
+		"HOOKLINE_TIERS", tiers.Encode(
 			tiers.Tier{Name: "pro", MonthlyCredits: proCredits, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}},
-			tiers.Tier{Name: "broke", MonthlyCredits: 0, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}}),
-	}
-	cmd := exec.Command(bin)
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	logf, err := os.Create(filepath.Join(h.t.TempDir(), "billing.log"))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	cmd.Stdout, cmd.Stderr = logf, logf
-	if err := cmd.Start(); err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		_ = logf.Close()
-		if h.t.Failed() {
-			b, _ := os.ReadFile(logf.Name())
-			h.t.Logf("billing log:\n%s", b)
-		}
-	})
+			tiers.Tier{Name: "broke", MonthlyCredits: 0, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}}))
+	testkit.StartProcess(h.t, "billing", bin, testkit.EnvList(env)...)
 	testkit.WaitHTTP(h.t, h.billingURL+"/readyz", 60*time.Second)
 }
 
@@ -215,16 +165,16 @@ func (h *harness) settledInBilling(org string) {
 func (h *harness) balanceOf(org string) (int, int64) {
 	h.t.Helper()
 	r := h.call(h.billingURL, "GET", "/account/credits", org, nil, "")
-	if r.status != 200 {
-		return r.status, 0
+	if r.Status != 200 {
+		return r.Status, 0
 	}
 	var b struct {
 		Credits struct {
 			Total int64 `json:"total"`
 		} `json:"credits"`
 	}
-	r.into(h.t, &b)
-	return r.status, b.Credits.Total
+	r.Into(h.t, &b)
+	return r.Status, b.Credits.Total
 }
 
 type usageItem struct {
@@ -239,7 +189,7 @@ type usageItem struct {
 func (h *harness) usage(org string) []usageItem {
 	h.t.Helper()
 	var items []usageItem
-	h.call(h.billingURL, "GET", "/account/usage?limit=100", org, nil, "").into(h.t, &items)
+	h.call(h.billingURL, "GET", "/account/usage?limit=100", org, nil, "").Into(h.t, &items)
 	return items
 }
 
@@ -262,36 +212,8 @@ func (h *harness) reservations(org string) int {
 	return n
 }
 
-// resp is a decoded response.
-type resp struct {
-	status int
-	raw    []byte
-	Data   json.RawMessage `json:"data"`
-	Page   *struct {
-		Page    int  `json:"page"`
-		Limit   int  `json:"limit"`
-		Total   int  `json:"total"`
-		HasMore bool `json:"hasMore"`
-	} `json:"pagination"`
-	Error   string         `json:"error"`
-	Code    string         `json:"code"`
-	Details map[string]any `json:"details"`
-}
-
-// into decodes data into v.
-func (r resp) into(t testing.TB, v any) {
-	t.Helper()
-	if err := json.Unmarshal(r.Data, v); err != nil {
-		t.Fatalf("decode data %s: %v", r.raw, err)
-	}
-}
-
-// field returns details.fields[name] of an error response.
-func (r resp) field(name string) string {
-	fs, _ := r.Details["fields"].(map[string]any)
-	s, _ := fs[name].(string)
-	return s
-}
+// resp is a decoded answer of the service or billing.
+type resp = testkit.Response
 
 func sign(t testing.TB, org, idem string) string {
 	t.Helper()
@@ -310,51 +232,23 @@ func (h *harness) do(method, path, org string, body any) resp {
 	return h.call(h.url, method, path, org, body, "")
 }
 
-// call calls base as org, with an Idempotency-Key when idem is not "".
+// call calls base as org ("" sends no principal), with an
+// Idempotency-Key when idem is not "".
 func (h *harness) call(base, method, path, org string, body any, idem string) resp {
 	h.t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			h.t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequest(method, base+path, rd)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
+	var headers []string
 	if org != "" {
-		req.Header.Set(principal.Header, sign(h.t, org, idem))
+		headers = []string{principal.Header, sign(h.t, org, idem)}
 	}
-	res, err := h.client.Do(req)
-	if err != nil {
-		h.t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer func() { _ = res.Body.Close() }()
-	raw, _ := io.ReadAll(res.Body)
-	r := resp{status: res.StatusCode, raw: raw}
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &r); err != nil {
-			h.t.Fatalf("%s %s: %d %q is not JSON: %v", method, path, res.StatusCode, raw, err)
-		}
-		r.status, r.raw = res.StatusCode, raw
-	}
-	return r
+	return testkit.Call(h.t, h.client, method, base+path, body, headers...)
 }
 
 // must calls do and fails unless the status is want.
 func (h *harness) must(want int, method, path, org string, body any) resp {
 	h.t.Helper()
 	r := h.do(method, path, org, body)
-	if r.status != want {
-		h.t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.status, want, r.raw)
+	if r.Status != want {
+		h.t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.Status, want, r.Raw)
 	}
 	return r
 }
@@ -406,7 +300,7 @@ func (h *harness) generate(org string, body map[string]any) thumb {
 	r := h.must(201, "POST", "/thumbnails", org, body)
 	checkFields(h.t, r.Data)
 	var th thumb
-	r.into(h.t, &th)
+	r.Into(h.t, &th)
 	return th
 }
 

@@ -26,7 +26,7 @@ func (h *harness) templates(org, query string) ([]templateRec, resp) {
 	h.t.Helper()
 	var ts []templateRec
 	r := h.must(200, "GET", "/templates"+query, org, nil)
-	r.into(h.t, &ts)
+	r.Into(h.t, &ts)
 	return ts, r
 }
 
@@ -59,8 +59,8 @@ func TestTemplatesAndRemix(t *testing.T) {
 	if none, _ := h.templates(org, "?category=knitting"); len(none) != 0 {
 		t.Fatalf("unknown category lists %+v", none)
 	}
-	if r := h.must(400, "GET", "/templates?category=Bad%20Category", org, nil); r.field("category") == "" {
-		t.Fatalf("%s", r.raw)
+	if r := h.must(400, "GET", "/templates?category=Bad%20Category", org, nil); r.Field("category") == "" {
+		t.Fatalf("%s", r.Raw)
 	}
 	first, _ := h.templates(org, "?limit=2&page=1")
 	if len(first) != 2 || first[0].ID != all[0].ID || first[1].ID != all[1].ID {
@@ -92,7 +92,7 @@ func TestTemplatesAndRemix(t *testing.T) {
 			var th thumb
 			rr := h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"headline": "Remix " + tp.Name})
 			checkFields(t, rr.Data)
-			rr.into(t, &th)
+			rr.Into(t, &th)
 			if th.Kind != "remix" || th.TemplateID == nil || *th.TemplateID != tp.ID || th.AspectRatio != tp.AspectRatio || th.Prompt != "Remix "+tp.Name {
 				t.Fatalf("remix of %s: %+v", tp.Name, th)
 			}
@@ -110,11 +110,11 @@ func TestTemplatesAndRemix(t *testing.T) {
 	t.Run("remix prompt, aspect and errors", func(t *testing.T) {
 		tp := all[0]
 		var th thumb
-		h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, "").into(t, &th)
+		h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, "").Into(t, &th)
 		if th.Prompt != tp.Name {
 			t.Fatalf("prompt %q, want the template name", th.Prompt)
 		}
-		h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"prompt": "my idea", "headline": "BIG", "aspectRatio": "9:16"}).into(t, &th)
+		h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"prompt": "my idea", "headline": "BIG", "aspectRatio": "9:16"}).Into(t, &th)
 		if th.Prompt != "my idea" || th.Width != 720 || th.Height != 1280 {
 			t.Fatalf("remix %+v", th)
 		}
@@ -128,16 +128,16 @@ func TestTemplatesAndRemix(t *testing.T) {
 			`{"faceIds": ["x"]}`:     "faceIds[0]",
 			`{"name": "x"}`:          "name",
 		} {
-			if r := h.must(400, "POST", "/templates/"+tp.ID+"/remix", org, body); r.field(field) == "" {
-				t.Errorf("%s: %s", body, r.raw)
+			if r := h.must(400, "POST", "/templates/"+tp.ID+"/remix", org, body); r.Field(field) == "" {
+				t.Errorf("%s: %s", body, r.Raw)
 			}
 		}
 		long := make([]rune, 101)
 		for i := range long {
 			long[i] = 'A'
 		}
-		if r := h.must(400, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"headline": string(long)}); r.field("headline") == "" {
-			t.Errorf("long headline: %s", r.raw)
+		if r := h.must(400, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"headline": string(long)}); r.Field("headline") == "" {
+			t.Errorf("long headline: %s", r.Raw)
 		}
 		if h.reservations(org) != before {
 			t.Fatal("refused remixes reserved credits")

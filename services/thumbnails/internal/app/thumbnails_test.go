@@ -41,37 +41,37 @@ func TestGenerateListDelete(t *testing.T) {
 		var got thumb
 		r := h.must(200, "GET", "/thumbnails/"+land.ID, org, nil)
 		checkFields(t, r.Data)
-		r.into(t, &got)
+		r.Into(t, &got)
 		if got.ID != land.ID || got.ImageURL != land.ImageURL || !got.CreatedAt.Equal(land.CreatedAt) {
 			t.Fatalf("detail %+v, created %+v", got, land)
 		}
 		var list []thumb
 		r = h.must(200, "GET", "/thumbnails", org, nil)
-		r.into(t, &list)
+		r.Into(t, &list)
 		if len(list) != 2 || list[0].ID != port.ID || list[1].ID != land.ID || r.Page.Total != 2 || r.Page.HasMore {
 			t.Fatalf("list %+v %+v", list, r.Page)
 		}
 		r = h.must(200, "GET", "/thumbnails?limit=1&page=2", org, nil)
-		r.into(t, &list)
+		r.Into(t, &list)
 		if len(list) != 1 || list[0].ID != land.ID || r.Page.Total != 2 || r.Page.Page != 2 {
 			t.Fatalf("page 2 %+v %+v", list, r.Page)
 		}
-		h.must(200, "GET", "/thumbnails?kind=variation", org, nil).into(t, &list)
+		h.must(200, "GET", "/thumbnails?kind=variation", org, nil).Into(t, &list)
 		if len(list) != 0 {
 			t.Fatalf("variations %+v", list)
 		}
-		h.must(200, "GET", "/thumbnails?kind=generated", org, nil).into(t, &list)
+		h.must(200, "GET", "/thumbnails?kind=generated", org, nil).Into(t, &list)
 		if len(list) != 2 {
 			t.Fatalf("generated %+v", list)
 		}
-		if r := h.must(400, "GET", "/thumbnails?kind=poster", org, nil); r.field("kind") == "" {
-			t.Fatalf("bad kind %s", r.raw)
+		if r := h.must(400, "GET", "/thumbnails?kind=poster", org, nil); r.Field("kind") == "" {
+			t.Fatalf("bad kind %s", r.Raw)
 		}
-		if r := h.must(400, "GET", "/thumbnails?collectionId=nope", org, nil); r.field("collectionId") == "" {
-			t.Fatalf("bad collection %s", r.raw)
+		if r := h.must(400, "GET", "/thumbnails?collectionId=nope", org, nil); r.Field("collectionId") == "" {
+			t.Fatalf("bad collection %s", r.Raw)
 		}
 		h.must(400, "GET", "/thumbnails?limit=101", org, nil)
-		h.must(200, "GET", "/thumbnails", other, nil).into(t, &list)
+		h.must(200, "GET", "/thumbnails", other, nil).Into(t, &list)
 		if len(list) != 0 {
 			t.Fatalf("another org lists %+v", list)
 		}
@@ -84,12 +84,12 @@ func TestGenerateListDelete(t *testing.T) {
 		before := h.balance(org)
 		var a, b thumb
 		r := h.call(h.url, "POST", "/thumbnails", org, map[string]any{"prompt": "retry me"}, "key-1")
-		r.into(t, &a)
+		r.Into(t, &a)
 		r = h.call(h.url, "POST", "/thumbnails", org, map[string]any{"prompt": "retry me"}, "key-1")
-		if r.status != 201 {
-			t.Fatalf("retry: %d %s", r.status, r.raw)
+		if r.Status != 201 {
+			t.Fatalf("retry: %d %s", r.Status, r.Raw)
 		}
-		r.into(t, &b)
+		r.Into(t, &b)
 		if a.ID == "" || a.ID != b.ID || a.ImageURL != b.ImageURL {
 			t.Fatalf("first %+v, retry %+v", a, b)
 		}
@@ -130,7 +130,7 @@ func TestVariations(t *testing.T) {
 	t.Run("default count, tweak joined", func(t *testing.T) {
 		var vs []thumb
 		r := h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "prompt": " more purple "})
-		r.into(t, &vs)
+		r.Into(t, &vs)
 		if len(vs) != 3 {
 			t.Fatalf("%d variations, want 3", len(vs))
 		}
@@ -146,9 +146,9 @@ func TestVariations(t *testing.T) {
 		before := h.balance(org)
 		var vs []thumb
 		r := h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 10})
-		r.into(t, &vs)
+		r.Into(t, &vs)
 		var items []any
-		r.into(t, &items)
+		r.Into(t, &items)
 		if len(vs) != 10 {
 			t.Fatalf("%d variations, want 10", len(vs))
 		}
@@ -184,13 +184,13 @@ func TestVariations(t *testing.T) {
 			{map[string]any{"thumbnailId": parent.ID, "prompt": strings.Repeat("é", 2001)}, "prompt"},
 			{map[string]any{"thumbnailId": parent.ID, "colour": "red"}, "colour"},
 		} {
-			if r := h.must(400, "POST", "/thumbnails/variations", org, tc.body); r.field(tc.field) == "" {
-				t.Errorf("%v: %s does not name %s", tc.body, r.raw, tc.field)
+			if r := h.must(400, "POST", "/thumbnails/variations", org, tc.body); r.Field(tc.field) == "" {
+				t.Errorf("%v: %s does not name %s", tc.body, r.Raw, tc.field)
 			}
 		}
 		r := h.must(404, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": uuid.NewString()})
-		if r.field("thumbnailId") == "" {
-			t.Errorf("unknown parent: %s", r.raw)
+		if r.Field("thumbnailId") == "" {
+			t.Errorf("unknown parent: %s", r.Raw)
 		}
 		h.must(404, "POST", "/thumbnails/variations", h.openAccount("pro"), map[string]any{"thumbnailId": parent.ID})
 		if n := h.reservations(org); n != before {
@@ -207,10 +207,10 @@ func TestVariations(t *testing.T) {
 		}
 		r := h.must(402, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 10})
 		if r.Code != "insufficient_credits" {
-			t.Fatalf("code %s", r.raw)
+			t.Fatalf("code %s", r.Raw)
 		}
 		var list []thumb
-		h.must(200, "GET", "/thumbnails?kind=variation&limit=100", org, nil).into(t, &list)
+		h.must(200, "GET", "/thumbnails?kind=variation&limit=100", org, nil).Into(t, &list)
 		if len(list) != 20 {
 			t.Fatalf("%d variations stored, want 20", len(list))
 		}
@@ -225,10 +225,10 @@ func TestInsufficientCredits(t *testing.T) {
 	org := h.openAccount("broke")
 	r := h.must(402, "POST", "/thumbnails", org, map[string]any{"prompt": "free lunch"})
 	if r.Code != "insufficient_credits" {
-		t.Fatalf("%s", r.raw)
+		t.Fatalf("%s", r.Raw)
 	}
 	var list []thumb
-	h.must(200, "GET", "/thumbnails", org, nil).into(t, &list)
+	h.must(200, "GET", "/thumbnails", org, nil).Into(t, &list)
 	if len(list) != 0 || len(h.objects("orgs/"+org+"/")) != 0 {
 		t.Fatalf("stored %v, objects %v", list, h.objects("orgs/"+org+"/"))
 	}
@@ -283,8 +283,8 @@ func TestBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := h.must(400, "POST", "/thumbnails", org, tc.body)
-			if r.Code != "invalid_request" || r.field(tc.field) == "" {
-				t.Fatalf("%s: want details.fields[%q]", r.raw, tc.field)
+			if r.Code != "invalid_request" || r.Field(tc.field) == "" {
+				t.Fatalf("%s: want details.fields[%q]", r.Raw, tc.field)
 			}
 		})
 	}
@@ -331,7 +331,7 @@ func TestReadModel(t *testing.T) {
 		t.Fatal("thumbnails.thumbnail.created.v1 without the collection")
 	}
 	var list []thumb
-	h.must(200, "GET", "/thumbnails?collectionId="+collID, org, nil).into(t, &list)
+	h.must(200, "GET", "/thumbnails?collectionId="+collID, org, nil).Into(t, &list)
 	if len(list) != 1 || list[0].ID != th.ID {
 		t.Fatalf("collection filter %+v", list)
 	}
@@ -340,8 +340,8 @@ func TestReadModel(t *testing.T) {
 		before := h.reservations(other)
 		r := h.must(404, "POST", "/thumbnails", other, body)
 		for _, f := range []string{"styleId", "brandId", "faceIds[0]", "collectionId"} {
-			if r.field(f) == "" {
-				t.Errorf("%s does not name %s", r.raw, f)
+			if r.Field(f) == "" {
+				t.Errorf("%s does not name %s", r.Raw, f)
 			}
 		}
 		h.must(404, "POST", "/templates/7e3b0c2a-5d1f-4c8e-9a60-000000000001/remix", other, map[string]any{"styleId": styleID})
@@ -363,13 +363,13 @@ func TestReadModel(t *testing.T) {
 		h.assetEvent(events.AssetsStyleDeleted, org, events.StyleDeleted{StyleID: styleID})
 		r := h.must(404, "POST", "/thumbnails", org, body)
 		for _, f := range []string{"styleId", "brandId", "faceIds[0]", "collectionId"} {
-			if r.field(f) == "" {
-				t.Errorf("%s does not name %s", r.raw, f)
+			if r.Field(f) == "" {
+				t.Errorf("%s does not name %s", r.Raw, f)
 			}
 		}
 		// The variation of a thumbnail whose records are gone still works.
 		var vs []thumb
-		h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": th.ID, "count": 1}).into(t, &vs)
+		h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": th.ID, "count": 1}).Into(t, &vs)
 		if len(vs) != 1 || *vs[0].StyleID != styleID {
 			t.Fatalf("variation %+v", vs)
 		}

@@ -7,13 +7,10 @@ import (
 	"image/color"
 	"image/draw"
 	"image/jpeg"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
+	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/engine"
 )
 
@@ -38,16 +35,7 @@ func newEngine(t testing.TB) *Engine {
 // repository; a missing module fails the test.
 func photoFace(t testing.TB) engine.Face {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/esimov/pigo").Output()
-	dir := strings.TrimSpace(string(out))
-	if err != nil || dir == "" {
-		t.Fatalf("locating github.com/esimov/pigo: %v (run go mod download in services/assets)", err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "testdata", "sample.jpg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := jpeg.Decode(bytes.NewReader(data))
+	src, err := jpeg.Decode(bytes.NewReader(testkit.FacePhoto(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
