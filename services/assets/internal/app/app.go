@@ -19,7 +19,7 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
-	"hookline.dev/services/assets/internal/facedetect"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/assets/internal/httpapi"
 	"hookline.dev/services/assets/internal/postgres"
 	"hookline.dev/services/assets/internal/service"
@@ -82,7 +82,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 
-	detector, err := facedetect.New()
+	detector, err := vision.New()
 	if err != nil {
 		return err
 	}

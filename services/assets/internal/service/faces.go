@@ -13,8 +13,8 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/assets/internal/face"
-	"hookline.dev/services/assets/internal/facedetect"
 )
 
 // facePrepared is the outcome of the image work of a face: the objects to
@@ -32,7 +32,7 @@ func (s *Service) prepareFace(ctx context.Context, orgID, prefix string, urls []
 	if err != nil {
 		return facePrepared{}, err
 	}
-	found := make([][]facedetect.Face, len(imgs))
+	found := make([][]vision.Face, len(imgs))
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
 	for i, img := range imgs {
@@ -70,8 +70,8 @@ func (s *Service) prepareFace(ctx context.Context, orgID, prefix string, urls []
 
 // cropJPEG cuts the square face thumbnail from the first photo's most
 // confident face.
-func cropJPEG(img imageinput.Image, f facedetect.Face) ([]byte, error) {
-	crop := facedetect.SquareCrop(img.Img, f, face.ThumbnailSize)
+func cropJPEG(img imageinput.Image, f vision.Face) ([]byte, error) {
+	crop := vision.SquareCrop(img.Img, f, face.ThumbnailSize)
 	var buf bytes.Buffer
 	if err := jpeg.Encode(&buf, crop, &jpeg.Options{Quality: 90}); err != nil {
 		return nil, fmt.Errorf("service: encode face thumbnail: %w", err)

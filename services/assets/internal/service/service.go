@@ -25,7 +25,7 @@ import (
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
-	"hookline.dev/services/assets/internal/facedetect"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/assets/internal/postgres"
 )
 
@@ -38,7 +38,7 @@ type Service struct {
 	Blobs    *s3store.Store
 	Images   *imageinput.Source
 	Fetcher  *safefetch.Fetcher
-	Detector *facedetect.Detector
+	Detector *vision.Detector
 	// UploadTTL is how long a presigned upload URL stays valid.
 	UploadTTL time.Duration
 	Log       *slog.Logger

@@ -1,9 +1,10 @@
-// Package facedetect finds frontal faces in still images and cuts square
-// thumbnails around them. It wraps the pure-Go pigo detector
-// (github.com/esimov/pigo) with parameters tuned for user-uploaded photos,
-// so the assets service can refuse a "face" upload that has no face in it
-// and store a crop of the one it found.
-package facedetect
+// Package vision is the image analysis shared by the services
+// (ARCHITECTURE §7): frontal face detection with the pure-Go pigo detector
+// (github.com/esimov/pigo), tuned for user photos and thumbnails, square face
+// crops, and saliency. Assets uses it to refuse a "face" upload without a
+// face and to crop the one it found; thumbnails uses it for cut-outs,
+// critique and text placement; clips uses it to reframe video.
+package vision
 
 import (
 	_ "embed"
@@ -82,7 +83,7 @@ var unpackCascade = sync.OnceValues(func() (*pigo.Pigo, error) {
 
 // ErrBadCascade reports that the embedded cascade is not a well-formed pigo
 // cascade. It can only happen if the vendored file was damaged.
-var ErrBadCascade = errors.New("facedetect: malformed cascade")
+var ErrBadCascade = errors.New("vision: malformed cascade")
 
 // checkCascade validates the cascade's layout before pigo reads it, because
 // pigo's Unpack indexes the buffer without bounds checks and would panic on

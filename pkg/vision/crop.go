@@ -1,4 +1,4 @@
-package facedetect
+package vision
 
 import (
 	"image"
