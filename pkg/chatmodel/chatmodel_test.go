@@ -1,0 +1,137 @@
+package chatmodel_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"hookline.dev/pkg/chatmodel"
+	"hookline.dev/pkg/chatmodel/chatfake"
+)
+
+type answer struct {
+	Title string   `json:"title"`
+	Tags  []string `json:"tags"`
+}
+
+var schema = map[string]any{
+	"type":                 "object",
+	"additionalProperties": false,
+	"required":             []string{"title", "tags"},
+	"properties": map[string]any{
+		"title": map[string]any{"type": "string"},
+		"tags":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+	},
+}
+
+func client(t *testing.T, provider string) (*chatmodel.Client, *chatfake.Server) {
+	t.Helper()
+	fake := chatfake.New(t, "sk-test-123")
+	c, err := chatmodel.New(chatmodel.Config{Provider: provider, APIKey: "sk-test-123", BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, fake
+}
+
+func ask(c *chatmodel.Client, t *testing.T) (answer, error) {
+	var a answer
+	err := c.Complete(t.Context(), chatmodel.Request{System: "be brief", User: "a title please", SchemaName: "titles", Schema: schema}, &a)
+	return a, err
+}
+
+func TestComplete(t *testing.T) {
+	for _, p := range []string{chatmodel.OpenAI, chatmodel.Gemini} {
+		t.Run(p, func(t *testing.T) {
+			c, fake := client(t, p)
+			fake.Push(chatfake.Reply{Content: `{"title":"Sourdough in 24 hours","tags":["bread","baking"]}`})
+			a, err := ask(c, t)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Title != "Sourdough in 24 hours" || len(a.Tags) != 2 {
+				t.Fatalf("answer %+v", a)
+			}
+			calls := fake.Calls()
+			if len(calls) != 1 || calls[0].System != "be brief" || calls[0].User != "a title please" {
+				t.Fatalf("calls %+v", calls)
+			}
+			if p == chatmodel.Gemini {
+				if calls[0].Schema["type"] != "OBJECT" || calls[0].Schema["additionalProperties"] != nil {
+					t.Fatalf("gemini schema not translated: %v", calls[0].Schema)
+				}
+			} else if calls[0].Schema["additionalProperties"] != false {
+				t.Fatalf("openai schema not strict: %v", calls[0].Schema)
+			}
+			if !strings.HasPrefix(c.Name(), p+":") {
+				t.Fatalf("name %q", c.Name())
+			}
+		})
+	}
+}
+
+func TestFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reply chatfake.Reply
+		want  error
+	}{
+		{"not JSON", chatfake.Reply{Content: "Sure! Here is your title: Sourdough"}, chatmodel.ErrMalformed},
+		{"wrong fields", chatfake.Reply{Content: `{"heading":"x","tags":[]}`}, chatmodel.ErrMalformed},
+		{"truncated", chatfake.Reply{Content: `{"title":"x","tags":["a"`}, chatmodel.ErrMalformed},
+		{"trailing", chatfake.Reply{Content: `{"title":"x","tags":[]} {"title":"y"}`}, chatmodel.ErrMalformed},
+		{"rate limited", chatfake.Reply{Status: http.StatusTooManyRequests, Content: "slow down"}, chatmodel.ErrUnavailable},
+		{"server error", chatfake.Reply{Status: http.StatusBadGateway, Content: "upstream"}, chatmodel.ErrUnavailable},
+	} {
+		for _, p := range []string{chatmodel.OpenAI, chatmodel.Gemini} {
+			t.Run(tc.name+"/"+p, func(t *testing.T) {
+				c, fake := client(t, p)
+				fake.Push(tc.reply)
+				if _, err := ask(c, t); !errors.Is(err, tc.want) {
+					t.Fatalf("err %v, want %v", err, tc.want)
+				}
+			})
+		}
+	}
+}
+
+func TestFencedJSONIsAccepted(t *testing.T) {
+	c, fake := client(t, chatmodel.OpenAI)
+	fake.Push(chatfake.Reply{Content: "```json\n{\"title\":\"x\",\"tags\":[]}\n```"})
+	if a, err := ask(c, t); err != nil || a.Title != "x" {
+		t.Fatalf("%+v %v", a, err)
+	}
+}
+
+func TestBadKeyIsAConfigurationFault(t *testing.T) {
+	fake := chatfake.New(t, "right")
+	c, err := chatmodel.New(chatmodel.Config{Provider: chatmodel.OpenAI, APIKey: "wrong", BaseURL: fake.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = ask(c, t)
+	if err == nil || errors.Is(err, chatmodel.ErrUnavailable) || errors.Is(err, chatmodel.ErrMalformed) || strings.Contains(err.Error(), "wrong") {
+		t.Fatalf("err %v: want a plain error without the key", err)
+	}
+}
+
+func TestConfig(t *testing.T) {
+	for _, tc := range []struct {
+		cfg chatmodel.Config
+		ok  bool
+	}{
+		{chatmodel.Config{Provider: "openai", APIKey: "k"}, true},
+		{chatmodel.Config{Provider: "openai"}, false},                                   // OpenAI's own API needs a key
+		{chatmodel.Config{Provider: "openai", BaseURL: "http://127.0.0.1:8080"}, true},  // a local LLM server may not
+		{chatmodel.Config{Provider: "gemini", BaseURL: "http://127.0.0.1:8080"}, false}, // Gemini always does
+		{chatmodel.Config{Provider: "claude", APIKey: "k"}, false},
+		{chatmodel.Config{Provider: "openai", APIKey: "k", BaseURL: "ftp://x"}, false},
+		{chatmodel.Config{Provider: "openai", APIKey: "k", Model: "a/b"}, false},
+	} {
+		_, err := chatmodel.New(tc.cfg)
+		if (err == nil) != tc.ok {
+			t.Errorf("%+v: err %v", tc.cfg, err)
+		}
+	}
+}
