@@ -57,8 +57,9 @@ install_go_bin() {
 }
 
 # install_apt installs Debian packages for the commands named, when missing
-# (wrk for make bench; pg_isready to probe Postgres). Media tools arrive
-# with the issues that use them.
+# (wrk for make bench; pg_isready to probe Postgres; yt-dlp, which
+# pkg/videosite runs to download a hosted video). Media tools arrive with
+# the issues that use them.
 install_apt() {
   local missing=()
   local cmd pkg
@@ -79,7 +80,7 @@ install_apt() {
 install() {
   install_go_bin nats-server github.com/nats-io/nats-server/v2 "$NATS_VERSION"
   install_go_bin minio github.com/minio/minio "$MINIO_VERSION"
-  install_apt pg_isready:postgresql-client
+  install_apt pg_isready:postgresql-client yt-dlp:yt-dlp
   install_libvips
 }
 

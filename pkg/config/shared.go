@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -93,4 +94,41 @@ func (f Fetch) Validate() error {
 		return errors.New("HOOKLINE_FETCH_TIMEOUT must be positive")
 	}
 	return nil
+}
+
+// Text is the text engine: local (offline, the default) or a chat model
+// answering JSON (pkg/chatmodel): openai (also any OpenAI-compatible
+// server, such as a local LLM) or gemini.
+type Text struct {
+	TextProvider string        `env:"HOOKLINE_TEXT_PROVIDER" default:"local"`
+	TextAPIKey   string        `env:"HOOKLINE_TEXT_API_KEY"`
+	TextBaseURL  string        `env:"HOOKLINE_TEXT_BASE_URL"`
+	TextModel    string        `env:"HOOKLINE_TEXT_MODEL"`
+	TextTimeout  time.Duration `env:"HOOKLINE_TEXT_TIMEOUT" default:"30s"`
+}
+
+// Validate checks the provider name and timeout; the provider's own
+// settings are checked when its client is built.
+func (t Text) Validate() error {
+	switch t.TextProvider {
+	case "local", "openai", "gemini":
+	default:
+		return fmt.Errorf("HOOKLINE_TEXT_PROVIDER must be local, openai or gemini, not %q", t.TextProvider)
+	}
+	if t.TextTimeout <= 0 {
+		return errors.New("HOOKLINE_TEXT_TIMEOUT must be positive")
+	}
+	return nil
+}
+
+// VideoSite points pkg/videosite at the video site (tests point it at a
+// local fake) and at yt-dlp.
+type VideoSite struct {
+	// VideoSiteBase is the site's origin: its player API and oEmbed.
+	VideoSiteBase string `env:"HOOKLINE_VIDEOSITE_BASE" default:"https://www.youtube.com"`
+	// VideoSiteTimedTextBase, when set, replaces the origin of caption
+	// track URLs.
+	VideoSiteTimedTextBase string `env:"HOOKLINE_VIDEOSITE_TIMEDTEXT_BASE"`
+	// YTDLP is the yt-dlp binary; empty: "yt-dlp" on PATH.
+	YTDLP string `env:"HOOKLINE_YTDLP"`
 }

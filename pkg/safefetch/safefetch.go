@@ -11,6 +11,7 @@
 package safefetch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -115,6 +116,8 @@ type Fetcher struct {
 	allow  []rule
 	deny   []rule
 	client *http.Client
+	// streamer is client without the overall timeout, for Stream.
+	streamer *http.Client
 
 	// lookup and dial are fields so tests can observe or fake them; they
 	// default to the system resolver and a plain net.Dialer.
@@ -152,6 +155,9 @@ func New(cfg Config) *Fetcher {
 		Timeout:       cfg.Timeout,
 		CheckRedirect: f.checkRedirect,
 	}
+	// Streams (media downloads) take longer than any page: only their
+	// context bounds them, while connecting stays bounded by the transport.
+	f.streamer = &http.Client{Transport: transport, CheckRedirect: f.checkRedirect}
 	return f
 }
 
@@ -160,6 +166,92 @@ func New(cfg Config) *Fetcher {
 // ErrTooLarge or ErrStatus when the failure is the URL's fault, and otherwise
 // carry the network error.
 func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Response, error) {
+	return f.read(ctx, http.MethodGet, rawURL, "", nil)
+}
+
+// Post sends body to rawURL (an API of a site a user named, such as a
+// video site's player API) with the same checks and limits as Get.
+func (f *Fetcher) Post(ctx context.Context, rawURL, contentType string, body []byte) (*Response, error) {
+	return f.read(ctx, http.MethodPost, rawURL, contentType, body)
+}
+
+func (f *Fetcher) read(ctx context.Context, method, rawURL, reqType string, body []byte) (*Response, error) {
+	resp, err := f.open(ctx, method, rawURL, reqType, body)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	final := resp.Request.URL.String()
+	if resp.ContentLength > f.cfg.MaxBytes {
+		return nil, fmt.Errorf("%w: %s declares %d bytes, limit %d", ErrTooLarge, final, resp.ContentLength, f.cfg.MaxBytes)
+	}
+	// Read one byte past the limit: that is the only way to tell "exactly at
+	// the limit" from "over it" without trusting Content-Length.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("safefetch: read body of %s: %w", final, err)
+	}
+	if int64(len(data)) > f.cfg.MaxBytes {
+		return nil, fmt.Errorf("%w: %s exceeds %d bytes", ErrTooLarge, final, f.cfg.MaxBytes)
+	}
+	return &Response{
+		URL:         final,
+		ContentType: contentType(resp.Header.Get("Content-Type"), data),
+		Body:        data,
+	}, nil
+}
+
+// Stream copies rawURL's body to w, at most maxBytes of it (a download of
+// media, far over the in-memory limit), and returns the content type the
+// server declared and the bytes written. The fetcher's Timeout does not
+// bound a stream; ctx does.
+func (f *Fetcher) Stream(ctx context.Context, rawURL string, w io.Writer, maxBytes int64) (string, int64, error) {
+	resp, err := f.openWith(ctx, f.streamer, http.MethodGet, rawURL, "", nil)
+	if err != nil {
+		return "", 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	final := resp.Request.URL.String()
+	if resp.ContentLength > maxBytes {
+		return "", 0, fmt.Errorf("%w: %s declares %d bytes, limit %d", ErrTooLarge, final, resp.ContentLength, maxBytes)
+	}
+	n, err := io.Copy(w, io.LimitReader(resp.Body, maxBytes+1))
+	if err != nil {
+		return "", n, fmt.Errorf("safefetch: read body of %s: %w", final, err)
+	}
+	if n > maxBytes {
+		return "", n, fmt.Errorf("%w: %s exceeds %d bytes", ErrTooLarge, final, maxBytes)
+	}
+	return resp.Header.Get("Content-Type"), n, nil
+}
+
+// Head returns the final URL, declared content type and length of rawURL
+// without reading its body: a ranged GET of one byte, which every media
+// server answers (many refuse HEAD).
+func (f *Fetcher) Head(ctx context.Context, rawURL string) (finalURL, contentType string, size int64, err error) {
+	resp, err := f.open(ctx, http.MethodGet, rawURL, "", nil, "Range", "bytes=0-0")
+	if err != nil {
+		return "", "", 0, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	size = resp.ContentLength
+	if cr := resp.Header.Get("Content-Range"); cr != "" {
+		if i := strings.LastIndexByte(cr, '/'); i >= 0 {
+			if n, perr := strconv.ParseInt(cr[i+1:], 10, 64); perr == nil {
+				size = n
+			}
+		}
+	}
+	return resp.Request.URL.String(), resp.Header.Get("Content-Type"), size, nil
+}
+
+// open checks rawURL and sends the request through the fetcher's client;
+// a non-2xx answer is ErrStatus. The caller closes the body.
+func (f *Fetcher) open(ctx context.Context, method, rawURL, contentType string, body []byte, header ...string) (*http.Response, error) {
+	return f.openWith(ctx, f.client, method, rawURL, contentType, body, header...)
+}
+
+func (f *Fetcher) openWith(ctx context.Context, client *http.Client, method, rawURL, contentType string, body []byte, header ...string) (*http.Response, error) {
 	u, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -167,47 +259,49 @@ func (f *Fetcher) Get(ctx context.Context, rawURL string) (*Response, error) {
 	if err := f.checkURL(u); err != nil {
 		return nil, err
 	}
-
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
 	if err != nil {
 		return nil, fmt.Errorf("safefetch: build request for %s: %w", u.Redacted(), err)
 	}
 	req.Header.Set("User-Agent", "Hookline-Fetcher/1")
 	req.Header.Set("Accept", "*/*")
-
-	resp, err := f.client.Do(req)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		// *url.Error already names the method and URL; it unwraps to our
 		// sentinels when the dial check or CheckRedirect refused.
 		return nil, fmt.Errorf("safefetch: %w", err)
 	}
-	defer func() { _ = resp.Body.Close() }()
-
-	final := resp.Request.URL.String()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// Drain a little so the connection can be reused for the next fetch.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		return nil, fmt.Errorf("%w: %s returned %d", ErrStatus, final, resp.StatusCode)
+		_ = resp.Body.Close()
+		return nil, &StatusError{URL: resp.Request.URL.String(), Code: resp.StatusCode}
 	}
-	if resp.ContentLength > f.cfg.MaxBytes {
-		return nil, fmt.Errorf("%w: %s declares %d bytes, limit %d", ErrTooLarge, final, resp.ContentLength, f.cfg.MaxBytes)
-	}
-	// Read one byte past the limit: that is the only way to tell "exactly at
-	// the limit" from "over it" without trusting Content-Length.
-	body, err := io.ReadAll(io.LimitReader(resp.Body, f.cfg.MaxBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("safefetch: read body of %s: %w", final, err)
-	}
-	if int64(len(body)) > f.cfg.MaxBytes {
-		return nil, fmt.Errorf("%w: %s exceeds %d bytes", ErrTooLarge, final, f.cfg.MaxBytes)
-	}
-
-	return &Response{
-		URL:         final,
-		ContentType: contentType(resp.Header.Get("Content-Type"), body),
-		Body:        body,
-	}, nil
+	return resp, nil
 }
+
+// StatusError is a non-2xx answer; it matches ErrStatus.
+type StatusError struct {
+	URL  string
+	Code int
+}
+
+func (e *StatusError) Error() string {
+	return fmt.Sprintf("%s: %s returned %d", ErrStatus, e.URL, e.Code)
+}
+
+// Is makes errors.Is(err, ErrStatus) hold.
+func (e *StatusError) Is(target error) bool { return target == ErrStatus }
 
 // contentType keeps a specific server-declared type and sniffs otherwise.
 // Callers still verify magic bytes for anything they decode (§5); this only
