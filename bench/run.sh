@@ -4,7 +4,7 @@
 # straight to billing), and the Go benchmarks. Output goes to bench/out/.
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|assets|thumbnails|ratelimit|go|serve]
+#   bench/run.sh [all|billing|gateway|assets|thumbnails|text|ratelimit|go|serve]
 #
 # serve starts the stack as the measurements see it, writes the key and
 # principal to bench/out/serve.env and waits, for measuring by hand.
@@ -205,6 +205,20 @@ if want thumbnails; then
   } | tee "$OUT/thumbnails.txt"
 fi
 
+if want text; then
+  # POST /seo/description of a 60-minute transcript (~9,000 words), local text engine.
+  torg=$(admin -d '{"name":"bench text","tier":"bench"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
+  tkey=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$torg/keys" | field key)
+  lg transcript -body "$OUT/description.json"
+  {
+    echo "## POST /seo/description, 60-minute transcript, through the gateway"
+    lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 1 -duration 15s -pid "$thumbnails_pid"
+    lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 4 -duration 15s -pid "$thumbnails_pid"
+    echo "## the local text engine in process (60-minute transcript)"
+    go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./pkg/textai ./pkg/nlp | grep -E '^Benchmark'
+  } | tee "$OUT/text.txt"
+fi
+
 if want go; then
-  go test -run "^$" -bench . -benchmem ./services/assets/internal/facedetect ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
+  go test -run "^$" -bench . -benchmem ./pkg/vision ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
 fi

@@ -45,7 +45,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|ratelimit|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|transcript|ratelimit|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -62,6 +62,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	key := fs.String("key", "", "assets: API key")
 	lag := fs.Bool("lag", true, "reserve: also subscribe to the billing.credit.reserved.v1 events and report the outbox lag")
 	pid := fs.Int("pid", 0, "thumbnails: the thumbnails process, whose RSS is sampled")
+	path := fs.String("path", "/api/v1/seo/description", "post: the path to POST to")
+	bodyFile := fs.String("body", "", "post: a file holding the JSON body")
+	source := fs.String("source", "pkg/nlp/testdata/three_topics.txt", "transcript: the captions to repeat")
+	want := fs.Int("want", 200, "post: the status of a success")
 	slow := fs.Duration("slow", 0, "reserve: also list when the requests slower than this started, per 100 ms window (0: off)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -76,6 +80,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if args[0] == "thumbnails" {
 		return thumbnails(ctx, out, *gateway, *key, *workers, *duration, *pid)
+	}
+	if args[0] == "transcript" {
+		return transcriptBody(*source, *bodyFile, 9000)
+	}
+	if args[0] == "post" {
+		body, err := os.ReadFile(*bodyFile) //nolint:gosec // G703: the operator's own -body file
+		if err != nil {
+			return err
+		}
+		return post(ctx, out, postLoad{name: "POST " + *path, gateway: *gateway, path: *path, key: *key, want: *want,
+			workers: *workers, d: *duration, pid: *pid, body: func(int, int) []byte { return body }})
 	}
 	if args[0] == "ratelimit" {
 		return rateLimit(ctx, out, strings.Split(*gateways, ","), *key, *rate, *duration)

@@ -18,6 +18,28 @@ import (
 // composes a 1280×720 JPEG, stores it and settles), and reports latency,
 // throughput and, when pid is set, the thumbnails process's peak RSS.
 func thumbnails(ctx context.Context, out io.Writer, gateway, key string, workers int, d time.Duration, pid int) error {
+	body := func(w, i int) []byte {
+		return fmt.Appendf(nil, `{"prompt":"I tested the %d cheapest gaming laptops so you don't have to (worker %d)"}`, i%9+2, w)
+	}
+	return post(ctx, out, postLoad{name: "thumbnails", gateway: gateway, path: "/api/v1/thumbnails", key: key, want: http.StatusCreated,
+		workers: workers, d: d, pid: pid, body: body})
+}
+
+// postLoad is a closed-loop POST load through the gateway.
+type postLoad struct {
+	name, gateway, path, key string
+	want                     int // the status of a success
+	workers                  int
+	d                        time.Duration
+	pid                      int // sampled for RSS when set
+	body                     func(worker, i int) []byte
+}
+
+// post runs l: workers callers each POST in a loop for l.d, and reports
+// latency of the successes, throughput, failures by status and, when
+// l.pid is set, the process's peak RSS.
+func post(ctx context.Context, out io.Writer, l postLoad) error {
+	gateway, key, workers, d, pid := l.gateway, l.key, l.workers, l.d, l.pid
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 2 * time.Minute}
 	var mu sync.Mutex
 	var lat []time.Duration
@@ -27,8 +49,7 @@ func thumbnails(ctx context.Context, out io.Writer, gateway, key string, workers
 	for w := range workers {
 		wg.Go(func() {
 			for i := 0; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
-				body := fmt.Sprintf(`{"prompt":"I tested the %d cheapest gaming laptops so you don't have to (worker %d)"}`, i%9+2, w)
-				req, err := http.NewRequestWithContext(ctx, http.MethodPost, gateway+"/api/v1/thumbnails", strings.NewReader(body)) //nolint:gosec // G704: the operator's own -gateway origin
+				req, err := http.NewRequestWithContext(ctx, http.MethodPost, gateway+l.path, bytes.NewReader(l.body(w, i))) //nolint:gosec // G704: the operator's own -gateway origin
 				if err != nil {
 					return
 				}
@@ -44,7 +65,7 @@ func thumbnails(ctx context.Context, out io.Writer, gateway, key string, workers
 				}
 				took := time.Since(start)
 				mu.Lock()
-				if status == http.StatusCreated {
+				if status == l.want {
 					lat = append(lat, took)
 				} else {
 					failed[status]++
@@ -73,9 +94,9 @@ func thumbnails(ctx context.Context, out io.Writer, gateway, key string, workers
 	close(stop)
 	<-sampled
 	if len(lat) == 0 {
-		return fmt.Errorf("no thumbnail was made; failures by status: %v", failed)
+		return fmt.Errorf("%s: no request succeeded; failures by status: %v", l.name, failed)
 	}
-	_, _ = fmt.Fprintf(out, "thumbnails c=%d %s: %d made (%.1f/s), failures by status %v; latency %s", workers, d,
+	_, _ = fmt.Fprintf(out, "%s c=%d %s: %d succeeded (%.1f/s), failures by status %v; latency %s", l.name, workers, d,
 		len(lat), float64(len(lat))/d.Seconds(), failed, summary(lat))
 	if pid > 0 {
 		_, _ = fmt.Fprintf(out, "; thumbnails RSS peak %d MiB (sampled every 200 ms), VmHWM %d MiB", peak/1024, hwmKB(pid)/1024)

@@ -85,7 +85,6 @@ var Routes = []Route{
 // them 503 unavailable itself, whether or not the service is deployed, so a
 // client never meets a service's 404 or 405 on a path of the contract.
 var planned = map[string]bool{
-	"/thumbnails/analyze":                 true,
 	"/thumbnails/edit":                    true,
 	"/thumbnails/edit/face-swap":          true,
 	"/thumbnails/edit/background-remove":  true,
@@ -95,11 +94,8 @@ var planned = map[string]bool{
 	"/thumbnails/edit/filter":             true,
 	"/thumbnails/edit/combine":            true,
 	"/thumbnails/critique":                true,
-	"/thumbnails/optimize":                true,
 	"/thumbnails/analyze/text-overlay":    true,
 	"/thumbnails/extract-videosite":       true,
-	"/seo/titles":                         true,
-	"/seo/description":                    true,
 	"/clips/projects":                     true,
 	"/clips/projects/{projectId}":         true,
 	"/clips/projects/{projectId}/renders": true,

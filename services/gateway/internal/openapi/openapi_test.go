@@ -58,6 +58,7 @@ func TestOperationsAreComplete(t *testing.T) {
 	built := map[string]bool{
 		"listThumbnails": true, "createThumbnail": true, "getThumbnail": true, "deleteThumbnail": true,
 		"createVariations": true, "listTemplates": true, "remixTemplate": true,
+		"analyzeVideo": true, "optimizeIdea": true, "generateTitles": true, "generateDescription": true,
 	}
 	ids := map[string]string{}
 	for path, item := range d.Spec.Paths.Map() {

@@ -22,6 +22,8 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/thumbnails/internal/compose"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/gemini"
@@ -44,6 +46,8 @@ type Config struct {
 	config.Common `default:"HOOKLINE_HTTP_ADDR=:8083,HOOKLINE_DB_SCHEMA=thumbnails"`
 	config.S3
 	config.Fetch
+	config.Text
+	config.VideoSite
 
 	// ImageDecodeMB bounds the memory of the image decodes in progress in
 	// the process (imageinput.DecodeBudget); at least one image's limit.
@@ -71,7 +75,7 @@ func (c *Config) fetch() safefetch.Config {
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
-	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate()}
+	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate(), c.Text.Validate()}
 	if _, err := imageinput.NewDecodeBudget(c.ImageDecodeMB * 1_000_000); err != nil {
 		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB: %w", err))
 	}
@@ -148,6 +152,10 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	text, err := textai.New(cfg.Text)
+	if err != nil {
+		return err
+	}
 	cc, err := credits.New(credits.Config{
 		Billing: p.Bus, Pool: p.Pool, Source: service.Source, FailedSubject: events.ThumbnailsOperationFailed, Log: p.Log,
 	})
@@ -162,7 +170,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Credits:  cc,
 		Engine:   eng,
 		Previews: local,
-		Log:      p.Log,
+		Text:     text,
+		Videos: videosite.New(videosite.Config{
+			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
+		}),
+		Log: p.Log,
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }

@@ -17,6 +17,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"hookline.dev/pkg/textai"
 	"image"
 	"image/color"
 	"image/png"
@@ -391,7 +392,11 @@ func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int, sam
 // word highlighted), else derived from tweak and prompt, else the slot's
 // sample, a brand's or a style's name.
 func headlineFor(req engine.Request, t layout.Text, rng *rand.Rand) headline {
-	if words := strings.Fields(req.Headline); len(words) > 0 {
+	text := req.Headline
+	if text == "" {
+		text = textai.QuotedHeadline(req.Tweak + " " + req.Prompt)
+	}
+	if words := strings.Fields(text); len(words) > 0 {
 		if len(words) > 12 {
 			words = words[:12]
 		}

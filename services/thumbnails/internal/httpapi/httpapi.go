@@ -30,6 +30,10 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Get("/thumbnails", a.Wrap(h.listThumbnails))
 		r.Post("/thumbnails", a.Wrap(h.generate))
 		r.Post("/thumbnails/variations", a.Wrap(h.variations))
+		r.Post("/thumbnails/analyze", a.Wrap(h.analyze))
+		r.Post("/thumbnails/optimize", a.Wrap(h.optimize))
+		r.Post("/seo/titles", a.Wrap(h.seoTitles))
+		r.Post("/seo/description", a.Wrap(h.seoDescription))
 		r.Get("/thumbnails/{id}", a.Wrap(h.getThumbnail))
 		r.Delete("/thumbnails/{id}", a.Wrap(h.deleteThumbnail))
 

@@ -22,6 +22,7 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/textai"
 	"hookline.dev/services/thumbnails/internal/assetview"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/layout"
@@ -101,7 +102,11 @@ type Service struct {
 	Credits  Credits
 	Engine   engine.Engine
 	Previews Previewer
-	Log      *slog.Logger
+	// Text writes concepts, optimized prompts, titles and descriptions.
+	Text textai.Engine
+	// Videos reads hosted videos' captions and metadata.
+	Videos Videos
+	Log    *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

@@ -17,6 +17,9 @@ const (
 	// MaxPrompt bounds a prompt and a variation's tweak, in Unicode code
 	// points after trimming surrounding whitespace.
 	MaxPrompt = 2000
+	// MinIdea and MaxIdea bound an optimize request's idea.
+	MinIdea = 3
+	MaxIdea = 500
 	// MaxHeadline bounds a remix headline: a thumbnail shows a few words,
 	// and 100 code points is already more than fits at a readable size.
 	MaxHeadline = 100
@@ -56,6 +59,17 @@ type RemixInput struct {
 	Headline    *string
 	AspectRatio *string
 	Refs
+}
+
+// OptimizeInput is the body of POST /thumbnails/optimize: a rough idea and
+// the generate options that make sense without a prompt (no faces or
+// reference images: the optimized prompt decides the picture).
+type OptimizeInput struct {
+	Idea         *string
+	AspectRatio  *string
+	StyleID      *string
+	BrandID      *string
+	CollectionID *string
 }
 
 // VariationsInput is the body of POST /thumbnails/variations.
@@ -107,6 +121,24 @@ func ValidateGenerate(in GenerateInput) (Spec, error) {
 	case n > 0:
 		s.ReferenceURLs = in.ReferenceImageURLs
 	}
+	return s, f.Err()
+}
+
+// ValidateOptimize checks an optimize request. The idea is the spec's
+// Prompt, MinIdea..MaxIdea characters.
+func ValidateOptimize(in OptimizeInput) (Spec, error) {
+	f := apierr.Fields{}
+	var s Spec
+	if in.Idea == nil {
+		f.Add("idea", "is required")
+	} else if s.Prompt = text(f, "idea", *in.Idea, MaxIdea, true); utf8.RuneCountInString(s.Prompt) < MinIdea && s.Prompt != "" {
+		f.Add("idea", fmt.Sprintf("must be at least %d characters", MinIdea))
+	}
+	s.Aspect = aspect(f, in.AspectRatio)
+	if s.Aspect == "" {
+		s.Aspect = engine.Landscape
+	}
+	refs(f, Refs{StyleID: in.StyleID, BrandID: in.BrandID, CollectionID: in.CollectionID}, &s)
 	return s, f.Err()
 }
 
