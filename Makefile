@@ -1,8 +1,8 @@
 # Hookline: one command for the stack, one for the tests.
 SHELL := /bin/bash
-MODULES := ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./services/thumbnails/... ./e2e/...
+MODULES := ./pkg/... ./services/assets/... ./services/billing/... ./services/clips/... ./services/gateway/... ./services/thumbnails/... ./e2e/...
 # Every module of go.work, as directories: golangci-lint runs inside each.
-LINT_DIRS := pkg services/assets services/billing services/gateway services/thumbnails e2e bench
+LINT_DIRS := pkg services/assets services/billing services/clips services/gateway services/thumbnails e2e bench
 
 .PHONY: up test deps build fuzz lint bench down
 
@@ -16,7 +16,7 @@ deps: ## start Postgres, NATS JetStream and MinIO only
 	@scripts/deps.sh start >/dev/null
 
 build: ## build the service binaries into bin/
-	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails
+	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips
 
 fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 	@FUZZTIME=$${FUZZTIME:-1m} scripts/fuzz.sh

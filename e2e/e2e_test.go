@@ -50,6 +50,9 @@ type stack struct {
 	thumbnails    *exec.Cmd
 	thumbnailsEnv []string
 	thumbsURL     string
+	// clipsAddr is where the gateway expects clips; a test that wants it
+	// starts it there (startClips), with the settings it needs.
+	clipsAddr string
 }
 
 // startStack builds gateway, billing and assets and runs them as processes
@@ -59,13 +62,13 @@ func startStack(t *testing.T) *stack {
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
 		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets",
-		"hookline.dev/services/thumbnails/cmd/thumbnails")
+		"hookline.dev/services/thumbnails/cmd/thumbnails", "hookline.dev/services/clips/cmd/clips")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		t.Fatalf("build: %v", err)
 	}
 	gwAddr, billAddr, assetsAddr, gwDebug := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
-	thumbsAddr := testkit.FreeAddr(t)
+	thumbsAddr, clipsAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
 	s3 := testkit.Bucket(t)
 	ns := testkit.Namespace(t)
 	common := []string{
@@ -77,7 +80,7 @@ func startStack(t *testing.T) *stack {
 		"HOOKLINE_TIERS=" + e2eTiers,
 	}
 	s3env := []string{"HOOKLINE_S3_ENDPOINT=" + s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY=" + s3.AccessKey, "HOOKLINE_S3_SECRET_KEY=" + s3.SecretKey, "HOOKLINE_S3_BUCKET=" + s3.Bucket}
-	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...)}
+	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...), clipsAddr: clipsAddr}
 	run := func(name string, env ...string) { st.start(name, env...) }
 	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"))
 	run("assets", append([]string{"HOOKLINE_HTTP_ADDR=" + assetsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_assets")}, s3env...)...)
@@ -85,7 +88,7 @@ func startStack(t *testing.T) *stack {
 	st.thumbnails = st.start("thumbnails", st.thumbnailsEnv...)
 	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
 		"HOOKLINE_DEBUG_ADDR="+gwDebug, "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
-		"HOOKLINE_ASSETS_URL=http://"+assetsAddr, "HOOKLINE_THUMBNAILS_URL=http://"+thumbsAddr)
+		"HOOKLINE_ASSETS_URL=http://"+assetsAddr, "HOOKLINE_THUMBNAILS_URL=http://"+thumbsAddr, "HOOKLINE_CLIPS_URL=http://"+clipsAddr)
 	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+assetsAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+thumbsAddr+"/readyz", 30*time.Second)

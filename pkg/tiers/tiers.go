@@ -45,6 +45,9 @@ type RateLimit struct {
 type Quotas struct {
 	PaidOpsPerDay     int
 	ConcurrentRenders int
+	// SourceMinutes bounds the length of a clip project's source video;
+	// the clips service enforces it when it prepares the source.
+	SourceMinutes int
 }
 
 // Table is a validated tier table. The first tier is the fallback for an
@@ -68,9 +71,9 @@ type Source struct {
 // Default is the built-in table.
 func Default() *Table {
 	return &Table{tiers: []Tier{
-		{Name: "free", MonthlyCredits: 10, BillingCycle: "monthly", RateLimit: RateLimit{PerSecond: 5, Burst: 10}, Quotas: Quotas{PaidOpsPerDay: 50, ConcurrentRenders: 1}},
-		{Name: "creator", MonthlyCredits: 100, BillingCycle: "monthly", RateLimit: RateLimit{PerSecond: 10, Burst: 20}, Quotas: Quotas{PaidOpsPerDay: 500, ConcurrentRenders: 2}},
-		{Name: "pro", MonthlyCredits: 500, BillingCycle: "monthly", RateLimit: RateLimit{PerSecond: 20, Burst: 40}, Quotas: Quotas{PaidOpsPerDay: 5000, ConcurrentRenders: 5}},
+		{Name: "free", MonthlyCredits: 10, BillingCycle: "monthly", RateLimit: RateLimit{PerSecond: 5, Burst: 10}, Quotas: Quotas{PaidOpsPerDay: 50, ConcurrentRenders: 1, SourceMinutes: 30}},
+		{Name: "creator", MonthlyCredits: 100, BillingCycle: "monthly", RateLimit: RateLimit{PerSecond: 10, Burst: 20}, Quotas: Quotas{PaidOpsPerDay: 500, ConcurrentRenders: 2, SourceMinutes: 120}},
+		{Name: "pro", MonthlyCredits: 500, BillingCycle: "monthly", RateLimit: RateLimit{PerSecond: 20, Burst: 40}, Quotas: Quotas{PaidOpsPerDay: 5000, ConcurrentRenders: 5, SourceMinutes: 240}},
 		{Name: "agency", MonthlyCredits: 2000, BillingCycle: "monthly", RateLimit: RateLimit{PerSecond: 50, Burst: 100}},
 	}}
 }
@@ -106,7 +109,7 @@ func (s Source) Load() (*Table, error) {
 //
 //	{"tiers": [{"name": "pro", "monthlyCredits": 500, "billingCycle": "monthly",
 //	  "rateLimit": {"perSecond": 20, "burst": 40},
-//	  "quotas": {"paidOpsPerDay": 5000, "concurrentRenders": 5}}, ...]}
+//	  "quotas": {"paidOpsPerDay": 5000, "concurrentRenders": 5, "sourceMinutes": 240}}, ...]}
 //
 // Every field but quotas is required; unknown fields are refused so a typo
 // cannot silently drop a limit.
@@ -130,6 +133,7 @@ type fileRateLimit struct {
 type fileQuotas struct {
 	PaidOpsPerDay     int `json:"paidOpsPerDay"`
 	ConcurrentRenders int `json:"concurrentRenders"`
+	SourceMinutes     int `json:"sourceMinutes"`
 }
 
 // Encode writes tiers in the JSON schema Parse reads (for HOOKLINE_TIERS).
@@ -138,7 +142,7 @@ func Encode(ts ...Tier) string {
 	for i, t := range ts {
 		f.Tiers[i] = fileTier{Name: t.Name, MonthlyCredits: &t.MonthlyCredits, BillingCycle: t.BillingCycle,
 			RateLimit: &fileRateLimit{PerSecond: t.RateLimit.PerSecond, Burst: t.RateLimit.Burst},
-			Quotas:    fileQuotas{PaidOpsPerDay: t.Quotas.PaidOpsPerDay, ConcurrentRenders: t.Quotas.ConcurrentRenders}}
+			Quotas:    fileQuotas(t.Quotas)}
 	}
 	b, _ := json.Marshal(f) // plain structs of numbers and strings always encode
 	return string(b)
@@ -187,7 +191,7 @@ func Parse(b []byte) (*Table, error) {
 				bad("rateLimit.burst must be at least 1")
 			}
 		}
-		if ft.Quotas.PaidOpsPerDay < 0 || ft.Quotas.ConcurrentRenders < 0 {
+		if ft.Quotas.PaidOpsPerDay < 0 || ft.Quotas.ConcurrentRenders < 0 || ft.Quotas.SourceMinutes < 0 {
 			bad("quotas must not be negative (0 is unlimited)")
 		}
 		if ft.MonthlyCredits == nil || ft.RateLimit == nil {
@@ -196,7 +200,7 @@ func Parse(b []byte) (*Table, error) {
 		t.tiers = append(t.tiers, Tier{
 			Name: ft.Name, MonthlyCredits: *ft.MonthlyCredits, BillingCycle: ft.BillingCycle,
 			RateLimit: RateLimit{PerSecond: ft.RateLimit.PerSecond, Burst: ft.RateLimit.Burst},
-			Quotas:    Quotas{PaidOpsPerDay: ft.Quotas.PaidOpsPerDay, ConcurrentRenders: ft.Quotas.ConcurrentRenders},
+			Quotas:    Quotas(ft.Quotas),
 		})
 	}
 	if err := errors.Join(errs...); err != nil {

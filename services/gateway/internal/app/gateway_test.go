@@ -584,11 +584,9 @@ func TestGateway(t *testing.T) {
 // TestRoutingTable sends every method of every spec path through a
 // gateway and checks which service answers. A planned path is answered
 // 503 unavailable by the gateway itself, naming its service, even when
-// that service is deployed (thumbnails) or configured (clips, at a closed
-// port).
+// that service is deployed (thumbnails' edits, clips' renders).
 func TestRoutingTable(t *testing.T) {
-	g := startGateway(t, []string{httpapi.Billing, httpapi.Assets, httpapi.Thumbnails},
-		map[string]string{"HOOKLINE_CLIPS_URL": "http://127.0.0.1:1"})
+	g := startGateway(t, []string{httpapi.Billing, httpapi.Assets, httpapi.Thumbnails, httpapi.Clips}, nil)
 	tn := g.newTenant(t, "agency")
 	fill := regexp.MustCompile(`\{[^}]+\}`)
 	n, built := 0, int64(0)

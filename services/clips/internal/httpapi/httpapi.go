@@ -1,0 +1,149 @@
+// Package httpapi is the clips service's HTTP edge: the project endpoints
+// behind the principal check, their DTOs, and the one function mapping
+// domain errors to the envelope.
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/chix"
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/service"
+)
+
+// Handler serves the clips API; ready answers /readyz. With svc nil it
+// serves only the probes (a worker).
+func Handler(svc *service.Service, secret []byte, ready func(context.Context) error, log *slog.Logger) http.Handler {
+	h := &api{svc: svc}
+	a := httpx.Adapter{Log: log, MapError: MapError}
+	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
+		if svc == nil {
+			return
+		}
+		r.Get("/clips/projects", a.Wrap(h.list))
+		r.Post("/clips/projects", a.Wrap(h.create))
+		r.Get("/clips/projects/{projectId}", a.Wrap(h.get))
+	})
+}
+
+type api struct{ svc *service.Service }
+
+// MapError translates domain errors into API errors.
+func MapError(err error) error {
+	if errors.Is(err, project.ErrNotFound) {
+		return apierr.New(apierr.NotFound, "clip project not found")
+	}
+	return pgkit.MapUnavailable(err)
+}
+
+// projectDTO is a project as every endpoint returns it: all fields always
+// present, null when unset.
+type projectDTO struct {
+	ID              string           `json:"id"`
+	VideoTitle      string           `json:"videoTitle"`
+	VideoSiteURL    string           `json:"videoSiteUrl"`
+	DownloadStatus  string           `json:"downloadStatus"`
+	DownloadError   *string          `json:"downloadError"`
+	PreparationStep string           `json:"preparationStep"`
+	Format          string           `json:"format"`
+	Duration        *float64         `json:"duration"`
+	Transcript      *string          `json:"transcriptSource"`
+	Analysis        moments.Analysis `json:"analysis"`
+	Clips           []clipDTO        `json:"clips"`
+	CreatedAt       time.Time        `json:"createdAt"`
+	UpdatedAt       time.Time        `json:"updatedAt"`
+	ReadyAt         *time.Time       `json:"readyAt"`
+}
+
+// clipDTO is a clip suggestion of the spec, with the measured features
+// that explain its score.
+type clipDTO struct {
+	ID           string           `json:"id"`
+	Title        string           `json:"title"`
+	StartTime    float64          `json:"startTime"`
+	EndTime      float64          `json:"endTime"`
+	Duration     float64          `json:"duration"`
+	Hook         string           `json:"hook"`
+	Category     string           `json:"category"`
+	ViralScore   int              `json:"viralScore"`
+	HookStrength string           `json:"hookStrength"`
+	PlatformFit  []string         `json:"platformFit"`
+	Mood         string           `json:"mood"`
+	Keywords     []string         `json:"keywords"`
+	Features     moments.Features `json:"features"`
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func projectOut(p project.Project) projectDTO {
+	out := projectDTO{
+		ID: p.ID, VideoTitle: p.VideoTitle, VideoSiteURL: p.SourceURL, DownloadStatus: string(p.Status), DownloadError: strOrNil(p.DownloadError),
+		PreparationStep: string(p.Step), Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: p.Analysis,
+		Clips: make([]clipDTO, len(p.Clips)), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
+	}
+	if p.Duration > 0 {
+		out.Duration = &p.Duration
+	}
+	if p.ReadyAt != nil {
+		t := p.ReadyAt.UTC()
+		out.ReadyAt = &t
+	}
+	for i, c := range p.Clips {
+		out.Clips[i] = clipDTO{ID: c.ID, Title: c.Title, StartTime: c.Start, EndTime: c.End, Duration: c.End - c.Start, Hook: c.Hook,
+			Category: c.Category, ViralScore: c.ViralScore, HookStrength: c.HookStrength, PlatformFit: c.PlatformFit, Mood: c.Mood,
+			Keywords: c.Keywords, Features: c.Features}
+	}
+	return out
+}
+
+func (h *api) create(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		VideoSiteURL *string `json:"video_site_url"`
+		Format       *string `json:"format"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	p, _ := principal.From(r.Context())
+	proj, err := h.svc.Create(r.Context(), p, project.CreateInput{VideoSiteURL: in.VideoSiteURL, Format: in.Format})
+	if err != nil {
+		return err
+	}
+	return httpx.Created(w, projectOut(proj))
+}
+
+func (h *api) list(w http.ResponseWriter, r *http.Request) error {
+	p, _ := principal.From(r.Context())
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]project.Project, int, error) {
+		return h.svc.Projects(ctx, p.OrgID, offset, limit)
+	}, projectOut)
+}
+
+func (h *api) get(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
+	if err != nil {
+		return err
+	}
+	p, _ := principal.From(r.Context())
+	proj, err := h.svc.Project(r.Context(), p.OrgID, id.String())
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, projectOut(proj))
+}

@@ -1,0 +1,214 @@
+package media
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os/exec"
+	"slices"
+	"sync"
+)
+
+// Signals are the measurements of a source that clip scoring uses.
+type Signals struct {
+	Step   float64   // seconds per Energy sample (0.5)
+	Energy []float64 // loudness per step, 0..1 (see Analyze)
+	Peaks  []float64 // start times (s) of laughter/applause-like bursts
+	Scenes []float64 // times (s) of scene changes (cuts)
+}
+
+// Analysis parameters. Audio is read as 8 kHz mono; loudness and
+// noisiness are measured on 0.25 s windows, two of which make an Energy
+// step. Video is sampled at sceneFPS as tiny YUV frames.
+const (
+	audioRate   = 8000
+	window      = audioRate / 4 // samples per 0.25 s window
+	windowSec   = 0.25
+	step        = 0.5
+	floorDB     = -60.0 // loudness mapped to Energy 0
+	fftSize     = 256   // spectral flatness frame (32 ms)
+	sceneFPS    = 4
+	sceneW      = 64
+	sceneH      = 36
+	sceneFrame  = sceneW*sceneH + 2*(sceneW/2)*(sceneH/2)
+	peakRise    = 10.0  // dB above the local median
+	peakMinDB   = -35.0 // dBFS, so faint noise in silence is no burst
+	peakFlat    = 0.15  // spectral flatness of broadband noise
+	peakContext = 10.0  // seconds either side for the local median
+	peakGap     = 1.0   // seconds: bursts closer than this are one
+)
+
+// Analyze measures the signals of the file at path, whose Probe result is
+// info. It runs one ffmpeg per signal, concurrently: the audio track as
+// 8 kHz mono PCM and the video as 64x36 frames at 4 fps, both piped to
+// this process and measured in Go.
+//
+// Energy is the RMS loudness of each 0.5 s step in dBFS mapped linearly
+// from [-60 dBFS, the loudest step] to [0, 1].
+//
+// Peaks are laughter/applause-like bursts: runs of at least two 0.25 s
+// windows (0.5 s) each at least 10 dB louder than the median window of the
+// surrounding ±10 s, louder than -35 dBFS, and broadband — mean spectral
+// flatness of its 32 ms frames at least 0.15 (white or pink noise and
+// applause measure 0.2–0.6; speech, music and tones stay under 0.1).
+// Bursts less than 1 s apart are one; each is reported by its start.
+//
+// Scenes are cuts: a sampled frame whose mean absolute difference from
+// the previous one (over Y, U and V) is at least sceneMinDiff and at
+// least sceneRatio times the median difference of the frames around it,
+// so steady motion does not count. A cut is reported at the time of the
+// first frame of the new scene (within 0.25 s of the cut).
+func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, error) {
+	sig := Signals{Step: step}
+	var wg sync.WaitGroup
+	var audioErr, videoErr error
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if info.HasAudio {
+		wg.Go(func() {
+			if sig.Energy, sig.Peaks, audioErr = t.audio(ctx, path); audioErr != nil {
+				cancel()
+			}
+		})
+	}
+	if info.HasVideo {
+		wg.Go(func() {
+			if sig.Scenes, videoErr = t.scenes(ctx, path); videoErr != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(audioErr, videoErr); err != nil {
+		return Signals{}, fmt.Errorf("analyzing %s: %w", path, err)
+	}
+	return sig, nil
+}
+
+// pipe runs ffmpeg with args, passing its stdout to read, and returns the
+// first error of either.
+func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) error) error {
+	var stderr tail
+	cmd := exec.CommandContext(ctx, t.ffmpeg(), append([]string{"-v", "error", "-nostdin"}, args...)...)
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return fmt.Errorf("starting ffmpeg: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("starting ffmpeg: %w", err)
+	}
+	readErr := read(bufio.NewReaderSize(out, 1<<16))
+	if readErr != nil {
+		_ = cmd.Process.Kill()
+	}
+	_, _ = io.Copy(io.Discard, out)
+	waitErr := cmd.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case readErr != nil:
+		return readErr
+	case waitErr != nil:
+		return fmt.Errorf("ffmpeg: %w: %s", waitErr, stderr.String())
+	}
+	return nil
+}
+
+// audio reads the first audio track and returns Energy and Peaks.
+func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64, err error) {
+	var db, flat []float64 // per window
+	var sumsq []float64
+	buf := make([]byte, 2*window)
+	x := make([]float64, window)
+	fft := newFFT(fftSize)
+	err = t.pipe(ctx, []string{"-i", path, "-map", "0:a:0", "-ac", "1", "-ar", fmt.Sprint(audioRate), "-f", "s16le", "pipe:"},
+		func(r io.Reader) error {
+			for {
+				n, err := io.ReadFull(r, buf)
+				if n < 2 {
+					if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+						return nil
+					}
+					return fmt.Errorf("reading audio: %w", err)
+				}
+				m := n / 2
+				var s float64
+				for i := range m {
+					v := float64(int16(uint16(buf[2*i])|uint16(buf[2*i+1])<<8)) / 32768
+					x[i] = v
+					s += v * v
+				}
+				sumsq = append(sumsq, s/float64(m))
+				db = append(db, decibels(s/float64(m)))
+				flat = append(flat, fft.flatness(x[:m]))
+				if err != nil {
+					return nil
+				}
+			}
+		})
+	if err != nil {
+		return nil, nil, fmt.Errorf("measuring audio: %w", err)
+	}
+	return energyOf(sumsq), peaksOf(db, flat), nil
+}
+
+func decibels(meanSquare float64) float64 { return 10 * math.Log10(meanSquare+1e-10) }
+
+// energyOf maps the loudness of each step (two windows) to 0..1.
+func energyOf(sumsq []float64) []float64 {
+	per := int(step / windowSec)
+	out := make([]float64, 0, (len(sumsq)+per-1)/per)
+	for i := 0; i < len(sumsq); i += per {
+		chunk := sumsq[i:min(i+per, len(sumsq))]
+		var s float64
+		for _, v := range chunk {
+			s += v
+		}
+		out = append(out, decibels(s/float64(len(chunk))))
+	}
+	top := floorDB
+	for _, v := range out {
+		top = max(top, v)
+	}
+	for i, v := range out {
+		if top > floorDB {
+			out[i] = min(1, max(0, (v-floorDB)/(top-floorDB)))
+		} else {
+			out[i] = 0
+		}
+	}
+	return out
+}
+
+// peaksOf applies the burst rule documented on Analyze to per-window
+// loudness (dBFS) and spectral flatness.
+func peaksOf(db, flat []float64) []float64 {
+	ctxN := int(peakContext / windowSec)
+	near := make([]float64, 0, 2*ctxN+1)
+	hot := make([]bool, len(db))
+	for i := range db {
+		near = append(near[:0], db[max(0, i-ctxN):min(len(db), i+ctxN+1)]...)
+		slices.Sort(near)
+		hot[i] = db[i] >= near[len(near)/2]+peakRise && db[i] >= peakMinDB && flat[i] >= peakFlat
+	}
+	var peaks []float64
+	end := math.Inf(-1) // of the last burst, seconds
+	for i := 0; i < len(hot); {
+		j := i
+		for j < len(hot) && hot[j] {
+			j++
+		}
+		if j-i >= 2 {
+			if start := float64(i) * windowSec; start-end >= peakGap {
+				peaks = append(peaks, start)
+			}
+			end = float64(j) * windowSec
+		}
+		i = j + 1
+	}
+	return peaks
+}

@@ -1,0 +1,76 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Scene cut rule (see Analyze): a sampled frame differing from the
+// previous one by at least sceneMinDiff (mean absolute difference, 0..255)
+// and by sceneRatio times the median difference of the sceneContext
+// frames either side.
+const (
+	sceneMinDiff = 12.0
+	sceneRatio   = 3.0
+	sceneContext = 4
+)
+
+// scenes decodes the first video stream as tiny frames and returns the
+// times of its cuts. The decoder skips the loop filter and uses two
+// threads; every frame is still decoded, so no cut is missed.
+func (t Tools) scenes(ctx context.Context, path string) ([]float64, error) {
+	var diffs []float64 // diffs[i]: frame i+1 against frame i
+	err := t.pipe(ctx, []string{"-threads", "2", "-skip_loop_filter", "all", "-i", path, "-map", "0:v:0",
+		"-vf", fmt.Sprintf("fps=%d,scale=%d:%d:flags=area,format=yuv420p", sceneFPS, sceneW, sceneH),
+		"-f", "rawvideo", "pipe:"},
+		func(r io.Reader) error {
+			prev, cur := make([]byte, sceneFrame), make([]byte, sceneFrame)
+			for n := 0; ; n++ {
+				if _, err := io.ReadFull(r, cur); err != nil {
+					if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
+						return nil
+					}
+					return fmt.Errorf("reading frames: %w", err)
+				}
+				if n > 0 {
+					var sum int
+					for i, v := range cur {
+						d := int(v) - int(prev[i])
+						sum += max(d, -d)
+					}
+					diffs = append(diffs, float64(sum)/sceneFrame)
+				}
+				prev, cur = cur, prev
+			}
+		})
+	if err != nil {
+		return nil, fmt.Errorf("measuring scenes: %w", err)
+	}
+	return cuts(diffs), nil
+}
+
+// cuts applies the cut rule to frame differences.
+func cuts(diffs []float64) []float64 {
+	var out []float64
+	near := make([]float64, 0, 2*sceneContext)
+	for i, d := range diffs {
+		if d < sceneMinDiff {
+			continue
+		}
+		near = near[:0]
+		for j := max(0, i-sceneContext); j < min(len(diffs), i+sceneContext+1); j++ {
+			if j != i {
+				near = append(near, diffs[j])
+			}
+		}
+		slices.Sort(near)
+		if len(near) > 0 && d < sceneRatio*near[len(near)/2] {
+			continue
+		}
+		out = append(out, float64(i+1)/sceneFPS)
+	}
+	return out
+}

@@ -1,0 +1,592 @@
+// Package moments finds the short-form moments of a long video: candidate
+// windows of 15–90 s that start and end on sentence boundaries, scored on
+// what makes a clip travel (the hook of its opening line, whether it
+// stands alone, how much of the video's vocabulary it carries, emotion,
+// pace, length, and — once the source is prepared — audio energy,
+// laughter/applause-like peaks and scene changes), then chosen greedily
+// without overlap. The weights and the reasoning behind them are in the
+// service README.
+//
+// Rank is deterministic: the same transcript and signals give the same
+// clips with the same ids. A clip's id is derived from its window, so a
+// rescore of the same windows (Input.Keep) keeps every id.
+package moments
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/videosite"
+)
+
+// Window limits, in seconds.
+const (
+	MinSeconds = 15
+	MaxSeconds = 90
+)
+
+// MaxClips bounds the clips of one project.
+const MaxClips = 10
+
+// Signals are what preparation measures in the source (media.Signals).
+type Signals struct {
+	Step   float64   // seconds per Energy sample
+	Energy []float64 // loudness 0..1 per step
+	Peaks  []float64 // laughter/applause-like bursts, seconds
+	Scenes []float64 // scene changes, seconds
+}
+
+// Window is a clip's span in seconds.
+type Window struct{ Start, End float64 }
+
+// Input is what Rank reads.
+type Input struct {
+	Segments []videosite.Segment
+	// Signals are nil until the source is prepared.
+	Signals *Signals
+	// Keep, when set, are the windows to rescore instead of choosing new
+	// ones: the clips a client already holds ids for.
+	Keep []Window
+}
+
+// Features are a clip's measured features, each 0..1.
+type Features struct {
+	Hook          float64 `json:"hook"`
+	SelfContained float64 `json:"selfContained"`
+	Salience      float64 `json:"salience"`
+	Emotion       float64 `json:"emotion"`
+	Pace          float64 `json:"pace"`
+	Length        float64 `json:"length"`
+	// The audio and picture features are 0 until the source is prepared.
+	Energy float64 `json:"energy"`
+	Peaks  float64 `json:"peaks"`
+	Scenes float64 `json:"scenes"`
+}
+
+// Clip is a ranked moment.
+type Clip struct {
+	ID           string   `json:"id"`
+	Title        string   `json:"title"`
+	Start        float64  `json:"startTime"`
+	End          float64  `json:"endTime"`
+	Hook         string   `json:"hook"`
+	Category     string   `json:"category"`
+	ViralScore   int      `json:"viralScore"`
+	HookStrength string   `json:"hookStrength"`
+	PlatformFit  []string `json:"platformFit"`
+	Mood         string   `json:"mood"`
+	Keywords     []string `json:"keywords"`
+	Features     Features `json:"features"`
+}
+
+// Analysis describes the whole video.
+type Analysis struct {
+	ContentType     string `json:"contentType"`
+	SuggestedFormat string `json:"suggestedFormat"`
+	SuggestedStyle  string `json:"suggestedStyle"`
+}
+
+// Result is a ranked set of clips, best first.
+type Result struct {
+	Analysis Analysis
+	Clips    []Clip
+}
+
+// Engine ranks moments. Local is the default; a chat provider may reword
+// titles and hooks of what Local chose.
+type Engine interface {
+	Rank(ctx context.Context, in Input) (Result, error)
+	Name() string
+}
+
+// Local is the offline engine.
+type Local struct{}
+
+// Name names the engine.
+func (Local) Name() string { return "local" }
+
+// Rank ranks in's moments.
+func (Local) Rank(_ context.Context, in Input) (Result, error) { return Rank(in), nil }
+
+// The feature weights; see the README for the reasoning. Without signals
+// the audio and picture weights are spread over the text features.
+var (
+	textWeights = Features{Hook: 0.30, SelfContained: 0.15, Salience: 0.20, Emotion: 0.15, Pace: 0.10, Length: 0.10}
+	fullWeights = Features{Hook: 0.25, SelfContained: 0.15, Salience: 0.15, Emotion: 0.10, Pace: 0.05, Length: 0.05, Energy: 0.10, Peaks: 0.10, Scenes: 0.05}
+)
+
+func (f Features) dot(w Features) float64 {
+	return f.Hook*w.Hook + f.SelfContained*w.SelfContained + f.Salience*w.Salience + f.Emotion*w.Emotion +
+		f.Pace*w.Pace + f.Length*w.Length + f.Energy*w.Energy + f.Peaks*w.Peaks + f.Scenes*w.Scenes
+}
+
+// sentence is a timed sentence with its per-sentence measurements.
+type sentence struct {
+	text       string
+	start, end float64
+	words      int
+	hook       nlp.HookFeatures
+	emotion    float64
+	salience   float64 // summed TF-IDF weight of the video's keywords
+	dangling   bool    // opens with a reference to what came before
+	complete   bool    // ends a thought: . ! or ?
+}
+
+// doc is a transcript prepared for scoring, with prefix sums over its
+// sentences.
+type doc struct {
+	sents                []sentence
+	words, emo, sal      []float64 // prefix sums
+	text                 string
+	contentType          nlp.ContentType
+	signals              *Signals
+	meanEnergy, duration float64
+}
+
+// Rank scores the transcript's candidate windows and picks the best
+// non-overlapping ones (or rescores in.Keep).
+func Rank(in Input) Result {
+	d := prepare(in)
+	res := Result{Analysis: d.analysis()}
+	var picked []scored
+	if len(in.Keep) > 0 {
+		for _, w := range in.Keep {
+			i, j := d.span(w)
+			if i < 0 {
+				picked = append(picked, scored{w: w, i: -1})
+				continue
+			}
+			c := d.score(i, j)
+			c.w = w // the id and the span the client holds stay
+			picked = append(picked, c)
+		}
+	} else {
+		picked = d.choose(maxClips(d.duration))
+	}
+	sort.SliceStable(picked, func(a, b int) bool { return picked[a].score > picked[b].score })
+	for _, c := range picked {
+		res.Clips = append(res.Clips, d.clip(c, res.Analysis))
+	}
+	if res.Clips == nil {
+		res.Clips = []Clip{}
+	}
+	return res
+}
+
+// maxClips grows with the video: one per two minutes, 3..MaxClips.
+func maxClips(duration float64) int {
+	return min(MaxClips, max(3, int(duration/120)))
+}
+
+var danglingStarts = map[string]bool{
+	"and": true, "but": true, "so": true, "because": true, "or": true, "also": true, "then": true, "which": true,
+	"this": true, "that": true, "these": true, "those": true, "it": true, "he": true, "she": true, "they": true,
+	"them": true, "there": true, "another": true, "plus": true, "otherwise": true, "anyway": true,
+}
+
+func prepare(in Input) *doc {
+	text, at := timeline(in.Segments)
+	d := &doc{text: text, signals: in.Signals}
+	if n := len(in.Segments); n > 0 {
+		d.duration = in.Segments[n-1].End
+	}
+	weights := map[string]float64{}
+	for _, k := range nlp.Keywords(text, 40) {
+		for _, t := range nlp.Tokens(k.Text) {
+			weights[nlp.Stem(t)] = math.Max(weights[nlp.Stem(t)], k.Score)
+		}
+	}
+	for _, s := range nlp.Sentences(text) {
+		toks := nlp.Tokens(s.Text)
+		if len(toks) == 0 {
+			continue
+		}
+		sal := 0.0
+		for _, t := range toks {
+			sal += weights[nlp.Stem(t)]
+		}
+		last := lastRune(s.Text)
+		d.sents = append(d.sents, sentence{
+			text: s.Text, start: at(s.Start), end: at(s.End), words: len(toks),
+			hook: nlp.Hook(s.Text), emotion: nlp.Emotion(s.Text), salience: sal,
+			dangling: danglingStarts[toks[0]], complete: strings.ContainsRune(".!?…", last),
+		})
+	}
+	n := len(d.sents)
+	d.words, d.emo, d.sal = make([]float64, n+1), make([]float64, n+1), make([]float64, n+1)
+	for i, s := range d.sents {
+		d.words[i+1] = d.words[i] + float64(s.words)
+		d.emo[i+1] = d.emo[i] + s.emotion*float64(s.words)
+		d.sal[i+1] = d.sal[i] + s.salience
+	}
+	if ts := nlp.DetectType(text); len(ts) > 0 && ts[0].Score > 0 {
+		d.contentType = ts[0].Type
+	} else {
+		d.contentType = nlp.Story
+	}
+	if in.Signals != nil && len(in.Signals.Energy) > 0 {
+		sum := 0.0
+		for _, e := range in.Signals.Energy {
+			sum += e
+		}
+		d.meanEnergy = sum / float64(len(in.Signals.Energy))
+		d.duration = math.Max(d.duration, float64(len(in.Signals.Energy))*in.Signals.Step)
+	}
+	return d
+}
+
+// lastRune is the last character of s before closing quotes and brackets.
+func lastRune(s string) rune {
+	r, _ := utf8.DecodeLastRuneInString(strings.TrimRight(s, "\"')”’ "))
+	return r
+}
+
+// timeline joins the segments' text and returns a function from a byte
+// offset of the text to seconds: the time of the word there when the
+// segment has word timings, else interpolated across the segment.
+func timeline(segs []videosite.Segment) (string, func(int) float64) {
+	type mark struct {
+		off int
+		t   float64
+	}
+	var b strings.Builder
+	var marks []mark
+	for _, s := range segs {
+		t := strings.TrimSpace(s.Text)
+		if t == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		off := b.Len()
+		b.WriteString(t)
+		marks = append(marks, mark{off, s.Start})
+		from := 0
+		for _, w := range s.Words {
+			wt := strings.TrimSpace(w.Text)
+			if wt == "" {
+				continue
+			}
+			if k := strings.Index(t[from:], wt); k >= 0 {
+				marks = append(marks, mark{off + from + k, w.Start}, mark{off + from + k + len(wt), w.End})
+				from += k + len(wt)
+			}
+		}
+		marks = append(marks, mark{off + len(t), s.End})
+	}
+	sort.SliceStable(marks, func(i, j int) bool { return marks[i].off < marks[j].off })
+	return b.String(), func(o int) float64 {
+		k := sort.Search(len(marks), func(i int) bool { return marks[i].off >= o })
+		switch {
+		case len(marks) == 0:
+			return 0
+		case k == len(marks):
+			return marks[k-1].t
+		case marks[k].off == o || k == 0:
+			return marks[k].t
+		}
+		a, z := marks[k-1], marks[k]
+		return a.t + (z.t-a.t)*float64(o-a.off)/float64(z.off-a.off)
+	}
+}
+
+// scored is a candidate window over sentences i..j.
+type scored struct {
+	w     Window
+	i, j  int
+	f     Features
+	score float64
+}
+
+// choose scores every window of MinSeconds..MaxSeconds on sentence
+// boundaries and picks the best n that do not overlap.
+func (d *doc) choose(n int) []scored {
+	var cands []scored
+	for i := range d.sents {
+		for j := i; j < len(d.sents); j++ {
+			dur := d.sents[j].end - d.sents[i].start
+			if dur > MaxSeconds {
+				break
+			}
+			if dur >= MinSeconds {
+				cands = append(cands, d.score(i, j))
+			}
+		}
+	}
+	// Sorting indices: the candidates of an hour are ~10,000 structs.
+	order := make([]int, len(cands))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		x, y := cands[a], cands[b]
+		return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.w.Start, y.w.Start), cmp.Compare(x.w.End, y.w.End))
+	})
+	var out []scored
+	for _, k := range order {
+		c := cands[k]
+		if len(out) == n {
+			break
+		}
+		free := true
+		for _, o := range out {
+			if c.w.Start < o.w.End && o.w.Start < c.w.End {
+				free = false
+				break
+			}
+		}
+		if free {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// span finds the sentences a kept window covers; i < 0 when none.
+func (d *doc) span(w Window) (int, int) {
+	i, j := -1, -1
+	for k, s := range d.sents {
+		mid := (s.start + s.end) / 2
+		if mid >= w.Start && mid <= w.End {
+			if i < 0 {
+				i = k
+			}
+			j = k
+		}
+	}
+	return i, j
+}
+
+// salienceScale maps a window's keyword weight per word to 0..1: the
+// densest windows of a transcript carry about this much.
+const salienceScale = 0.6
+
+func (d *doc) score(i, j int) scored {
+	first, last := d.sents[i], d.sents[j]
+	w := Window{Start: first.start, End: last.end}
+	dur := math.Max(w.End-w.Start, 1)
+	words := d.words[j+1] - d.words[i]
+	f := Features{
+		Hook:     first.hook.Score,
+		Salience: math.Min(1, (d.sal[j+1]-d.sal[i])/math.Max(words, 1)/salienceScale),
+		Emotion:  math.Min(1, (d.emo[j+1]-d.emo[i])/math.Max(words, 1)*2),
+		Pace:     paceFit(words / dur),
+		Length:   lengthFit(dur),
+	}
+	f.SelfContained = 0.5
+	if first.dangling {
+		f.SelfContained = 0
+	}
+	if last.complete {
+		f.SelfContained += 0.5
+	}
+	weights := textWeights
+	if d.signals != nil {
+		weights = fullWeights
+		d.audio(w, &f)
+	}
+	return scored{w: w, i: i, j: j, f: f, score: f.dot(weights)}
+}
+
+// paceFit prefers about 2.7 words a second: brisk, still easy to follow
+// with captions.
+func paceFit(wps float64) float64 {
+	d := (wps - 2.7) / 1.1
+	return math.Exp(-d * d)
+}
+
+// lengthFit prefers 20–60 s, the sweet spot of every short-form feed.
+func lengthFit(dur float64) float64 {
+	switch {
+	case dur < 20:
+		return 0.5 + 0.5*(dur-MinSeconds)/5
+	case dur <= 60:
+		return 1
+	default:
+		return math.Max(0.4, 1-0.6*(dur-60)/(MaxSeconds-60))
+	}
+}
+
+// audio adds the measured signals of w: loudness against the video's
+// mean, a laughter/applause-like peak inside, and the cut rate.
+func (d *doc) audio(w Window, f *Features) {
+	s := d.signals
+	if s.Step > 0 && len(s.Energy) > 0 && d.meanEnergy > 0 {
+		a, z := int(w.Start/s.Step), min(len(s.Energy), int(math.Ceil(w.End/s.Step)))
+		if a < z {
+			sum := 0.0
+			for _, e := range s.Energy[a:z] {
+				sum += e
+			}
+			ratio := sum / float64(z-a) / d.meanEnergy
+			f.Energy = clamp01((ratio - 0.8) / 0.5)
+		}
+	}
+	for _, p := range s.Peaks {
+		if p >= w.Start && p <= w.End {
+			f.Peaks = 1
+			break
+		}
+	}
+	cuts := 0
+	for _, c := range s.Scenes {
+		if c > w.Start && c < w.End {
+			cuts++
+		}
+	}
+	f.Scenes = clamp01(float64(cuts) / ((w.End - w.Start) / 60) / 8)
+}
+
+func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
+
+// clip describes a chosen window.
+func (d *doc) clip(c scored, a Analysis) Clip {
+	cl := Clip{
+		ID: ClipID(c.w), Start: round2(c.w.Start), End: round2(c.w.End), Features: c.f,
+		ViralScore: int(math.Round(100 * clamp01(c.score))), Category: a.ContentType,
+		PlatformFit: PlatformFit(c.w.End - c.w.Start), Keywords: []string{}, Mood: "calm", HookStrength: "low",
+	}
+	if c.i < 0 {
+		return cl
+	}
+	text := d.join(c.i, c.j)
+	first := d.sents[c.i]
+	cl.Hook = clipText(first.text, 150)
+	switch {
+	case first.hook.Score >= 0.45:
+		cl.HookStrength = "high"
+	case first.hook.Score >= 0.2:
+		cl.HookStrength = "medium"
+	}
+	if ts := nlp.DetectType(text); len(ts) > 0 && ts[0].Score >= 15 {
+		cl.Category = string(ts[0].Type)
+	}
+	for _, k := range nlp.KeyPhrases(text, 5) {
+		cl.Keywords = append(cl.Keywords, k.Text)
+	}
+	cl.Title = d.title(c, cl.Keywords)
+	cl.Mood = mood(c.f, nlp.ContentType(cl.Category))
+	return cl
+}
+
+func (d *doc) join(i, j int) string {
+	parts := make([]string, 0, j-i+1)
+	for _, s := range d.sents[i : j+1] {
+		parts = append(parts, s.text)
+	}
+	return strings.Join(parts, " ")
+}
+
+// title is the opening line when it hooks and fits, else the window's
+// most keyword-dense sentence, cut at a word to fit 70 characters.
+func (d *doc) title(c scored, keywords []string) string {
+	first := d.sents[c.i]
+	if first.hook.Score >= 0.2 && nlp.CodePoints(first.text) <= 70 {
+		return strings.TrimRight(first.text, ".,;: ")
+	}
+	best, bestSal := c.i, -1.0
+	for k := c.i; k <= c.j; k++ {
+		s := d.sents[k]
+		if v := s.salience / float64(s.words); v > bestSal && s.words >= 4 {
+			best, bestSal = k, v
+		}
+	}
+	t := strings.TrimRight(clipText(d.sents[best].text, 70), ".,;: ")
+	if t == "" && len(keywords) > 0 {
+		t = keywords[0]
+	}
+	return t
+}
+
+// clipText cuts s at a word boundary to at most n code points, with an
+// ellipsis when cut.
+func clipText(s string, n int) string {
+	r := []rune(strings.TrimSpace(s))
+	if len(r) <= n {
+		return string(r)
+	}
+	cut := n - 1
+	for k := cut; k > n/2; k-- {
+		if unicode.IsSpace(r[k]) {
+			cut = k
+			break
+		}
+	}
+	return strings.TrimRightFunc(string(r[:cut]), func(x rune) bool { return unicode.IsSpace(x) || unicode.IsPunct(x) }) + "…"
+}
+
+// mood names how the clip feels from its features.
+func mood(f Features, t nlp.ContentType) string {
+	switch {
+	case f.Peaks > 0 && (t == nlp.Story || t == nlp.Interview):
+		return "funny"
+	case f.Energy >= 0.7 || f.Pace >= 0.9 && f.Emotion >= 0.4:
+		return "energetic"
+	case f.Emotion >= 0.5:
+		return "emotional"
+	case t == nlp.Tutorial || t == nlp.News || t == nlp.Review:
+		return "informative"
+	case f.Hook >= 0.45:
+		return "intriguing"
+	}
+	return "calm"
+}
+
+// PlatformFit lists the short-form feeds a clip of dur seconds fits:
+// YouTube Shorts and TikTok are at their best up to a minute, Reels up to
+// 90 s; longer moments still suit TikTok and LinkedIn.
+func PlatformFit(dur float64) []string {
+	switch {
+	case dur <= 60:
+		return []string{"youtube_shorts", "tiktok", "instagram_reels"}
+	case dur <= MaxSeconds:
+		return []string{"tiktok", "instagram_reels", "linkedin"}
+	}
+	return []string{"tiktok", "linkedin"}
+}
+
+// ClipID is the id of a window: stable across rescoring.
+func ClipID(w Window) string {
+	h := fnv.New64a()
+	_, _ = fmt.Fprintf(h, "%.2f-%.2f", w.Start, w.End)
+	return fmt.Sprintf("clip_%012x", h.Sum64()&0xffffffffffff)
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// analysis picks the format and subtitle style for the whole video.
+func (d *doc) analysis() Analysis {
+	a := Analysis{ContentType: string(d.contentType), SuggestedFormat: "portrait"}
+	// Screen content (a game, a tutorial's screen) loses what matters when
+	// cropped to 9:16; everything else is for the vertical feeds.
+	if d.contentType == nlp.Gaming || d.contentType == nlp.Tutorial {
+		a.SuggestedFormat = "landscape"
+	}
+	emotion := 0.0
+	if n := len(d.words); n > 1 && d.words[n-1] > 0 {
+		emotion = d.emo[n-1] / d.words[n-1]
+	}
+	switch {
+	case d.contentType == nlp.Gaming:
+		a.SuggestedStyle = "energetic"
+	case emotion >= 0.25:
+		a.SuggestedStyle = "glow"
+	case d.contentType == nlp.Story || d.contentType == nlp.List:
+		a.SuggestedStyle = "bold"
+	case d.contentType == nlp.Interview || d.contentType == nlp.News:
+		a.SuggestedStyle = "minimal"
+	default:
+		a.SuggestedStyle = "clean"
+	}
+	return a
+}

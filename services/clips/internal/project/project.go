@@ -1,0 +1,152 @@
+// Package project is the clip project: a creator's source video, its
+// readiness (downloadStatus), the analysis and the ranked clips, and the
+// rules for creating one. A project is created `downloading` with the
+// clips the captions allow; preparation moves it to `ready` or `failed`
+// exactly once.
+package project
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/moments"
+)
+
+// ErrNotFound: no such project in the organization.
+var ErrNotFound = errors.New("project: not found")
+
+// Format is the output frame of the project's renders.
+type Format string
+
+// The formats.
+const (
+	Portrait  Format = "portrait"  // 9:16
+	Landscape Format = "landscape" // 16:9
+)
+
+// Status is the source's readiness (downloadStatus).
+type Status string
+
+// The statuses: downloading → ready | failed.
+const (
+	Downloading Status = "downloading"
+	Ready       Status = "ready"
+	Failed      Status = "failed"
+)
+
+// Step is the preparation step in progress, for a client watching a
+// project get ready.
+type Step string
+
+// The preparation steps, in order.
+const (
+	StepQueued       Step = "queued"
+	StepDownloading  Step = "downloading"
+	StepProbing      Step = "probing"
+	StepTranscribing Step = "transcribing"
+	StepAnalyzing    Step = "analyzing"
+	StepStoring      Step = "storing"
+	StepDone         Step = "done"
+)
+
+// Where a project's transcript came from.
+const (
+	TranscriptCaptions    = "captions"    // the site's track or a sidecar file
+	TranscriptRecognition = "recognition" // speech recognition during preparation
+)
+
+// Project is a clip project.
+type Project struct {
+	ID, OrgID string
+	// SourceURL is the address as sent; SourceKey identifies the video
+	// across projects (the site's video id, or the direct URL).
+	SourceURL, SourceKey string
+	VideoTitle           string
+	Format               Format
+	Status               Status
+	Step                 Step
+	DownloadError        string
+	// Duration is in seconds, 0 until known.
+	Duration float64
+	// Transcript is where the clips' words came from, "" while none.
+	Transcript string
+	Analysis   moments.Analysis
+	Clips      []moments.Clip
+	Attempts   int
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	ReadyAt    *time.Time
+}
+
+// CreateInput is the body of POST /clips/projects.
+type CreateInput struct {
+	VideoSiteURL *string
+	Format       *string
+}
+
+// Create is a validated CreateInput.
+type Create struct {
+	Source videosite.Source
+	Format Format
+}
+
+// MaxURL bounds video_site_url.
+const MaxURL = 2048
+
+// ParseFormat reads a format; "" is the default, portrait.
+func ParseFormat(s string) (Format, bool) {
+	switch Format(s) {
+	case "", Portrait:
+		return Portrait, true
+	case Landscape:
+		return Landscape, true
+	}
+	return "", false
+}
+
+// Validate checks a creation request.
+func Validate(in CreateInput) (Create, error) {
+	f := apierr.Fields{}
+	var c Create
+	switch {
+	case in.VideoSiteURL == nil || strings.TrimSpace(*in.VideoSiteURL) == "":
+		f.Add("video_site_url", "required")
+	case len(*in.VideoSiteURL) > MaxURL:
+		f.Add("video_site_url", "at most 2048 characters")
+	default:
+		src, err := videosite.Parse(strings.TrimSpace(*in.VideoSiteURL))
+		if err != nil {
+			f.Add("video_site_url", "not a video address: a video site link or an http(s) link to an MP4, WebM or MOV file")
+		}
+		c.Source = src
+	}
+	c.Format = Portrait
+	if in.Format != nil {
+		format, ok := ParseFormat(*in.Format)
+		if !ok || *in.Format == "" {
+			f.Add("format", "must be portrait or landscape")
+		}
+		c.Format = format
+	}
+	return c, f.Err()
+}
+
+// SourceKey identifies the video of src across projects.
+func SourceKey(src videosite.Source) string {
+	if src.Kind == videosite.KindDirect {
+		return "url:" + src.URL
+	}
+	return "site:" + src.VideoID
+}
+
+// Windows are the spans of p's clips, for rescoring them.
+func (p Project) Windows() []moments.Window {
+	ws := make([]moments.Window, len(p.Clips))
+	for i, c := range p.Clips {
+		ws[i] = moments.Window{Start: c.Start, End: c.End}
+	}
+	return ws
+}

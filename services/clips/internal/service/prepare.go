@@ -1,0 +1,236 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/google/uuid"
+
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/media"
+	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/postgres"
+	"hookline.dev/services/clips/internal/project"
+)
+
+func newID() string { return uuid.NewString() }
+
+// Worker settings of the preparation consumer.
+const (
+	PrepareConsumer = events.DurableClipsPrepare
+	// maxDeliver exceeds the attempts a project allows, so the attempt
+	// that gives up runs (and fails the project) before the message
+	// would be dead-lettered.
+	maxDeliverSlack = 2
+)
+
+// PrepareConsumerConfig is the durable consumer of the preparation jobs;
+// workers is how many run at once in this process, ackWait how long a
+// crashed worker's job waits before another takes it.
+func (s *Service) PrepareConsumerConfig(workers int, ackWait time.Duration) messaging.ConsumerConfig {
+	return messaging.ConsumerConfig{
+		Durable: PrepareConsumer, Stream: events.StreamClipsJobs, Subjects: []string{events.ClipsJobPrepareSource},
+		MaxDeliver: s.maxAttempts() + maxDeliverSlack, AckWait: ackWait, Workers: workers, MaxAckPending: 64,
+	}
+}
+
+func (s *Service) maxAttempts() int {
+	if s.MaxAttempts <= 0 {
+		return 3
+	}
+	return s.MaxAttempts
+}
+
+// failure is what ends a preparation for good: the reason is the
+// project's downloadError.
+type failure struct{ reason string }
+
+func (f *failure) Error() string { return f.reason }
+
+func fail(format string, args ...any) error { return &failure{reason: fmt.Sprintf(format, args...)} }
+
+// HandlePrepare runs one delivery of a preparation job. It returns nil
+// when the project is ended (ready or failed) or was already; an error
+// has the job delivered again.
+func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
+	var job events.ClipsPrepareJob
+	if err := json.Unmarshal(e.Data, &job); err != nil || job.ProjectID == "" {
+		return messaging.Permanent(fmt.Errorf("prepare job %s: bad payload: %w", e.ID, err))
+	}
+	p, captions, err := s.Store.Attempt(ctx, e.OrgID, job.ProjectID, s.now())
+	if errors.Is(err, project.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if p.Status != project.Downloading {
+		return nil // ended by an earlier delivery
+	}
+	log := s.log().With("project", p.ID, "attempt", p.Attempts)
+	if p.Attempts > s.maxAttempts() {
+		_, err := s.Store.Fail(ctx, p.ID, fmt.Sprintf("preparation failed %d times; create the project again to retry", s.maxAttempts()), s.now())
+		log.WarnContext(ctx, "preparation gave up")
+		return err
+	}
+	err = s.prepare(ctx, p, captions, job.Tier)
+	var f *failure
+	switch {
+	case errors.As(err, &f):
+		log.InfoContext(ctx, "preparation failed", "reason", f.reason)
+		_, err := s.Store.Fail(ctx, p.ID, f.reason, s.now())
+		return err
+	case err != nil:
+		log.WarnContext(ctx, "preparation attempt failed", "err", err)
+		if rerr := s.Store.RecordError(context.WithoutCancel(ctx), p.ID, err.Error(), s.now()); rerr != nil {
+			log.WarnContext(ctx, "recording the attempt's error", "err", rerr)
+		}
+		return err
+	}
+	return nil
+}
+
+// prepare makes p's source ready: reused when the organization prepared
+// it before, else downloaded, probed, transcribed when there were no
+// captions, measured and stored; then the clips are rescored.
+func (s *Service) prepare(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) error {
+	src, ok, err := s.Store.Source(ctx, p.OrgID, p.SourceKey)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if src, err = s.fetchSource(ctx, p, captions, tier); err != nil {
+			return err
+		}
+	}
+	if err := s.Store.Progress(ctx, p.ID, project.StepAnalyzing, s.now()); err != nil {
+		return err
+	}
+	in := moments.Input{Segments: src.Segments, Signals: signals(src.Signals)}
+	if len(p.Clips) > 0 {
+		in.Keep = p.Windows() // every id handed out stays valid
+	}
+	res, err := s.Moments.Rank(ctx, in)
+	if err != nil {
+		return err
+	}
+	p.Analysis, p.Clips, p.Duration, p.Transcript = res.Analysis, res.Clips, src.Duration, src.TranscriptOrigin
+	_, err = s.Store.Ready(ctx, src, p, s.now())
+	return err
+}
+
+// fetchSource downloads and measures p's video.
+func (s *Service) fetchSource(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) (postgres.Source, error) {
+	src := postgres.Source{OrgID: p.OrgID, Key: p.SourceKey, Segments: captions, TranscriptOrigin: project.TranscriptCaptions}
+	vs, err := videosite.Parse(p.SourceURL)
+	if err != nil {
+		return src, fail("the video address is no longer valid")
+	}
+	dir, err := os.MkdirTemp(s.WorkDir, "clips-prepare-")
+	if err != nil {
+		return src, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	file := filepath.Join(dir, "source.mp4")
+
+	if err := s.Store.Progress(ctx, p.ID, project.StepDownloading, s.now()); err != nil {
+		return src, err
+	}
+	if err := s.Videos.Download(ctx, vs, file); err != nil {
+		return src, downloadError(err)
+	}
+	if err := s.Store.Progress(ctx, p.ID, project.StepProbing, s.now()); err != nil {
+		return src, err
+	}
+	info, err := s.Media.Probe(ctx, file)
+	switch {
+	case errors.Is(err, media.ErrCorrupt):
+		return src, fail("the file is not a playable video")
+	case err != nil:
+		return src, err
+	case !info.HasVideo:
+		return src, fail("the file has no video track")
+	case !info.HasAudio:
+		return src, fail("the video has no audio track")
+	}
+	if limit := s.Tiers.Resolve(tier).Quotas.SourceMinutes; limit > 0 && info.Duration > float64(limit*60) {
+		return src, fail("the video lasts %d minutes; the %s tier allows up to %d", int(math.Ceil(info.Duration/60)), s.Tiers.Resolve(tier).Name, limit)
+	}
+	src.Duration, src.Width, src.Height = info.Duration, info.Width, info.Height
+
+	if len(src.Segments) == 0 {
+		if err := s.Store.Progress(ctx, p.ID, project.StepTranscribing, s.now()); err != nil {
+			return src, err
+		}
+		wav := filepath.Join(dir, "speech.wav")
+		if err := s.Media.ExtractWAV(ctx, file, wav); err != nil {
+			return src, err
+		}
+		if src.Segments, err = s.Transcriber.Transcribe(ctx, wav); err != nil {
+			return src, fmt.Errorf("transcribing with %s: %w", s.Transcriber.Name(), err)
+		}
+		src.TranscriptOrigin = project.TranscriptRecognition
+	}
+	if err := s.Store.Progress(ctx, p.ID, project.StepAnalyzing, s.now()); err != nil {
+		return src, err
+	}
+	sig, err := s.Media.Analyze(ctx, file, info)
+	if err != nil {
+		return src, err
+	}
+	src.Signals = moments.Signals{Step: sig.Step, Energy: sig.Energy, Peaks: sig.Peaks, Scenes: sig.Scenes}
+
+	if err := s.Store.Progress(ctx, p.ID, project.StepStoring, s.now()); err != nil {
+		return src, err
+	}
+	src.MediaKey = MediaKey(p.OrgID, p.SourceKey)
+	if err := s.store(ctx, file, src.MediaKey); err != nil {
+		return src, err
+	}
+	return src, nil
+}
+
+// MediaKey is where an organization's source video is kept: one object
+// per source, so a retried preparation overwrites rather than adds.
+func MediaKey(orgID, sourceKey string) string {
+	sum := sha256.Sum256([]byte(sourceKey))
+	return "sources/" + orgID + "/" + hex.EncodeToString(sum[:16]) + ".mp4"
+}
+
+func (s *Service) store(ctx context.Context, file, key string) error {
+	f, err := os.Open(file) //nolint:gosec // G304: a path the service chose
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return s.Blobs.Put(ctx, key, f, st.Size(), "video/mp4")
+}
+
+// downloadError sorts a download failure: what retrying cannot fix ends
+// the project; the rest is retried.
+func downloadError(err error) error {
+	switch {
+	case errors.Is(err, safefetch.ErrTooLarge):
+		return fail("the video file is too large to download")
+	case errors.Is(err, videosite.ErrForbidden):
+		return fail("the video address may not be fetched")
+	case errors.Is(err, videosite.ErrInvalidURL):
+		return fail("the video address no longer serves a video")
+	}
+	return fmt.Errorf("download: %w", err)
+}

@@ -1,0 +1,211 @@
+// Package service is the clips service's use cases: creating a project
+// (answered at once from the video's captions), reading projects, and the
+// preparation job a worker runs from the CLIPS_JOBS work queue. It holds
+// the rules; storage, the video site, media tools, speech recognition and
+// the object store are ports.
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/media"
+	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/postgres"
+	"hookline.dev/services/clips/internal/project"
+)
+
+// Source names the service in event envelopes.
+const Source = "clips"
+
+// Store is the clips database (*postgres.Store).
+type Store interface {
+	Create(ctx context.Context, p project.Project, captions []videosite.Segment, job events.Envelope) error
+	Project(ctx context.Context, orgID, id string) (project.Project, error)
+	Projects(ctx context.Context, orgID string, offset, limit int) ([]project.Project, int, error)
+	Attempt(ctx context.Context, orgID, id string, now time.Time) (project.Project, []videosite.Segment, error)
+	Progress(ctx context.Context, id string, step project.Step, now time.Time) error
+	RecordError(ctx context.Context, id, reason string, now time.Time) error
+	Fail(ctx context.Context, id, reason string, now time.Time) (bool, error)
+	Source(ctx context.Context, orgID, key string) (postgres.Source, bool, error)
+	Ready(ctx context.Context, src postgres.Source, p project.Project, now time.Time) (bool, error)
+}
+
+// Videos reads and downloads videos (*videosite.Client).
+type Videos interface {
+	Probe(ctx context.Context, src videosite.Source) error
+	Metadata(ctx context.Context, src videosite.Source) (videosite.Metadata, error)
+	Captions(ctx context.Context, src videosite.Source) (videosite.Captions, error)
+	Download(ctx context.Context, src videosite.Source, dst string) error
+}
+
+// Media probes and measures local video files (media.Tools).
+type Media interface {
+	Probe(ctx context.Context, path string) (media.Info, error)
+	Analyze(ctx context.Context, path string, info media.Info) (media.Signals, error)
+	ExtractWAV(ctx context.Context, src, dst string) error
+}
+
+// Transcriber turns speech into timed words (transcribe.Engine).
+type Transcriber interface {
+	Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error)
+	Name() string
+}
+
+// Blobs stores prepared sources (*s3store.Store).
+type Blobs interface {
+	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+}
+
+// Service implements the clips use cases.
+type Service struct {
+	Store       Store
+	Videos      Videos
+	Media       Media
+	Transcriber Transcriber
+	Blobs       Blobs
+	Moments     moments.Engine
+	Tiers       *tiers.Table
+	Log         *slog.Logger
+	// CreateDeadline bounds the fetches of a creation (default 20 s).
+	CreateDeadline time.Duration
+	// MaxAttempts bounds the preparation attempts of a project (default 3).
+	MaxAttempts int
+	// WorkDir holds downloads in progress ("" is the system's).
+	WorkDir string
+	// Now is the clock (tests); nil is time.Now.
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time { return pgkit.Now(s.Now) }
+
+func (s *Service) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.Default()
+	}
+	return s.Log
+}
+
+// DefaultVideoTitle names a video that has no title.
+const DefaultVideoTitle = "Untitled video"
+
+// Create analyses a video and creates its project, answering at once with
+// the clips its captions allow; the preparation job is queued with it.
+// Free.
+func (s *Service) Create(ctx context.Context, p principal.Principal, in project.CreateInput) (project.Project, error) {
+	c, err := project.Validate(in)
+	if err != nil {
+		return project.Project{}, err
+	}
+	deadline := s.CreateDeadline
+	if deadline <= 0 {
+		deadline = 20 * time.Second
+	}
+	fctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	if err := s.Videos.Probe(fctx, c.Source); err != nil {
+		return project.Project{}, videoError(err)
+	}
+	md, err := s.Videos.Metadata(fctx, c.Source)
+	if err != nil {
+		return project.Project{}, videoError(err)
+	}
+	key := project.SourceKey(c.Source)
+	proj := project.Project{
+		ID: newID(), OrgID: p.OrgID, SourceURL: c.Source.URL, SourceKey: key, VideoTitle: md.Title, Format: c.Format,
+		Status: project.Downloading, Step: project.StepQueued, Duration: md.Duration, CreatedAt: s.now(),
+	}
+	if proj.VideoTitle == "" {
+		proj.VideoTitle = DefaultVideoTitle
+	}
+	in2 := moments.Input{}
+	var captions []videosite.Segment
+	if src, ok, err := s.Store.Source(ctx, p.OrgID, key); err != nil {
+		return project.Project{}, err
+	} else if ok {
+		// Prepared before for this organization: its words and signals.
+		in2.Segments, in2.Signals = src.Segments, signals(src.Signals)
+		proj.Transcript, proj.Duration = src.TranscriptOrigin, src.Duration
+	} else {
+		caps, err := s.Videos.Captions(fctx, c.Source)
+		switch {
+		case err == nil:
+			captions = caps.Segments
+			in2.Segments, proj.Transcript = captions, project.TranscriptCaptions
+		case errors.Is(err, videosite.ErrForbidden):
+			return project.Project{}, videoError(err)
+		case !errors.Is(err, videosite.ErrNoCaptions):
+			// Preparation transcribes what the captions would have said.
+			s.log().WarnContext(ctx, "captions unavailable at creation", "source", key, "err", err)
+		}
+	}
+	res, err := s.Moments.Rank(ctx, in2)
+	if err != nil {
+		return project.Project{}, fmt.Errorf("ranking moments: %w", err)
+	}
+	proj.Analysis, proj.Clips = res.Analysis, res.Clips
+	if proj.Transcript == "" {
+		proj.Clips = []moments.Clip{}
+	}
+	job, err := events.New(ctx, events.ClipsJobPrepareSource, Source, p.OrgID, events.ClipsPrepareJob{ProjectID: proj.ID, Tier: p.Tier})
+	if err != nil {
+		return project.Project{}, err
+	}
+	if err := s.Store.Create(ctx, proj, captions, job); err != nil {
+		return project.Project{}, err
+	}
+	proj.UpdatedAt = proj.CreatedAt
+	return proj, nil
+}
+
+// signals converts measured signals for the moments engine.
+func signals(m moments.Signals) *moments.Signals {
+	if m.Step <= 0 {
+		return nil
+	}
+	return &m
+}
+
+// Project returns the organization's project.
+func (s *Service) Project(ctx context.Context, orgID, id string) (project.Project, error) {
+	return s.Store.Project(ctx, orgID, id)
+}
+
+// Projects returns a page of the organization's projects, newest first.
+func (s *Service) Projects(ctx context.Context, orgID string, offset, limit int) ([]project.Project, int, error) {
+	return s.Store.Projects(ctx, orgID, offset, limit)
+}
+
+// videoError maps a video failure at creation onto the API's errors.
+func videoError(err error) error {
+	const field = "video_site_url"
+	switch {
+	case errors.Is(err, videosite.ErrForbidden):
+		return apierr.Field(field, "this address may not be fetched")
+	case errors.Is(err, videosite.ErrInvalidURL):
+		return apierr.Field(field, "not a reachable video: "+reason(err))
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, videosite.ErrUnavailable):
+		return apierr.Wrap(apierr.Unavailable, "the video could not be read; try again", err).With("source", "videoSite")
+	}
+	return fmt.Errorf("reading the video: %w", err)
+}
+
+// reason is the part of a videosite error a user can read: what follows
+// its sentinel's text.
+func reason(err error) string {
+	msg, prefix := err.Error(), videosite.ErrInvalidURL.Error()+": "
+	if len(msg) > len(prefix) && msg[:len(prefix)] == prefix {
+		return msg[len(prefix):]
+	}
+	return "the address did not answer with a video"
+}
