@@ -4,7 +4,7 @@
 # straight to billing), and the Go benchmarks. Output goes to bench/out/.
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|assets|thumbnails|text|ratelimit|go|serve]
+#   bench/run.sh [all|billing|gateway|assets|thumbnails|text|clips|ratelimit|go|serve]
 #
 # serve starts the stack as the measurements see it, writes the key and
 # principal to bench/out/serve.env and waits, for measuring by hand.
@@ -36,13 +36,13 @@ export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
 fast='"billingCycle":"monthly","rateLimit":{"perSecond":1000000,"burst":1000000}'
 export HOOKLINE_TIERS='{"tiers":[{"name":"bench","monthlyCredits":100000000,'"$fast"'},{"name":"pro","monthlyCredits":500,'"$fast"'},{"name":"free","monthlyCredits":10,'"$fast"'}]}'
 
-[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./bench/cmd/loadgen ./bench/cmd/plainproxy
+[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips ./bench/cmd/loadgen ./bench/cmd/plainproxy
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   [ -s "$OUT/nginx/nginx.pid" ] && kill "$(cat "$OUT/nginx/nginx.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
-  for svc in billing assets gateway thumbnails; do
+  for svc in billing assets gateway thumbnails clips; do
     psql "$HOOKLINE_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS ${RUN}_$svc CASCADE" 2>/dev/null || true
   done
   # JetStream would keep the run's events for a week (and sync their files
@@ -61,10 +61,17 @@ HOOKLINE_DB_SCHEMA=${RUN}_thumbnails HOOKLINE_HTTP_ADDR=127.0.0.1:18090 HOOKLINE
   .hookline/bin/thumbnails >"$OUT/thumbnails.log" 2>&1 &
 thumbnails_pid=$!
 pids+=($!)
-GOMAXPROCS=${GATEWAY_PROCS:-} HOOKLINE_DEBUG_ADDR=${GATEWAY_DEBUG_ADDR:-} GOGC=${GATEWAY_GOGC:-100} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:18090 \
-  .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
+# The clips API (no worker: creation is what is measured here), fetching
+# the bench's own media server on 127.0.0.1.
+HOOKLINE_DB_SCHEMA=${RUN}_clips HOOKLINE_HTTP_ADDR=127.0.0.1:18091 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
+  HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
+  HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 .hookline/bin/clips >"$OUT/clips.log" 2>&1 &
+clips_pid=$!
 pids+=($!)
-for port in 18081 18082 18090 18080; do
+GOMAXPROCS=${GATEWAY_PROCS:-} HOOKLINE_DEBUG_ADDR=${GATEWAY_DEBUG_ADDR:-} GOGC=${GATEWAY_GOGC:-100} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:18090 \
+  HOOKLINE_CLIPS_URL=http://127.0.0.1:18091 .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
+pids+=($!)
+for port in 18081 18082 18090 18091 18080; do
   for i in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
 
@@ -217,6 +224,36 @@ if want text; then
     echo "## the local text engine in process (60-minute transcript)"
     go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./pkg/textai ./pkg/nlp | grep -E '^Benchmark'
   } | tee "$OUT/text.txt"
+fi
+
+if want clips; then
+  # A 10-minute 1280x720 source with a caption sidecar (the three-topic
+  # test captions, 4 s a line, repeated), served by a plain file server.
+  media=$OUT/media
+  mkdir -p "$media"
+  if [ ! -s "$media/talk10.mp4" ]; then
+    ffmpeg -v error -y -f lavfi -i testsrc2=s=1280x720:r=30:d=600 -f lavfi -i "sine=f=220:d=600" \
+      -c:v libx264 -preset veryfast -c:a aac -shortest "$media/talk10.mp4"
+  fi
+  { echo WEBVTT; echo
+    grep -v '^#' pkg/nlp/testdata/three_topics.txt | grep -v '^ *$' | awk '{ lines[n++] = $0 } END {
+      for (i = 0; i < 150; i++) { s = i * 4; printf "%02d:%02d:%02d.000 --> %02d:%02d:%02d.000\n%s\n\n",
+        s/3600, (s%3600)/60, s%60, (s+4)/3600, ((s+4)%3600)/60, (s+4)%60, lines[i % n] } }'
+  } >"$media/talk10.vtt"
+  (cd "$media" && exec python3 -m http.server 18095 --bind 127.0.0.1 >/dev/null 2>&1) &
+  pids+=($!)
+  for i in $(seq 1 50); do curl -fsS -o /dev/null -r 0-0 http://127.0.0.1:18095/talk10.mp4 && break; sleep 0.2; done
+  printf '{"video_site_url":"http://127.0.0.1:18095/talk10.mp4"}' >"$OUT/clips.json"
+  corg=$(admin -d '{"name":"bench clips","tier":"bench"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
+  ckey=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$corg/keys" | field key)
+  {
+    echo "## POST /clips/projects, 10-minute direct MP4 with a VTT sidecar (probe, captions, rank, insert + job), through the gateway"
+    lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 1 -duration 15s -pid "$clips_pid"
+    lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 4 -duration 15s -pid "$clips_pid"
+    echo "## preparation of the 10-minute source without the download (probe + measure), and ranking an hour, in process"
+    BENCH_SOURCE=$media/talk10.mp4 go test -run '^$' -bench 'BenchmarkPrepare10Min' -benchtime 3x ./services/clips/internal/media | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkRank60Min' -benchtime 20x ./services/clips/internal/moments | grep -E '^Benchmark'
+  } | tee "$OUT/clips.txt"
 fi
 
 if want go; then

@@ -39,12 +39,20 @@ func (c *Chat) Name() string { return c.Model.Name() }
 const system = "You write YouTube packaging for creators. Answer only with JSON matching the schema. " +
 	"Use the measured facts given; never invent facts that are not in the transcript."
 
-// ask runs one task: up to two model answers, each checked by valid; nil
-// and the reason to fall back when neither is usable.
+// ask runs one task with the model (Ask).
 func (c *Chat) ask(ctx context.Context, name, user string, schema map[string]any, out any, valid func() error) (string, error) {
+	return Ask(ctx, c.Model, system, name, user, schema, out, valid)
+}
+
+// Ask runs one chat task: up to two model answers, each decoded into out
+// and checked by valid. It returns "" and nil on success; else the engine
+// to report ("local (fallback: <model> <reason>)") and the last error, and
+// the caller uses its local result. A model that is unreachable is not
+// asked twice.
+func Ask(ctx context.Context, m Completer, system, name, user string, schema map[string]any, out any, valid func() error) (string, error) {
 	var last error
 	for attempt := 0; attempt < 2; attempt++ {
-		err := c.Model.Complete(ctx, chatmodel.Request{System: system, User: user, SchemaName: name, Schema: schema}, out)
+		err := m.Complete(ctx, chatmodel.Request{System: system, User: user, SchemaName: name, Schema: schema}, out)
 		if err == nil {
 			err = valid()
 			if err != nil {
@@ -68,7 +76,7 @@ func (c *Chat) ask(ctx context.Context, name, user string, schema map[string]any
 	} else if !errors.Is(last, chatmodel.ErrUnavailable) {
 		reason = "failed"
 	}
-	return fmt.Sprintf("local (fallback: %s %s)", c.Model.Name(), reason), last
+	return fmt.Sprintf("local (fallback: %s %s)", m.Name(), reason), last
 }
 
 func facts(d digest) string {

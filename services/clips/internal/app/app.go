@@ -11,6 +11,7 @@ import (
 	"io"
 	"time"
 
+	"hookline.dev/pkg/chatmodel"
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/s3store"
@@ -33,6 +34,8 @@ type Config struct {
 	config.S3
 	config.Fetch
 	config.VideoSite
+	// Text: a chat model for the clips' titles and hooks (local: none).
+	config.Text
 	Tiers tiers.Source
 
 	// CreateDeadline bounds the fetches of POST /clips/projects.
@@ -70,7 +73,7 @@ func (c *Config) fetch() safefetch.Config {
 
 // Validate checks the configuration.
 func (c *Config) Validate() error {
-	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate()}
+	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate(), c.Text.Validate()}
 	if _, err := c.Tiers.Load(); err != nil {
 		errs = append(errs, err)
 	}
@@ -89,6 +92,18 @@ func (c *Config) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// moments is the local engine, or a chat model's wording over it.
+func (c *Config) moments() (moments.Engine, error) {
+	if c.TextProvider == "" || c.TextProvider == "local" {
+		return moments.NewEngine(nil), nil
+	}
+	m, err := chatmodel.New(chatmodel.Config{Provider: c.TextProvider, APIKey: c.TextAPIKey, BaseURL: c.TextBaseURL, Model: c.TextModel, Timeout: c.TextTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("HOOKLINE_TEXT_*: %w", err)
+	}
+	return moments.NewEngine(m), nil
 }
 
 func (c *Config) transcriber() (transcribe.Engine, error) {
@@ -133,6 +148,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
+	ranker, err := cfg.moments()
+	if err != nil {
+		return err
+	}
 	svc := &service.Service{
 		Store: postgres.New(p.Pool),
 		Videos: videosite.New(videosite.Config{
@@ -142,7 +161,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Media:          media.Tools{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe},
 		Transcriber:    stt,
 		Blobs:          blobs,
-		Moments:        moments.Local{},
+		Moments:        ranker,
 		Tiers:          table,
 		Log:            p.Log,
 		CreateDeadline: cfg.CreateDeadline,

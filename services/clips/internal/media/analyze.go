@@ -3,6 +3,7 @@ package media
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -65,7 +66,8 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 	sig := Signals{Step: step}
 	var wg sync.WaitGroup
 	var audioErr, videoErr error
-	ctx, cancel := context.WithCancel(ctx)
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx) // a failure stops the other
 	defer cancel()
 	if info.HasAudio {
 		wg.Go(func() {
@@ -82,6 +84,13 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 		})
 	}
 	wg.Wait()
+	if parent.Err() == nil { // not the caller's cancellation: drop the one it caused
+		for _, err := range []*error{&audioErr, &videoErr} {
+			if errors.Is(*err, context.Canceled) {
+				*err = nil
+			}
+		}
+	}
 	if err := errors.Join(audioErr, videoErr); err != nil {
 		return Signals{}, fmt.Errorf("analyzing %s: %w", path, err)
 	}
@@ -92,7 +101,7 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 // first error of either.
 func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) error) error {
 	var stderr tail
-	cmd := exec.CommandContext(ctx, t.ffmpeg(), append([]string{"-v", "error", "-nostdin"}, args...)...)
+	cmd := exec.CommandContext(ctx, t.ffmpeg(), append([]string{"-v", "error", "-nostdin"}, args...)...) //nolint:gosec // G204: fixed flags; paths go through local
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -125,7 +134,7 @@ func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64,
 	buf := make([]byte, 2*window)
 	x := make([]float64, window)
 	fft := newFFT(fftSize)
-	err = t.pipe(ctx, []string{"-i", path, "-map", "0:a:0", "-ac", "1", "-ar", fmt.Sprint(audioRate), "-f", "s16le", "pipe:"},
+	err = t.pipe(ctx, []string{"-i", local(path), "-map", "0:a:0", "-ac", "1", "-ar", fmt.Sprint(audioRate), "-f", "s16le", "pipe:"},
 		func(r io.Reader) error {
 			for {
 				n, err := io.ReadFull(r, buf)
@@ -138,7 +147,7 @@ func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64,
 				m := n / 2
 				var s float64
 				for i := range m {
-					v := float64(int16(uint16(buf[2*i])|uint16(buf[2*i+1])<<8)) / 32768
+					v := float64(int16(binary.LittleEndian.Uint16(buf[2*i:]))) / 32768 //nolint:gosec // G115: reinterpreting s16le bits
 					x[i] = v
 					s += v * v
 				}

@@ -51,8 +51,8 @@ func or(s, def string) string {
 // error here (HasAudio is false and the caller decides).
 func (t Tools) Probe(ctx context.Context, path string) (Info, error) {
 	var stderr tail
-	cmd := exec.CommandContext(ctx, t.ffprobe(), "-v", "error", "-print_format", "json",
-		"-show_format", "-show_streams", "--", path)
+	cmd := exec.CommandContext(ctx, t.ffprobe(), "-v", "error", "-print_format", "json", //nolint:gosec // G204: fixed flags; the path is read as a local file
+		"-show_format", "-show_streams", local(path))
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -111,6 +111,10 @@ func (t Tools) Probe(ctx context.Context, path string) (Info, error) {
 	return info, nil
 }
 
+// local names path for ffmpeg as a local file, never a protocol URL
+// ("http:", "pipe:") or an option.
+func local(path string) string { return "file:" + path }
+
 // rate parses an ffprobe frame rate such as "30000/1001"; 0 if unknown.
 func rate(s string) float64 {
 	num, den, ok := strings.Cut(s, "/")
@@ -136,8 +140,8 @@ func (t Tools) ExtractWAV(ctx context.Context, src, dst string) error {
 		return fmt.Errorf("extracting audio of %s: %w", src, ErrNoAudio)
 	}
 	var stderr tail
-	cmd := exec.CommandContext(ctx, t.ffmpeg(), "-v", "error", "-nostdin", "-y", "-i", src,
-		"-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", dst)
+	cmd := exec.CommandContext(ctx, t.ffmpeg(), "-v", "error", "-nostdin", "-y", "-i", local(src), //nolint:gosec // G204: fixed flags; the paths are local files
+		"-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", local(dst))
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {

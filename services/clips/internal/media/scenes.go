@@ -23,7 +23,7 @@ const (
 // threads; every frame is still decoded, so no cut is missed.
 func (t Tools) scenes(ctx context.Context, path string) ([]float64, error) {
 	var diffs []float64 // diffs[i]: frame i+1 against frame i
-	err := t.pipe(ctx, []string{"-threads", "2", "-skip_loop_filter", "all", "-i", path, "-map", "0:v:0",
+	err := t.pipe(ctx, []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-map", "0:v:0",
 		"-vf", fmt.Sprintf("fps=%d,scale=%d:%d:flags=area,format=yuv420p", sceneFPS, sceneW, sceneH),
 		"-f", "rawvideo", "pipe:"},
 		func(r io.Reader) error {

@@ -87,8 +87,8 @@ func writeWAV(t testing.TB, path string, pcm []byte, rate int) {
 	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(pcm))) //nolint:gosec // test audio is small
 	copy(h[8:], "WAVEfmt ")
 	binary.LittleEndian.PutUint32(h[16:], 16)
-	binary.LittleEndian.PutUint16(h[20:], 1) // PCM
-	binary.LittleEndian.PutUint16(h[22:], 1) // mono
+	binary.LittleEndian.PutUint16(h[20:], 1)              // PCM
+	binary.LittleEndian.PutUint16(h[22:], 1)              // mono
 	binary.LittleEndian.PutUint32(h[24:], uint32(rate))   //nolint:gosec // a sample rate
 	binary.LittleEndian.PutUint32(h[28:], uint32(2*rate)) //nolint:gosec // a byte rate
 	binary.LittleEndian.PutUint16(h[32:], 2)
@@ -163,7 +163,7 @@ func Video(t testing.TB, dir string, spec VideoSpec) string {
 		chains = append(chains, mix...)
 		maps = append(maps, "-map", "[a]", "-c:a", "aac", "-b:a", "96k")
 	}
-	out := filepath.Join(dir, fmt.Sprintf("video-%d.mp4", rand.Int64()))     //nolint:gosec // a test file name
+	out := filepath.Join(dir, fmt.Sprintf("video-%d.mp4", rand.Int64())) //nolint:gosec // a test file name
 	args = append([]string{"-v", "error", "-y"}, args...)
 	args = append(args, "-filter_complex", strings.Join(chains, ";"))
 	args = append(args, maps...)
@@ -188,7 +188,7 @@ func Corrupt(t testing.TB, dir string) string {
 
 func run(t testing.TB, bin string, args ...string) {
 	t.Helper()
-	out, err := exec.Command(bin, args...).CombinedOutput() //nolint:gosec // G204: a test's own command
+	out, err := exec.CommandContext(t.Context(), bin, args...).CombinedOutput() //nolint:gosec // G204: a test's own command
 	if err != nil {
 		t.Fatalf("%s %s: %v\n%s", bin, strings.Join(args, " "), err, out)
 	}

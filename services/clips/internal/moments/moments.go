@@ -93,6 +93,9 @@ type Analysis struct {
 	ContentType     string `json:"contentType"`
 	SuggestedFormat string `json:"suggestedFormat"`
 	SuggestedStyle  string `json:"suggestedStyle"`
+	// Engine names what wrote the titles and hooks: "local", a chat
+	// model's "provider:model", or the local fallback and why.
+	Engine string `json:"engine"`
 }
 
 // Result is a ranked set of clips, best first.
@@ -566,7 +569,7 @@ func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
 // analysis picks the format and subtitle style for the whole video.
 func (d *doc) analysis() Analysis {
-	a := Analysis{ContentType: string(d.contentType), SuggestedFormat: "portrait"}
+	a := Analysis{ContentType: string(d.contentType), SuggestedFormat: "portrait", Engine: "local"}
 	// Screen content (a game, a tutorial's screen) loses what matters when
 	// cropped to 9:16; everything else is for the vertical feeds.
 	if d.contentType == nlp.Gaming || d.contentType == nlp.Tutorial {

@@ -56,7 +56,7 @@ func quietest(pcm []byte, from, to, window int) int {
 	for w := from; w+window <= to; w += window / 2 {
 		var e float64
 		for i := w; i < w+window; i++ {
-			v := float64(int16(binary.LittleEndian.Uint16(pcm[2*i:])))
+			v := float64(int16(binary.LittleEndian.Uint16(pcm[2*i:]))) //nolint:gosec // G115: reinterpreting s16le bits
 			e += v * v
 		}
 		if best < 0 || e < best {
@@ -104,8 +104,8 @@ func writeWAV(path string, rate int, pcm []byte) error {
 	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(pcm))) //nolint:gosec // G115: chunks are minutes long
 	copy(h[8:], "WAVEfmt ")
 	binary.LittleEndian.PutUint32(h[16:], 16)
-	binary.LittleEndian.PutUint16(h[20:], 1) // PCM
-	binary.LittleEndian.PutUint16(h[22:], 1) // mono
+	binary.LittleEndian.PutUint16(h[20:], 1)              // PCM
+	binary.LittleEndian.PutUint16(h[22:], 1)              // mono
 	binary.LittleEndian.PutUint32(h[24:], uint32(rate))   //nolint:gosec // G115: a sample rate
 	binary.LittleEndian.PutUint32(h[28:], uint32(2*rate)) //nolint:gosec // G115: a byte rate
 	binary.LittleEndian.PutUint16(h[32:], 2)
