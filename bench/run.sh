@@ -251,7 +251,7 @@ if want clips; then
     lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 1 -duration 15s -pid "$clips_pid"
     lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 4 -duration 15s -pid "$clips_pid"
     echo "## preparation of the 10-minute source without the download (probe + measure), and ranking an hour, in process"
-    BENCH_SOURCE=$media/talk10.mp4 go test -run '^$' -bench 'BenchmarkPrepare10Min' -benchtime 3x ./services/clips/internal/media | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkAnalyze10Min' -benchtime 3x ./services/clips/internal/media | grep -E '^Benchmark'
     go test -run '^$' -bench 'BenchmarkRank60Min' -benchtime 20x ./services/clips/internal/moments | grep -E '^Benchmark'
   } | tee "$OUT/clips.txt"
 fi

@@ -9,6 +9,8 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sync"
 
 	"golang.org/x/image/font/opentype"
@@ -86,4 +88,23 @@ func Load(name Name) (*opentype.Font, error) {
 		}
 	})
 	return p.font, p.err
+}
+
+// Families are the family names the font files declare, for renderers
+// that pick fonts by name (libass, through WriteDir).
+var Families = map[Name]string{Display: "Bebas Neue", Sans: "Inter", Heavy: "Inter Display"}
+
+// WriteDir writes the embedded font files into dir, for a renderer that
+// reads fonts from a directory (ffmpeg's subtitles filter, fontsdir).
+func WriteDir(dir string) error {
+	for _, f := range fileOf {
+		b, err := files.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o600); err != nil {
+			return fmt.Errorf("fonts: %w", err)
+		}
+	}
+	return nil
 }

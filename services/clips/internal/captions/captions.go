@@ -1,0 +1,260 @@
+// Package captions writes a clip's burned-in text as an ASS script for
+// libass (ffmpeg's subtitles filter): the captions from word timings in
+// one of five styles, the optional hook title and end card; and the same
+// captions as SRT for editors. User text reaches the script only through
+// Escape, so it can never become an override tag, a line break or
+// anything but literal text.
+package captions
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+
+	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/nlp"
+)
+
+// Style is a subtitle style name.
+type Style string
+
+// The subtitle styles.
+const (
+	Bold      Style = "bold"
+	Clean     Style = "clean"
+	Minimal   Style = "minimal"
+	Energetic Style = "energetic"
+	Glow      Style = "glow"
+)
+
+// Styles lists the styles in the API's order.
+var Styles = []Style{Bold, Clean, Minimal, Energetic, Glow}
+
+// ParseStyle reads a style name.
+func ParseStyle(s string) (Style, bool) {
+	for _, st := range Styles {
+		if string(st) == s {
+			return st, true
+		}
+	}
+	return "", false
+}
+
+// Word is a timed word, in seconds from the clip's start.
+type Word struct {
+	Start, End float64
+	Text       string
+}
+
+// Spec describes a clip's text.
+type Spec struct {
+	Width, Height int
+	Style         Style
+	Words         []Word
+	// Keywords are coloured when Emphasis is set.
+	Keywords []string
+	Emphasis bool
+	// Hook, when set, is shown as an animated title for HookSeconds.
+	Hook        string
+	HookSeconds float64
+	// EndCard, when set, is shown from EndStart for EndSeconds.
+	EndCard              string
+	EndStart, EndSeconds float64
+}
+
+// MaxWords is how many words a caption line holds: 3 in portrait, where
+// lines must stay short to be read at a glance, 6 in landscape.
+func (s Spec) MaxWords() int {
+	if s.Height > s.Width {
+		return 3
+	}
+	return 6
+}
+
+// Escape makes s literal ASS text: braces cannot open an override block
+// (they are escaped as libass reads them), a backslash cannot start \N,
+// \n or \h (a word joiner follows it), and line breaks and other control
+// characters become spaces.
+func Escape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\\':
+			b.WriteString("\\\u2060")
+		case r == '{' || r == '}':
+			b.WriteRune('\\')
+			b.WriteRune(r)
+		case unicode.IsControl(r) || r == '\u2028' || r == '\u2029':
+			b.WriteByte(' ')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// look is a style's fonts and colours (ASS colours are &HAABBGGRR).
+type look struct {
+	font                fonts.Name
+	size                float64 // of the frame's height
+	primary, outlineCol string
+	back                string
+	outline, shadow     float64 // of the font size
+	box                 bool
+	upper               bool
+	marginV             float64 // of the height
+	active, emphasis    string  // colours of the active word and of keywords
+	blur                float64
+	activeScale         int
+}
+
+var looks = map[Style]look{
+	Bold:      {font: fonts.Heavy, size: 0.052, primary: "&H00FFFFFF", outlineCol: "&H00000000", back: "&H00000000", outline: 0.1, upper: true, marginV: 0.2, emphasis: "&H0000D7FF"},
+	Clean:     {font: fonts.Sans, size: 0.04, primary: "&H00FFFFFF", outlineCol: "&H99000000", back: "&H99000000", outline: 0.25, box: true, marginV: 0.16, emphasis: "&H0000D7FF"},
+	Minimal:   {font: fonts.Sans, size: 0.03, primary: "&H00F0F0F0", outlineCol: "&H80000000", back: "&H80000000", outline: 0.03, shadow: 0.04, marginV: 0.07, emphasis: "&H00A0E0FF"},
+	Energetic: {font: fonts.Display, size: 0.075, primary: "&H00FFFFFF", outlineCol: "&H00000000", back: "&H00000000", outline: 0.09, shadow: 0.05, upper: true, marginV: 0.24, active: "&H0000F0FF", emphasis: "&H0060FF60", activeScale: 115},
+	Glow:      {font: fonts.Heavy, size: 0.048, primary: "&H00FFFFFF", outlineCol: "&H00FFC000", back: "&H00000000", outline: 0.12, marginV: 0.19, emphasis: "&H00FFE0A0", blur: 6},
+}
+
+// ASS is the script of spec.
+func ASS(s Spec) string {
+	lk := looks[s.Style]
+	if lk.font == "" {
+		lk = looks[Clean]
+	}
+	h := float64(s.Height)
+	size := math.Round(lk.size * h)
+	border := 1
+	if lk.box {
+		border = 3
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", s.Width, s.Height)
+	b.WriteString("[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n")
+	fmt.Fprintf(&b, "Style: Caption,%s,%.0f,%s,%s,%s,%s,0,0,0,0,100,100,0,0,%d,%.1f,%.1f,2,%d,%d,%d,1\n",
+		fonts.Families[lk.font], size, lk.primary, lk.primary, lk.outlineCol, lk.back, border, lk.outline*size, lk.shadow*size,
+		s.Width/12, s.Width/12, int(lk.marginV*h))
+	fmt.Fprintf(&b, "Style: Hook,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00101010,&HC0101010,0,0,0,0,100,100,0,0,3,%.0f,0,8,%d,%d,%d,1\n",
+		fonts.Families[fonts.Heavy], math.Round(0.045*h), 0.02*h, s.Width/14, s.Width/14, int(0.1*h))
+	fmt.Fprintf(&b, "Style: Card,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,%.0f,0,5,%d,%d,0,1\n\n",
+		fonts.Families[fonts.Display], math.Round(0.08*h), 0.004*h, s.Width/10, s.Width/10)
+	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
+
+	keys := keywordSet(s.Keywords)
+	blur := ""
+	if lk.blur > 0 {
+		blur = fmt.Sprintf("{\\blur%.0f}", lk.blur)
+	}
+	for _, line := range Lines(s.Words, s.MaxWords()) {
+		if lk.active == "" {
+			event(&b, 0, line[0].Start, line[len(line)-1].End, "Caption", blur+s.lineText(line, -1, lk, keys))
+			continue
+		}
+		// The active word lights up while it is spoken; the line stays.
+		for k, w := range line {
+			end := w.End
+			if k+1 < len(line) {
+				end = line[k+1].Start
+			}
+			start := w.Start
+			if k == 0 {
+				start = line[0].Start
+			}
+			event(&b, 0, start, end, "Caption", blur+s.lineText(line, k, lk, keys))
+		}
+	}
+	if hook := strings.TrimSpace(s.Hook); hook != "" && s.HookSeconds > 0 {
+		event(&b, 1, 0, s.HookSeconds, "Hook", "{\\fad(150,250)\\fscx70\\fscy70\\t(0,300,\\fscx100\\fscy100)}"+Escape(hook))
+	}
+	if card := strings.TrimSpace(s.EndCard); card != "" && s.EndSeconds > 0 {
+		event(&b, 2, s.EndStart, s.EndStart+s.EndSeconds, "Card", "{\\fad(300,0)}"+Escape(card))
+	}
+	return b.String()
+}
+
+// lineText is a caption line with the active word (index, or -1) and the
+// keywords coloured.
+func (s Spec) lineText(line []Word, active int, lk look, keys map[string]bool) string {
+	parts := make([]string, len(line))
+	for i, w := range line {
+		t := w.Text
+		if lk.upper {
+			t = strings.ToUpper(t)
+		}
+		t = Escape(t)
+		switch {
+		case i == active:
+			t = fmt.Sprintf("{\\c%s\\fscx%d\\fscy%d}%s{\\r}", lk.active, lk.activeScale, lk.activeScale, t)
+		case s.Emphasis && keys[nlp.Stem(strings.ToLower(strings.Trim(w.Text, ".,!?;:\"'")))]:
+			t = fmt.Sprintf("{\\c%s}%s{\\r}", lk.emphasis, t)
+		}
+		parts[i] = t
+	}
+	return strings.Join(parts, " ")
+}
+
+func keywordSet(keywords []string) map[string]bool {
+	m := map[string]bool{}
+	for _, k := range keywords {
+		for _, t := range nlp.Tokens(k) {
+			if !nlp.IsStopword(t) {
+				m[nlp.Stem(t)] = true
+			}
+		}
+	}
+	return m
+}
+
+func event(b *strings.Builder, layer int, start, end float64, style, text string) {
+	fmt.Fprintf(b, "Dialogue: %d,%s,%s,%s,,0,0,0,,%s\n", layer, stamp(start, '.', 2), stamp(end, '.', 2), style, text)
+}
+
+// stamp formats seconds as H:MM:SS.cc (ASS) or HH:MM:SS,mmm (SRT).
+func stamp(sec float64, sep byte, digits int) string {
+	sec = math.Max(0, sec)
+	scale := math.Pow10(digits)
+	total := int64(math.Round(sec * scale))
+	frac := total % int64(scale)
+	whole := total / int64(scale)
+	if digits == 2 {
+		return fmt.Sprintf("%d:%02d:%02d%c%02d", whole/3600, whole/60%60, whole%60, sep, frac)
+	}
+	return fmt.Sprintf("%02d:%02d:%02d%c%03d", whole/3600, whole/60%60, whole%60, sep, frac)
+}
+
+// Lines groups words into caption lines of at most max words, breaking
+// early after a sentence's end or a pause.
+func Lines(words []Word, maxWords int) [][]Word {
+	var out [][]Word
+	var cur []Word
+	for i, w := range words {
+		if strings.TrimSpace(w.Text) == "" {
+			continue
+		}
+		cur = append(cur, w)
+		last := strings.TrimRight(w.Text, "\"')”’")
+		pause := i+1 < len(words) && words[i+1].Start-w.End > 0.6
+		if len(cur) == maxWords || pause || strings.HasSuffix(last, ".") || strings.HasSuffix(last, "?") || strings.HasSuffix(last, "!") {
+			out = append(out, cur)
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
+}
+
+// SRT is the captions as SRT, in lines of maxWords words.
+func SRT(words []Word, maxWords int) string {
+	var b strings.Builder
+	for i, line := range Lines(words, maxWords) {
+		texts := make([]string, len(line))
+		for k, w := range line {
+			texts[k] = w.Text
+		}
+		fmt.Fprintf(&b, "%d\n%s --> %s\n%s\n\n", i+1, stamp(line[0].Start, ',', 3), stamp(line[len(line)-1].End, ',', 3), strings.Join(texts, " "))
+	}
+	return b.String()
+}

@@ -1,0 +1,232 @@
+// Package renderer turns a moment of a source video into a finished short:
+// cut with its audio, reframed (portrait from landscape follows the
+// speaker's face on a smoothed, scene-cut-aware crop path; landscape from
+// portrait sits on a blurred fill), captioned from word timings with an
+// optional hook title, progress bar and end card, loudness-normalised to
+// −14 LUFS and encoded H.264/AAC with +faststart — in one ffmpeg pass
+// whose -progress output drives the job's progress.
+//
+// The filtergraph is built here from typed values only: user text goes
+// into the ASS script through captions.Escape, never into the graph.
+package renderer
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/clips/internal/captions"
+)
+
+// Steps reported through Progress (ARCHITECTURE §6).
+const (
+	StepCutting    = "cutting"
+	StepReframing  = "reframing"
+	StepCaptioning = "captioning"
+	StepEncoding   = "encoding"
+)
+
+// Job is one render.
+type Job struct {
+	// Source is the local source file; SrcW, SrcH its size.
+	Source     string
+	SrcW, SrcH int
+	HasAudio   bool
+	// Start and End are the moment, in seconds of the source.
+	Start, End float64
+	// Width and Height are the output size.
+	Width, Height int
+	// Scenes are the source's scene cuts (seconds of the source).
+	Scenes []float64
+	// Text is the captions, hook and end card (times from the clip's
+	// start); its Width and Height are set from the job's.
+	Text        captions.Spec
+	ProgressBar bool
+	// EndCardSeconds extends the clip with a card when Text.EndCard is set.
+	EndCardSeconds float64
+	// Dir is scratch space for this job.
+	Dir string
+}
+
+// Duration is the output's length: the moment plus the end card.
+func (j Job) Duration() float64 {
+	d := j.End - j.Start
+	if strings.TrimSpace(j.Text.EndCard) != "" {
+		d += j.EndCardSeconds
+	}
+	return d
+}
+
+// Result is what a render made.
+type Result struct {
+	Output string // the MP4
+	SRT    string // the captions
+	Crop   []CropPoint
+}
+
+// Renderer renders jobs.
+type Renderer struct {
+	FFmpeg string
+	// Preset and CRF are x264's (default veryfast, 21).
+	Preset string
+	CRF    int
+	Faces  *vision.Detector
+}
+
+// Progress is told the step in progress and the share done (0..1).
+type Progress func(step string, done float64)
+
+// safePath is what a path in the filtergraph may contain: ours only.
+var safePath = regexp.MustCompile(`^[A-Za-z0-9/_.-]+$`)
+
+// Render runs j.
+func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result, error) {
+	if !safePath.MatchString(j.Dir) {
+		return Result{}, fmt.Errorf("renderer: scratch directory %q has characters the filtergraph cannot take", j.Dir)
+	}
+	if j.End-j.Start <= 0 || j.SrcW <= 0 || j.SrcH <= 0 || j.Width <= 0 || j.Height <= 0 {
+		return Result{}, fmt.Errorf("renderer: invalid job: %.2f–%.2f of %dx%d to %dx%d", j.Start, j.End, j.SrcW, j.SrcH, j.Width, j.Height)
+	}
+	progress(StepCutting, 0)
+	var res Result
+	portraitOut, portraitSrc := j.Height > j.Width, j.SrcH > j.SrcW
+	var video string
+	switch {
+	case portraitOut && !portraitSrc:
+		progress(StepReframing, 0.02)
+		path, err := r.track(ctx, j)
+		if err != nil {
+			return res, err
+		}
+		res.Crop = path
+		video = cropFilter(j, path)
+	case !portraitOut && portraitSrc:
+		video = fmt.Sprintf("split[a][b];[a]scale=%d:%d:force_original_aspect_ratio=increase,crop=%d:%d,boxblur=20:2[bg];"+
+			"[b]scale=-2:%d[fg];[bg][fg]overlay=(W-w)/2:0,setsar=1", j.Width, j.Height, j.Width, j.Height, j.Height)
+	default:
+		video = fmt.Sprintf("scale=%d:%d:force_original_aspect_ratio=decrease,pad=%d:%d:(ow-iw)/2:(oh-ih)/2,setsar=1", j.Width, j.Height, j.Width, j.Height)
+	}
+
+	progress(StepCaptioning, 0.05)
+	fontDir := filepath.Join(j.Dir, "fonts")
+	if err := os.MkdirAll(fontDir, 0o700); err != nil {
+		return res, err
+	}
+	if err := fonts.WriteDir(fontDir); err != nil {
+		return res, err
+	}
+	// libass finds fonts by family name through fontconfig; a fontsdir
+	// alone loads the files but does not match their names.
+	fcConf := filepath.Join(j.Dir, "fonts.conf")
+	conf := `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>` + fontDir + `</dir><cachedir>` +
+		filepath.Join(j.Dir, "fc-cache") + `</cachedir><include ignore_missing="yes">/etc/fonts/fonts.conf</include></fontconfig>`
+	if err := os.WriteFile(fcConf, []byte(conf), 0o600); err != nil {
+		return res, err
+	}
+	j.Text.Width, j.Text.Height = j.Width, j.Height
+	j.Text.EndStart, j.Text.EndSeconds = j.End-j.Start, j.EndCardSeconds
+	assPath := filepath.Join(j.Dir, "captions.ass")
+	if err := os.WriteFile(assPath, []byte(captions.ASS(j.Text)), 0o600); err != nil {
+		return res, err
+	}
+	res.SRT = filepath.Join(j.Dir, "captions.srt")
+	if err := os.WriteFile(res.SRT, []byte(captions.SRT(j.Text.Words, j.Text.MaxWords())), 0o600); err != nil {
+		return res, err
+	}
+
+	clip, total := j.End-j.Start, j.Duration()
+	graph := "[0:v]" + video
+	if total > clip {
+		graph += fmt.Sprintf(",tpad=stop_mode=add:stop_duration=%.3f:color=0x101014", total-clip)
+	}
+	graph += fmt.Sprintf(",fps=30,subtitles=filename=%s", assPath)
+	if j.ProgressBar {
+		bar := max(6, j.Height/160)
+		graph += fmt.Sprintf("[base];color=c=0xFFD000:s=%dx%d:r=30[bar];[base][bar]overlay=x='-W+W*t/%.3f':y=H-%d:enable='lt(t,%.3f)':shortest=1",
+			j.Width, bar, clip, bar, clip)
+	}
+	graph += "[v]"
+	if j.HasAudio {
+		graph += fmt.Sprintf(";[0:a]apad,atrim=0:%.3f,loudnorm=I=-14:TP=-1.5:LRA=11,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a]", total)
+	} else {
+		graph += fmt.Sprintf(";anullsrc=r=48000:cl=stereo,atrim=0:%.3f[a]", total)
+	}
+	res.Output = filepath.Join(j.Dir, "clip.mp4")
+	preset, crf := r.Preset, r.CRF
+	if preset == "" {
+		preset = "veryfast"
+	}
+	if crf == 0 {
+		crf = 21
+	}
+	args := []string{"-v", "error", "-nostdin", "-y", "-ss", ff(j.Start), "-t", ff(clip), "-i", "file:" + j.Source,
+		"-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
+		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p",
+		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output}
+	progress(StepEncoding, 0.1)
+	if err := r.run(ctx, args, []string{"FONTCONFIG_FILE=" + fcConf}, func(done float64) { progress(StepEncoding, 0.1+0.85*done/total) }); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func ff(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }
+
+// ErrFFmpeg is a failed encode.
+var ErrFFmpeg = errors.New("renderer: ffmpeg failed")
+
+// run runs ffmpeg, reading -progress from stdout (out_time_us, seconds
+// of output done).
+func (r *Renderer) run(ctx context.Context, args, env []string, done func(float64)) error {
+	bin := r.FFmpeg
+	if bin == "" {
+		bin = "ffmpeg"
+	}
+	cmd := exec.CommandContext(ctx, bin, args...) //nolint:gosec // G204: arguments built from typed values and our own paths
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("%w: %w", ErrFFmpeg, err)
+	}
+	last := time.Time{}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), "=")
+		if !ok || k != "out_time_us" || time.Since(last) < 500*time.Millisecond {
+			continue
+		}
+		if us, err := strconv.ParseInt(v, 10, 64); err == nil && us > 0 {
+			last = time.Now()
+			done(float64(us) / 1e6)
+		}
+	}
+	_, _ = io.Copy(io.Discard, out)
+	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		msg := strings.TrimSpace(stderr.String())
+		if len(msg) > 400 {
+			msg = msg[len(msg)-400:]
+		}
+		return fmt.Errorf("%w: %w: %s", ErrFFmpeg, err, msg)
+	}
+	return nil
+}
