@@ -15,20 +15,28 @@ import (
 )
 
 // startClips runs the clips API where the gateway expects it, and one
-// worker, with extra settings.
-func (s *stack) startClips(extra ...string) {
+// worker, with extra settings; it returns the worker.
+func (s *stack) startClips(extra ...string) *exec.Cmd {
 	s.t.Helper()
-	env := append([]string{"HOOKLINE_HTTP_ADDR=" + s.clipsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(s.t, "e2e_clips")}, extra...)
-	s.start("clips", env...)
+	s.clipsEnv = append([]string{"HOOKLINE_HTTP_ADDR=" + s.clipsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(s.t, "e2e_clips")}, extra...)
+	s.start("clips", s.clipsEnv...)
 	testkit.WaitHTTP(s.t, "http://"+s.clipsAddr+"/readyz", 30*time.Second)
-	// The worker role of the same binary, through a wrapper that keeps the pid.
+	return s.clipsWorker()
+}
+
+// clipsWorker starts another clips worker (`clips worker`, through a
+// wrapper that keeps the pid) with the API's settings and extra ones.
+func (s *stack) clipsWorker(extra ...string) *exec.Cmd {
+	s.t.Helper()
 	wrapper := filepath.Join(s.t.TempDir(), "clips-worker")
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+filepath.Join(s.bin, "clips")+" worker\n"), 0o700); err != nil { //nolint:gosec // G306: an executable test script
 		s.t.Fatal(err)
 	}
-	workerAddr := testkit.FreeAddr(s.t)
-	testkit.StartProcess(s.t, "clips-worker", wrapper, append(append(append([]string{}, s.common...), env...), "HOOKLINE_HTTP_ADDR="+workerAddr)...)
-	testkit.WaitHTTP(s.t, "http://"+workerAddr+"/readyz", 30*time.Second)
+	addr := testkit.FreeAddr(s.t)
+	env := append(append(append(append([]string{}, s.common...), s.clipsEnv...), extra...), "HOOKLINE_HTTP_ADDR="+addr)
+	cmd := testkit.StartProcess(s.t, "clips-worker", wrapper, env...)
+	testkit.WaitHTTP(s.t, "http://"+addr+"/readyz", 30*time.Second)
+	return cmd
 }
 
 // A creator's path through the gateway: a direct MP4 with a caption

@@ -53,6 +53,7 @@ type stack struct {
 	// clipsAddr is where the gateway expects clips; a test that wants it
 	// starts it there (startClips), with the settings it needs.
 	clipsAddr string
+	clipsEnv  []string
 }
 
 // startStack builds gateway, billing and assets and runs them as processes

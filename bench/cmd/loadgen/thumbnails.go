@@ -99,7 +99,7 @@ func post(ctx context.Context, out io.Writer, l postLoad) error {
 	_, _ = fmt.Fprintf(out, "%s c=%d %s: %d succeeded (%.1f/s), failures by status %v; latency %s", l.name, workers, d,
 		len(lat), float64(len(lat))/d.Seconds(), failed, summary(lat))
 	if pid > 0 {
-		_, _ = fmt.Fprintf(out, "; thumbnails RSS peak %d MiB (sampled every 200 ms), VmHWM %d MiB", peak/1024, hwmKB(pid)/1024)
+		_, _ = fmt.Fprintf(out, "; service RSS peak %d MiB (sampled every 200 ms), VmHWM %d MiB", peak/1024, hwmKB(pid)/1024)
 	}
 	_, _ = fmt.Fprintln(out)
 	return nil

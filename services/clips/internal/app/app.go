@@ -9,20 +9,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"time"
 
 	"hookline.dev/pkg/chatmodel"
 	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/postgres"
+	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
 	"hookline.dev/services/clips/internal/transcribe"
 	"hookline.dev/services/clips/migrations"
@@ -52,6 +58,16 @@ type Config struct {
 	JobAckWait  time.Duration `env:"HOOKLINE_CLIPS_JOB_ACK_WAIT" default:"60s"`
 	MaxAttempts int           `env:"HOOKLINE_CLIPS_MAX_ATTEMPTS" default:"3"`
 	WorkDir     string        `env:"HOOKLINE_CLIPS_WORK_DIR"`
+
+	// RenderHeight is the long side of renders: 1920 (1080×1920 and
+	// 1920×1080) or 1280 (720p); RenderPreset is x264's.
+	RenderHeight int    `env:"HOOKLINE_CLIPS_RENDER_HEIGHT" default:"1920"`
+	RenderPreset string `env:"HOOKLINE_CLIPS_RENDER_PRESET" default:"veryfast"`
+	// RecoveryInterval is how often unsettled reservations are looked for;
+	// RecoveryGrace how long one may stay open before the pass decides
+	// (a render still pending or running is left to its worker).
+	RecoveryInterval time.Duration `env:"HOOKLINE_RECOVERY_INTERVAL" default:"30s"`
+	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"2m"`
 
 	FFmpeg  string `env:"HOOKLINE_FFMPEG"`
 	FFprobe string `env:"HOOKLINE_FFPROBE"`
@@ -85,6 +101,12 @@ func (c *Config) Validate() error {
 			errs = append(errs, fmt.Errorf("%s must be positive", name))
 		}
 	}
+	if c.RenderHeight != 1920 && c.RenderHeight != 1280 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_RENDER_HEIGHT must be 1920 or 1280"))
+	}
+	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= messaging.DefaultRequestTimeout {
+		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE over %s", messaging.DefaultRequestTimeout))
+	}
 	if c.MaxDownloadMB <= 0 || c.Workers <= 0 || c.MaxAttempts <= 0 {
 		errs = append(errs, errors.New("HOOKLINE_CLIPS_MAX_DOWNLOAD_MB, _WORKERS and _MAX_ATTEMPTS must be positive"))
 	}
@@ -115,8 +137,8 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	return run(ctx, getenv, stdout, false)
 }
 
-// RunWorker starts a worker: it takes preparation jobs from the CLIPS_JOBS
-// work queue and serves only the health probes.
+// RunWorker starts a worker: it takes preparation and render jobs from the
+// CLIPS_JOBS work queue and serves only the health probes.
 func RunWorker(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	return run(ctx, getenv, stdout, true)
 }
@@ -130,7 +152,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if worker {
 		name = "clips-worker"
 	}
-	p, err := platform.Open(ctx, getenv, stdout, platform.Options{Name: name, Common: cfg.Common, Migrations: migrations.FS})
+	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
+		Name: name, Common: cfg.Common, Migrations: migrations.FS, SharedMigrations: []fs.FS{credits.Migrations},
+	})
 	if err != nil {
 		return err
 	}
@@ -152,8 +176,25 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
+	cc, err := credits.New(credits.Config{
+		Billing: p.Bus, Pool: p.Pool, Source: service.Source, FailedSubject: events.ClipsRenderFailed,
+		FailedPayload: service.FailedPayload, Log: p.Log,
+	})
+	if err != nil {
+		return err
+	}
+	faces, err := vision.New()
+	if err != nil {
+		return err
+	}
+	store := postgres.New(p.Pool)
 	svc := &service.Service{
-		Store: postgres.New(p.Pool),
+		Store:          store,
+		Renders:        store,
+		Credits:        cc,
+		Renderer:       &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces},
+		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
+		PublicURL:      blobs.PublicURL,
 		Videos: videosite.New(videosite.Config{
 			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
 			MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
@@ -172,12 +213,16 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
 	if !worker {
 		handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
-		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler})
+		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
+			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveRender))
 	}
 	handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, svc.PrepareConsumerConfig(cfg.Workers, cfg.JobAckWait), svc.HandlePrepare)
+		},
+		func(ctx context.Context) error {
+			return p.Bus.Consume(ctx, svc.RenderConsumerConfig(cfg.Workers, cfg.JobAckWait), svc.HandleRender)
 		},
 	)
 }

@@ -19,6 +19,7 @@ import (
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/service"
 )
 
@@ -34,6 +35,9 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Get("/clips/projects", a.Wrap(h.list))
 		r.Post("/clips/projects", a.Wrap(h.create))
 		r.Get("/clips/projects/{projectId}", a.Wrap(h.get))
+		r.Get("/clips/projects/{projectId}/renders", a.Wrap(h.listRenders))
+		r.Post("/clips/projects/{projectId}/renders", a.Wrap(h.startRenders))
+		r.Get("/clips/renders/{renderId}", a.Wrap(h.getRender))
 	})
 }
 
@@ -41,8 +45,11 @@ type api struct{ svc *service.Service }
 
 // MapError translates domain errors into API errors.
 func MapError(err error) error {
-	if errors.Is(err, project.ErrNotFound) {
+	switch {
+	case errors.Is(err, project.ErrNotFound):
 		return apierr.New(apierr.NotFound, "clip project not found")
+	case errors.Is(err, render.ErrNotFound):
+		return apierr.New(apierr.NotFound, "render not found")
 	}
 	return pgkit.MapUnavailable(err)
 }

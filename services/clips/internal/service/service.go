@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
@@ -23,6 +24,7 @@ import (
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // Source names the service in event envelopes.
@@ -62,9 +64,10 @@ type Transcriber interface {
 	Name() string
 }
 
-// Blobs stores prepared sources (*s3store.Store).
+// Blobs stores prepared sources and renders (*s3store.Store).
 type Blobs interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	Get(ctx context.Context, key string) (io.ReadCloser, error)
 }
 
 // Service implements the clips use cases.
@@ -76,7 +79,14 @@ type Service struct {
 	Blobs       Blobs
 	Moments     moments.Engine
 	Tiers       *tiers.Table
-	Log         *slog.Logger
+	// Renders, Credits, Renderer and RenderSettings run renders;
+	// PublicURL is the public address of a stored object.
+	Renders        Renders
+	Credits        *credits.Client
+	Renderer       *renderer.Renderer
+	RenderSettings RenderSettings
+	PublicURL      func(key string) string
+	Log            *slog.Logger
 	// CreateDeadline bounds the fetches of a creation (default 20 s).
 	CreateDeadline time.Duration
 	// MaxAttempts bounds the preparation attempts of a project (default 3).

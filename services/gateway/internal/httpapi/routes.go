@@ -96,8 +96,6 @@ var planned = map[string]bool{
 	"/thumbnails/critique":                true,
 	"/thumbnails/analyze/text-overlay":    true,
 	"/thumbnails/extract-videosite":       true,
-	"/clips/projects/{projectId}/renders": true,
-	"/clips/renders/{renderId}":           true,
 }
 
 // Planned reports whether rt's service does not serve it yet.

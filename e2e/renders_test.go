@@ -1,0 +1,286 @@
+package e2e
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/videosite/videositefake"
+)
+
+// faceTalk makes a 60 s 1280x720 talk: pigo's sample face sliding across
+// the frame, a tone, and captions (the three-topic lines, 4 s each) as a
+// sidecar; it is served with /slow.mp4 delayed by slow.
+func faceTalk(t *testing.T, slow *atomic.Int64) *httptest.Server {
+	t.Helper()
+	dir := t.TempDir()
+	photo := filepath.Join(dir, "face.jpg")
+	if err := os.WriteFile(photo, testkit.FacePhoto(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	video := filepath.Join(dir, "talk.mp4")
+	ff := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=0x283040:s=1280x720:r=25:d=60",
+		"-loop", "1", "-i", photo, "-f", "lavfi", "-i", "sine=f=220:d=60",
+		"-filter_complex", "[1:v]scale=-2:420[f];[0:v][f]overlay=x='40+600*(0.5-0.5*cos(t/6))':y=150:shortest=1[v]",
+		"-map", "[v]", "-map", "2:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-t", "60", video)
+	if out, err := ff.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v %s", err, out)
+	}
+	segs, _ := threeTopics(t)
+	vtt := []byte(videositefake.VTT(segs[:15]))
+	for _, name := range []string{"talk.vtt", "slow.vtt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), vtt, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Link(video, filepath.Join(dir, "slow.mp4")); err != nil {
+		t.Fatal(err)
+	}
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/slow.mp4" && r.Header.Get("Range") == "" {
+			time.Sleep(time.Duration(slow.Load()))
+		}
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func (s *stack) waitProject(key, id string) map[string]any {
+	s.t.Helper()
+	var p map[string]any
+	testkit.Eventually(s.t, 90*time.Second, "project "+id+" prepared", func() bool {
+		p = s.must(200, "GET", "/api/v1/clips/projects/"+id, key, nil)
+		return p["downloadStatus"] != "downloading"
+	})
+	return p
+}
+
+func (s *stack) waitRender(key, id string, within time.Duration) map[string]any {
+	s.t.Helper()
+	var r map[string]any
+	testkit.Eventually(s.t, within, "render "+id+" ended", func() bool {
+		r = s.must(200, "GET", "/api/v1/clips/renders/"+id, key, nil)
+		return r["status"] == "completed" || r["status"] == "failed"
+	})
+	return r
+}
+
+// fetch downloads url into dir.
+func fetch(t *testing.T, url, dir string) string {
+	t.Helper()
+	resp, err := http.Get(url) //nolint:gosec,noctx // the test's own MinIO
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d", url, resp.StatusCode)
+	}
+	out := filepath.Join(dir, filepath.Base(url))
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	_ = f.Close()
+	return out
+}
+
+// probe reads width, height, codecs and duration of a file.
+func probe(t *testing.T, file string) (w, h int, vcodec, acodec string, dur float64) {
+	t.Helper()
+	out, err := exec.Command("ffprobe", "-v", "error", "-show_entries", "stream=codec_type,codec_name,width,height:format=duration",
+		"-of", "default=nw=1", file).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kind := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		k, v, _ := strings.Cut(line, "=")
+		switch k {
+		case "codec_name":
+			if vcodec == "" {
+				vcodec = v
+			} else {
+				acodec = v
+			}
+		case "codec_type":
+			kind = v
+		case "width":
+			w, _ = strconv.Atoi(v)
+		case "height":
+			h, _ = strconv.Atoi(v)
+		case "duration":
+			dur, _ = strconv.ParseFloat(v, 64)
+		}
+	}
+	_ = kind
+	return w, h, vcodec, acodec, dur
+}
+
+func loudnessOf(t *testing.T, file string) float64 {
+	t.Helper()
+	out, _ := exec.Command("ffmpeg", "-nostats", "-i", file, "-af", "ebur128", "-f", "null", "-").CombinedOutput()
+	s := string(out)
+	i := strings.LastIndex(s, "I:")
+	if i < 0 {
+		t.Fatalf("no loudness: %s", s)
+	}
+	v, err := strconv.ParseFloat(strings.Fields(s[i+2:])[0], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// Renders through the gateway: 409 before the source is ready, every 400
+// with nothing charged, two renders with every option (4 credits), the
+// MP4s checked, a render whose ffmpeg fails refunded, and a worker killed
+// mid-render replaced without a second charge.
+func TestClipRendersThroughTheGateway(t *testing.T) {
+	s := startStack(t)
+	var slow atomic.Int64
+	slow.Store(int64(4 * time.Second))
+	media := faceTalk(t, &slow)
+	worker := s.startClips("HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1", "HOOKLINE_CLIPS_RENDER_HEIGHT=1280",
+		"HOOKLINE_CLIPS_RENDER_PRESET=ultrafast", "HOOKLINE_CLIPS_JOB_ACK_WAIT=3s")
+	_, key := s.newOrg("pro")
+	s.waitTotal(key, 500)
+
+	p := s.must(201, "POST", "/api/v1/clips/projects", key, map[string]any{"video_site_url": media.URL + "/slow.mp4"})
+	id := p["id"].(string)
+	clips := p["clips"].([]any)
+	if len(clips) < 2 {
+		t.Fatalf("clips %v", p)
+	}
+	c0, c1 := clips[0].(map[string]any), clips[1].(map[string]any)
+	// Not ready yet (the download is slow): 409 before the ids are looked at.
+	if st, b := s.do("POST", "/api/v1/clips/projects/"+id+"/renders", key, map[string]any{"clip_id": "nope"}); st != 409 || b["code"] != "source_not_ready" {
+		t.Fatalf("render before ready: %d %v", st, b)
+	}
+	if got := s.waitProject(key, id); got["downloadStatus"] != "ready" {
+		t.Fatalf("project %v", got)
+	}
+	slow.Store(0)
+
+	path := "/api/v1/clips/projects/" + id + "/renders"
+	eleven := make([]string, 11)
+	for i := range eleven {
+		eleven[i] = fmt.Sprint(c0["id"], i)
+	}
+	for field, body := range map[string]map[string]any{
+		"clip_ids":            {"clip_id": c0["id"], "clip_ids": []any{c1["id"]}},
+		"clip_id":             {},
+		"clip_ids ":           {"clip_ids": []any{}},
+		"clip_ids  ":          {"clip_ids": []any{c0["id"], c0["id"]}},
+		"clip_ids   ":         {"clip_ids": []any{c0["id"], "clip_unknown"}},
+		"clip_ids    ":        {"clip_ids": eleven},
+		"subtitle_style":      {"clip_id": c0["id"], "subtitle_style": "comic"},
+		"format":              {"clip_id": c0["id"], "format": "square"},
+		"options.brandFrame":  {"clip_id": c0["id"], "options": map[string]any{"brandFrame": true}},
+		"options.endCardText": {"clip_id": c0["id"], "options": map[string]any{"endCardText": strings.Repeat("é", 121)}},
+		"brand_id":            {"clip_id": c0["id"], "brand_id": "not-a-uuid"},
+	} {
+		st, b := s.do("POST", path, key, body)
+		if st != 400 || fieldOf(b, strings.TrimSpace(field)) == nil {
+			t.Errorf("%v: %d %v, want 400 naming %s", body, st, b, field)
+		}
+	}
+	if total := s.total(key); total != 500 {
+		t.Fatalf("refused requests charged: %v", total)
+	}
+
+	// Two clips with every option.
+	tricky := `Follow {\an8} \N now; [x] 'y' %{pts}`
+	b := s.must(201, "POST", path, key, map[string]any{
+		"clip_ids": []any{c0["id"], c1["id"]}, "format": "portrait", "subtitle_style": "energetic",
+		"brand_id": "0b8a5c1e-1f1e-4c71-9a1e-3d2c9a0e1f00",
+		"options": map[string]any{"music": true, "broll": true, "hookTitle": true, "progressBar": true, "brandFrame": true,
+			"endCardText": tricky, "keywordEmphasis": true},
+	})
+	if b["creditsCharged"] != float64(4) || len(b["renders"].([]any)) != 2 {
+		t.Fatalf("creation %v", b)
+	}
+	dir := t.TempDir()
+	for i, it := range b["renders"].([]any) {
+		rid := it.(map[string]any)["id"].(string)
+		r := s.waitRender(key, rid, 3*time.Minute)
+		if r["status"] != "completed" || r["progress"] != float64(100) || r["currentStep"] != "done" || r["error"] != nil || r["creditsCharged"] != float64(2) {
+			t.Fatalf("render %v", r)
+		}
+		if notes := fmt.Sprint(r["notes"]); !strings.Contains(notes, "music") || !strings.Contains(notes, "broll") || !strings.Contains(notes, "brandFrame") {
+			t.Errorf("notes %v", r["notes"])
+		}
+		file := fetch(t, r["outputUrl"].(string), dir)
+		clip := []map[string]any{c0, c1}[i]
+		want := clip["endTime"].(float64) - clip["startTime"].(float64) + 2.5
+		w, h, vc, ac, dur := probe(t, file)
+		if w != 720 || h != 1280 || vc != "h264" || ac != "aac" || math.Abs(dur-want) > 0.3 {
+			t.Errorf("render %d: %dx%d %s/%s %.2f s, want 720x1280 h264/aac %.2f s", i, w, h, vc, ac, dur, want)
+		}
+		if l := loudnessOf(t, file); math.Abs(l+14) > 1 {
+			t.Errorf("render %d: %.1f LUFS", i, l)
+		}
+		srt := fetch(t, r["captionsUrl"].(string), dir)
+		if b, _ := os.ReadFile(srt); !strings.Contains(string(b), "-->") {
+			t.Errorf("captions %q", b)
+		}
+		if r["cropPathUrl"] == nil {
+			t.Errorf("no crop path for a reframed render")
+		}
+	}
+	s.waitTotal(key, 496)
+	if st, list := s.do("GET", path, key, nil); st != 200 || len(list["data"].([]any)) != 2 {
+		t.Errorf("list %d %v", st, list)
+	}
+	_, other := s.newOrg("free")
+	if st, _ := s.do("GET", "/api/v1/clips/renders/"+b["renders"].([]any)[0].(map[string]any)["id"].(string), other, nil); st != 404 {
+		t.Errorf("another org's render: %d", st)
+	}
+
+	// A worker killed mid-render: another finishes it, charged once.
+	r := s.must(201, "POST", path, key, map[string]any{"clip_id": c0["id"], "subtitle_style": "glow"})
+	rid := r["renders"].([]any)[0].(map[string]any)["id"].(string)
+	testkit.Eventually(t, 30*time.Second, "render started", func() bool {
+		return s.must(200, "GET", "/api/v1/clips/renders/"+rid, key, nil)["status"] == "rendering"
+	})
+	_ = worker.Process.Signal(syscall.SIGKILL)
+	_, _ = worker.Process.Wait()
+	healthy := s.clipsWorker()
+	got := s.waitRender(key, rid, 3*time.Minute)
+	if got["status"] != "completed" || got["attempts"] != float64(2) {
+		t.Errorf("after the kill: %v", got)
+	}
+	s.waitTotal(key, 494)
+
+	// A render whose ffmpeg fails: failed, error set, refunded.
+	broken := filepath.Join(t.TempDir(), "ffmpeg")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'broken encoder' >&2\nexit 1\n"), 0o700); err != nil { //nolint:gosec // G306: an executable test script
+		t.Fatal(err)
+	}
+	_ = healthy.Process.Signal(os.Interrupt)
+	_, _ = healthy.Process.Wait()
+	s.clipsWorker("HOOKLINE_FFMPEG=" + broken)
+	r = s.must(201, "POST", path, key, map[string]any{"clip_id": c1["id"], "subtitle_style": "minimal"})
+	rid = r["renders"].([]any)[0].(map[string]any)["id"].(string)
+	if got = s.waitRender(key, rid, time.Minute); got["status"] != "failed" || got["error"] == nil || got["creditsCharged"] != float64(0) {
+		t.Fatalf("broken ffmpeg: %v", got)
+	}
+	s.waitTotal(key, 494)
+}

@@ -1,0 +1,118 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/services/clips/internal/render"
+)
+
+// renderDTO is a render job as GET answers it: every field always present.
+type renderDTO struct {
+	ID             string         `json:"id"`
+	ProjectID      string         `json:"projectId"`
+	ClipID         string         `json:"clipId"`
+	Status         string         `json:"status"`
+	Progress       int            `json:"progress"`
+	CurrentStep    string         `json:"currentStep"`
+	Format         string         `json:"format"`
+	SubtitleStyle  string         `json:"subtitleStyle"`
+	BrandID        *string        `json:"brandId"`
+	Options        render.Options `json:"options"`
+	OutputURL      *string        `json:"outputUrl"`
+	CaptionsURL    *string        `json:"captionsUrl"`
+	CropPathURL    *string        `json:"cropPathUrl"`
+	CreditsCharged int64          `json:"creditsCharged"`
+	Error          *string        `json:"error"`
+	Notes          []string       `json:"notes"`
+	Attempts       int            `json:"attempts"`
+	CreatedAt      time.Time      `json:"createdAt"`
+	UpdatedAt      time.Time      `json:"updatedAt"`
+	CompletedAt    *time.Time     `json:"completedAt"`
+}
+
+func (h *api) renderOut(r render.Render) renderDTO {
+	out := renderDTO{
+		ID: r.ID, ProjectID: r.ProjectID, ClipID: r.ClipID, Status: string(r.Status), Progress: r.Progress, CurrentStep: r.Step,
+		Format: string(r.Format), SubtitleStyle: string(r.Style), BrandID: strOrNil(r.BrandID), Options: r.Options,
+		OutputURL: strOrNil(h.svc.URL(r.OutputKey)), CaptionsURL: strOrNil(h.svc.URL(r.CaptionsKey)), CropPathURL: strOrNil(h.svc.URL(r.CropKey)),
+		CreditsCharged: r.Charged(), Error: strOrNil(r.Error), Notes: r.Notes, Attempts: r.Attempts,
+		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+	}
+	if out.Notes == nil {
+		out.Notes = []string{}
+	}
+	if r.CompletedAt != nil {
+		t := r.CompletedAt.UTC()
+		out.CompletedAt = &t
+	}
+	return out
+}
+
+func (h *api) startRenders(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
+	if err != nil {
+		return err
+	}
+	var in struct {
+		ClipID        *string           `json:"clip_id"`
+		ClipIDs       *[]string         `json:"clip_ids"`
+		Format        *string           `json:"format"`
+		SubtitleStyle *string           `json:"subtitle_style"`
+		BrandID       *string           `json:"brand_id"`
+		Options       *render.OptionsIn `json:"options"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	p, _ := principal.From(r.Context())
+	if p.RequestID == "" {
+		p.RequestID = httpx.RequestIDFrom(r.Context())
+	}
+	b, err := h.svc.StartRenders(r.Context(), p, id.String(), render.CreateInput{
+		ClipID: in.ClipID, ClipIDs: in.ClipIDs, Format: in.Format, SubtitleStyle: in.SubtitleStyle, BrandID: in.BrandID, Options: in.Options,
+	})
+	if err != nil {
+		return err
+	}
+	type item struct {
+		ID             string `json:"id"`
+		ClipID         string `json:"clipId"`
+		Status         string `json:"status"`
+		CreditsCharged int64  `json:"creditsCharged"`
+	}
+	items := make([]item, len(b.Renders))
+	for i, rd := range b.Renders {
+		items[i] = item{ID: rd.ID, ClipID: rd.ClipID, Status: string(rd.Status), CreditsCharged: rd.Credits}
+	}
+	return httpx.Created(w, map[string]any{"renders": items, "creditsCharged": b.Credits})
+}
+
+func (h *api) listRenders(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
+	if err != nil {
+		return err
+	}
+	p, _ := principal.From(r.Context())
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]render.Render, int, error) {
+		return h.svc.ProjectRenders(ctx, p.OrgID, id.String(), offset, limit)
+	}, h.renderOut)
+}
+
+func (h *api) getRender(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.ParseUUID("renderId", chi.URLParam(r, "renderId"))
+	if err != nil {
+		return err
+	}
+	p, _ := principal.From(r.Context())
+	rd, err := h.svc.Render(r.Context(), p.OrgID, id.String())
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, h.renderOut(rd))
+}

@@ -1,0 +1,163 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/pgkit"
+	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/render"
+)
+
+const renderCols = `id::text, org_id::text, project_id::text, clip_id, format, subtitle_style, coalesce(brand_id::text, ''), options,
+	status, progress, current_step, coalesce(error, ''), notes, credits, reservation_id::text,
+	coalesce(output_key, ''), coalesce(captions_key, ''), coalesce(crop_key, ''), attempts, created_at, updated_at, completed_at`
+
+func scanRender(row pgx.Row) (render.Render, error) {
+	var r render.Render
+	var format, style, status string
+	var options, notes []byte
+	err := row.Scan(&r.ID, &r.OrgID, &r.ProjectID, &r.ClipID, &format, &style, &r.BrandID, &options, &status, &r.Progress, &r.Step,
+		&r.Error, &notes, &r.Credits, &r.ReservationID, &r.OutputKey, &r.CaptionsKey, &r.CropKey, &r.Attempts, &r.CreatedAt, &r.UpdatedAt, &r.CompletedAt)
+	if err != nil {
+		return r, err
+	}
+	r.Format, r.Style, r.Status = project.Format(format), captions.Style(style), render.Status(status)
+	return r, errors.Join(json.Unmarshal(options, &r.Options), json.Unmarshal(notes, &r.Notes))
+}
+
+func oneRender(row pgx.Row) (render.Render, error) {
+	r, err := scanRender(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, render.ErrNotFound
+	}
+	if err != nil {
+		return r, fmt.Errorf("postgres: %w", err)
+	}
+	return r, nil
+}
+
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// CreateRenders stores renders and their jobs in one transaction.
+func (s *Store) CreateRenders(ctx context.Context, rs []render.Render, jobs []events.Envelope) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		for _, r := range rs {
+			opts, err := json.Marshal(r.Options)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO renders (id, org_id, project_id, clip_id, format, subtitle_style, brand_id, options,
+				status, current_step, credits, reservation_id, created_at, updated_at)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)`,
+				r.ID, r.OrgID, r.ProjectID, r.ClipID, string(r.Format), string(r.Style), nullable(r.BrandID), opts,
+				string(r.Status), r.Step, r.Credits, r.ReservationID, r.CreatedAt); err != nil {
+				return fmt.Errorf("postgres: insert render: %w", err)
+			}
+		}
+		if err := messaging.WriteOutbox(ctx, tx, jobs...); err != nil {
+			return fmt.Errorf("postgres: %w", err)
+		}
+		return nil
+	})
+}
+
+// Render returns the organization's render, or render.ErrNotFound.
+func (s *Store) Render(ctx context.Context, orgID, id string) (render.Render, error) {
+	return oneRender(s.pool.QueryRow(ctx, `SELECT `+renderCols+` FROM renders WHERE org_id = $1 AND id = $2`, orgID, id))
+}
+
+// Renders returns a page of a project's renders, newest first.
+func (s *Store) Renders(ctx context.Context, orgID, projectID string, offset, limit int) ([]render.Render, int, error) {
+	where := `org_id = $1 AND project_id = $2`
+	return pgkit.Page(ctx, s.pool, `SELECT count(*) FROM renders WHERE `+where,
+		`SELECT `+renderCols+` FROM renders WHERE `+where+` ORDER BY created_at DESC, id DESC OFFSET $3 LIMIT $4`,
+		[]any{orgID, projectID}, offset, limit, scanRender)
+}
+
+// RenderByReservation finds the render a reservation pays for, in tx.
+func (s *Store) RenderByReservation(ctx context.Context, tx pgx.Tx, reservationID string) (render.Render, error) {
+	return oneRender(tx.QueryRow(ctx, `SELECT `+renderCols+` FROM renders WHERE reservation_id = $1`, reservationID))
+}
+
+// AttemptRender starts a render attempt: counted, rendering. A render
+// that is no longer pending or rendering comes back as it is.
+func (s *Store) AttemptRender(ctx context.Context, orgID, id string, now time.Time) (render.Render, error) {
+	r, err := oneRender(s.pool.QueryRow(ctx, `UPDATE renders SET attempts = attempts + 1, status = 'rendering', updated_at = $3
+		WHERE org_id = $1 AND id = $2 AND status IN ('pending', 'rendering') RETURNING `+renderCols, orgID, id, now))
+	if errors.Is(err, render.ErrNotFound) {
+		return s.Render(ctx, orgID, id)
+	}
+	return r, err
+}
+
+// RenderProgress records the step and progress of a running render.
+func (s *Store) RenderProgress(ctx context.Context, id, step string, progress int, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE renders SET current_step = $2, progress = greatest(progress, $3), updated_at = $4
+		WHERE id = $1 AND status = 'rendering'`, id, step, min(99, progress), now)
+	return err
+}
+
+// CompleteRender ends r as completed with its objects and settles its
+// reservation with completed, in one transaction. credits.ErrSettled
+// means the reservation was failed meanwhile: nothing is stored.
+func (s *Store) CompleteRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, completed events.Envelope, now time.Time) error {
+	notes, err := json.Marshal(nonNil(r.Notes))
+	if err != nil {
+		return err
+	}
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE renders SET status = 'completed', progress = 100, current_step = 'done', output_key = $2,
+			captions_key = $3, crop_key = $4, notes = $5, updated_at = $6, completed_at = $6
+			WHERE id = $1 AND status = 'rendering'`, r.ID, r.OutputKey, r.CaptionsKey, nullable(r.CropKey), notes, now)
+		if err != nil {
+			return fmt.Errorf("postgres: complete render: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil // ended by another delivery
+		}
+		return cc.Complete(ctx, tx, res, completed)
+	})
+}
+
+// FailRender ends r as failed with reason and refunds its reservation, in
+// one transaction. A render already ended is left alone.
+func (s *Store) FailRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, reason string, now time.Time) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE renders SET status = 'failed', error = $2, current_step = 'done', updated_at = $3
+			WHERE id = $1 AND status IN ('pending', 'rendering')`, r.ID, reason, now)
+		if err != nil {
+			return fmt.Errorf("postgres: fail render: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return nil
+		}
+		return cc.Fail(ctx, tx, res, reason)
+	})
+}
+
+// FailReservations refunds reservations whose renders were never stored.
+func (s *Store) FailReservations(ctx context.Context, cc *credits.Client, rs []credits.Reservation, reason string) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		for _, r := range rs {
+			if err := cc.Fail(ctx, tx, r, reason); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

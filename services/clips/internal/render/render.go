@@ -1,0 +1,226 @@
+// Package render is a render job: one clip of a ready project made into
+// an MP4, paid for with its own credit reservation (2 credits), moving
+// pending → rendering → completed | failed with the pipeline's step and
+// progress; and the rules of a render request.
+package render
+
+import (
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/project"
+)
+
+// ErrNotFound: no such render in the organization.
+var ErrNotFound = errors.New("render: not found")
+
+// Operation names renders in billing's usage history.
+const Operation = "clips.render"
+
+// ResourceType is the reservations' resource type: billing counts the
+// pending ones against the tier's concurrent-renders quota.
+const ResourceType = "render"
+
+// Limits of a request.
+const (
+	CreditsPerClip = 2
+	MaxClips       = 10
+	MaxEndCardText = 120
+)
+
+// Status is a render's state.
+type Status string
+
+// The states: pending → rendering → completed | failed.
+const (
+	Pending   Status = "pending"
+	Rendering Status = "rendering"
+	Completed Status = "completed"
+	Failed    Status = "failed"
+)
+
+// Steps beyond the renderer's: queued before, uploading and done after.
+const (
+	StepQueued    = "queued"
+	StepUploading = "uploading"
+	StepDone      = "done"
+)
+
+// Options are the render options of the spec.
+type Options struct {
+	Music           bool   `json:"music"`
+	MusicTrackID    string `json:"musicTrackId,omitempty"`
+	Broll           bool   `json:"broll"`
+	HookTitle       bool   `json:"hookTitle"`
+	ProgressBar     bool   `json:"progressBar"`
+	BrandFrame      bool   `json:"brandFrame"`
+	EndCardText     string `json:"endCardText,omitempty"`
+	KeywordEmphasis bool   `json:"keywordEmphasis"`
+}
+
+// Render is a render job.
+type Render struct {
+	ID, OrgID, ProjectID, ClipID string
+	Format                       project.Format
+	Style                        captions.Style
+	BrandID                      string
+	Options                      Options
+	Status                       Status
+	Progress                     int
+	Step                         string
+	Error                        string
+	Notes                        []string
+	Credits                      int64
+	ReservationID                string
+	OutputKey, CaptionsKey       string
+	CropKey                      string
+	Attempts                     int
+	CreatedAt, UpdatedAt         time.Time
+	CompletedAt                  *time.Time
+}
+
+// Charged is what the render costs the organization: its credits, none
+// once failed (refunded).
+func (r Render) Charged() int64 {
+	if r.Status == Failed {
+		return 0
+	}
+	return r.Credits
+}
+
+// OptionsIn is the options object as sent.
+type OptionsIn struct {
+	Music           *bool   `json:"music"`
+	MusicTrackID    *string `json:"musicTrackId"`
+	Broll           *bool   `json:"broll"`
+	HookTitle       *bool   `json:"hookTitle"`
+	ProgressBar     *bool   `json:"progressBar"`
+	BrandFrame      *bool   `json:"brandFrame"`
+	EndCardText     *string `json:"endCardText"`
+	KeywordEmphasis *bool   `json:"keywordEmphasis"`
+}
+
+// CreateInput is the body of POST /clips/projects/{id}/renders.
+type CreateInput struct {
+	ClipID        *string
+	ClipIDs       *[]string
+	Format        *string
+	SubtitleStyle *string
+	BrandID       *string
+	Options       *OptionsIn
+}
+
+// Create is a validated request: the clips to render and how.
+type Create struct {
+	ClipIDs []string
+	Format  project.Format
+	Style   captions.Style
+	BrandID string
+	Options Options
+}
+
+// DefaultStyle is the subtitle style when none is named: the project's
+// suggestion.
+func DefaultStyle(p project.Project) captions.Style {
+	if s, ok := captions.ParseStyle(p.Analysis.SuggestedStyle); ok {
+		return s
+	}
+	return captions.Clean
+}
+
+// Validate checks a request against its (ready) project. The caller has
+// answered 409 for a project that is not ready before asking.
+func Validate(in CreateInput, p project.Project) (Create, error) {
+	f := apierr.Fields{}
+	c := Create{Format: p.Format, Style: DefaultStyle(p)}
+	switch {
+	case in.ClipID != nil && in.ClipIDs != nil:
+		f.Add("clip_ids", "send clip_id or clip_ids, not both")
+	case in.ClipID == nil && in.ClipIDs == nil:
+		f.Add("clip_id", "required: clip_id or clip_ids")
+	case in.ClipID != nil:
+		c.ClipIDs = []string{*in.ClipID}
+		if !known(p, *in.ClipID) {
+			f.Add("clip_id", "not a clip of this project")
+		}
+	default:
+		ids := *in.ClipIDs
+		seen := map[string]bool{}
+		var unknown []string
+		for _, id := range ids {
+			if seen[id] {
+				f.Add("clip_ids", "duplicate clip id "+id)
+			}
+			seen[id] = true
+			if !known(p, id) {
+				unknown = append(unknown, id)
+			}
+		}
+		switch {
+		case len(ids) == 0:
+			f.Add("clip_ids", "at least one clip id")
+		case len(ids) > MaxClips:
+			f.Add("clip_ids", "at most 10 clip ids")
+		case len(unknown) > 0:
+			f.Add("clip_ids", "not clips of this project: "+strings.Join(unknown, ", "))
+		}
+		c.ClipIDs = ids
+	}
+	if in.Format != nil {
+		format, ok := project.ParseFormat(*in.Format)
+		if !ok || *in.Format == "" {
+			f.Add("format", "must be portrait or landscape")
+		}
+		c.Format = format
+	}
+	if in.SubtitleStyle != nil {
+		st, ok := captions.ParseStyle(*in.SubtitleStyle)
+		if !ok {
+			f.Add("subtitle_style", "must be bold, clean, minimal, energetic or glow")
+		}
+		c.Style = st
+	}
+	if in.BrandID != nil {
+		if _, err := uuid.Parse(*in.BrandID); err != nil {
+			f.Add("brand_id", "not a uuid")
+		}
+		c.BrandID = *in.BrandID
+	}
+	if o := in.Options; o != nil {
+		c.Options = Options{
+			Music: val(o.Music), MusicTrackID: strings.TrimSpace(val(o.MusicTrackID)), Broll: val(o.Broll), HookTitle: val(o.HookTitle),
+			ProgressBar: val(o.ProgressBar), BrandFrame: val(o.BrandFrame), EndCardText: strings.TrimSpace(val(o.EndCardText)),
+			KeywordEmphasis: val(o.KeywordEmphasis),
+		}
+		if c.Options.BrandFrame && c.BrandID == "" {
+			f.Add("options.brandFrame", "requires brand_id")
+		}
+		if utf8.RuneCountInString(c.Options.EndCardText) > MaxEndCardText {
+			f.Add("options.endCardText", "at most 120 characters")
+		}
+	}
+	return c, f.Err()
+}
+
+func val[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+func known(p project.Project, id string) bool {
+	for _, c := range p.Clips {
+		if c.ID == id {
+			return true
+		}
+	}
+	return false
+}

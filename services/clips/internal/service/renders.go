@@ -1,0 +1,397 @@
+package service
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/renderer"
+)
+
+// Renders is the render side of the store (*postgres.Store).
+type Renders interface {
+	CreateRenders(ctx context.Context, rs []render.Render, jobs []events.Envelope) error
+	Render(ctx context.Context, orgID, id string) (render.Render, error)
+	Renders(ctx context.Context, orgID, projectID string, offset, limit int) ([]render.Render, int, error)
+	RenderByReservation(ctx context.Context, tx pgx.Tx, reservationID string) (render.Render, error)
+	AttemptRender(ctx context.Context, orgID, id string, now time.Time) (render.Render, error)
+	RenderProgress(ctx context.Context, id, step string, progress int, now time.Time) error
+	CompleteRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, completed events.Envelope, now time.Time) error
+	FailRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, reason string, now time.Time) error
+	FailReservations(ctx context.Context, cc *credits.Client, rs []credits.Reservation, reason string) error
+}
+
+// RenderSettings are the renders' output settings.
+type RenderSettings struct {
+	// Height is the long side: 1920 (1080×1920 / 1920×1080) or 1280 (720p).
+	Height int
+	// HookSeconds and EndCardSeconds are the hook title's and end card's
+	// lengths.
+	HookSeconds, EndCardSeconds float64
+}
+
+// Batch is the answer to a render request.
+type Batch struct {
+	Renders []render.Render
+	Credits int64
+}
+
+// StartRenders reserves 2 credits per clip and queues one render each.
+// The request is all or nothing: a refused reservation releases the
+// others and queues nothing.
+func (s *Service) StartRenders(ctx context.Context, p principal.Principal, projectID string, in render.CreateInput) (Batch, error) {
+	proj, err := s.Store.Project(ctx, p.OrgID, projectID)
+	if err != nil {
+		return Batch{}, err
+	}
+	if proj.Status != project.Ready {
+		return Batch{}, apierr.New(apierr.SourceNotReady, "the project's source video is not ready; poll the project until downloadStatus is ready").
+			With("downloadStatus", string(proj.Status))
+	}
+	c, err := render.Validate(in, proj)
+	if err != nil {
+		return Batch{}, err
+	}
+	now := s.now()
+	rs := make([]render.Render, len(c.ClipIDs))
+	items := make([]credits.Item, len(c.ClipIDs))
+	for i, id := range c.ClipIDs {
+		rs[i] = render.Render{
+			ID: newID(), OrgID: p.OrgID, ProjectID: proj.ID, ClipID: id, Format: c.Format, Style: c.Style, BrandID: c.BrandID,
+			Options: c.Options, Status: render.Pending, Step: render.StepQueued, Credits: render.CreditsPerClip, CreatedAt: now, UpdatedAt: now,
+		}
+		items[i] = credits.Item{Credits: render.CreditsPerClip, ResourceType: render.ResourceType, ResourceID: rs[i].ID}
+	}
+	reservations, err := s.Credits.Reserve(ctx, credits.Request{OrgID: p.OrgID, Operation: render.Operation, Key: credits.KeyOf(p), Items: items})
+	if err != nil {
+		return Batch{}, err
+	}
+	jobs := make([]events.Envelope, len(rs))
+	for i := range rs {
+		rs[i].ReservationID = reservations[i].ID
+		if jobs[i], err = events.New(ctx, events.ClipsJobRender, Source, p.OrgID, events.ClipsRenderJob{RenderID: rs[i].ID}); err != nil {
+			return Batch{}, err
+		}
+	}
+	if err := s.Renders.CreateRenders(ctx, rs, jobs); err != nil {
+		// Nothing is queued: refund now (the recovery pass would, later).
+		if ferr := s.Renders.FailReservations(context.WithoutCancel(ctx), s.Credits, reservations, "the renders could not be stored"); ferr != nil {
+			s.log().ErrorContext(ctx, "refunding unstored renders", "err", ferr)
+		}
+		return Batch{}, err
+	}
+	return Batch{Renders: rs, Credits: int64(len(rs)) * render.CreditsPerClip}, nil
+}
+
+// Render returns the organization's render.
+func (s *Service) Render(ctx context.Context, orgID, id string) (render.Render, error) {
+	return s.Renders.Render(ctx, orgID, id)
+}
+
+// ProjectRenders returns a page of a project's renders; another
+// organization's project is not found.
+func (s *Service) ProjectRenders(ctx context.Context, orgID, projectID string, offset, limit int) ([]render.Render, int, error) {
+	if _, err := s.Store.Project(ctx, orgID, projectID); err != nil {
+		return nil, 0, err
+	}
+	return s.Renders.Renders(ctx, orgID, projectID, offset, limit)
+}
+
+// RenderConsumerConfig is the durable consumer of the render jobs.
+func (s *Service) RenderConsumerConfig(workers int, ackWait time.Duration) messaging.ConsumerConfig {
+	return messaging.ConsumerConfig{
+		Durable: events.DurableClipsRender, Stream: events.StreamClipsJobs, Subjects: []string{events.ClipsJobRender},
+		MaxDeliver: s.maxAttempts() + maxDeliverSlack, AckWait: ackWait, Workers: workers, MaxAckPending: 64,
+	}
+}
+
+// reservation is the journal's view of r's reservation.
+func reservation(r render.Render) credits.Reservation {
+	return credits.Reservation{ID: r.ReservationID, OrgID: r.OrgID, Operation: render.Operation, Credits: r.Credits,
+		ResourceType: render.ResourceType, ResourceID: r.ID}
+}
+
+// HandleRender runs one delivery of a render job.
+func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
+	var job events.ClipsRenderJob
+	if err := json.Unmarshal(e.Data, &job); err != nil || job.RenderID == "" {
+		return messaging.Permanent(fmt.Errorf("render job %s: bad payload: %w", e.ID, err))
+	}
+	r, err := s.Renders.AttemptRender(ctx, e.OrgID, job.RenderID, s.now())
+	if errors.Is(err, render.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if r.Status != render.Rendering {
+		return nil // ended by an earlier delivery
+	}
+	log := s.log().With("render", r.ID, "attempt", r.Attempts)
+	if r.Attempts > s.maxAttempts() {
+		log.WarnContext(ctx, "render gave up")
+		return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), fmt.Sprintf("rendering failed %d times", s.maxAttempts()), s.now())
+	}
+	err = s.render(ctx, &r)
+	var f *failure
+	switch {
+	case errors.As(err, &f):
+		log.InfoContext(ctx, "render failed", "reason", f.reason)
+		return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), f.reason, s.now())
+	case err != nil:
+		log.WarnContext(ctx, "render attempt failed", "err", err)
+		return err
+	}
+	completed, err := events.New(ctx, events.ClipsRenderCompleted, Source, r.OrgID, events.RenderCompleted{
+		ReservationID: r.ReservationID, RenderID: r.ID, ProjectID: r.ProjectID, ClipID: r.ClipID, OutputURL: s.URL(r.OutputKey)})
+	if err != nil {
+		return err
+	}
+	err = s.Renders.CompleteRender(ctx, s.Credits, r, reservation(r), completed, s.now())
+	if errors.Is(err, credits.ErrSettled) {
+		// The reservation was failed meanwhile (refunded): the render is
+		// not delivered as paid.
+		return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), "the render's reservation expired before it finished", s.now())
+	}
+	return err
+}
+
+// render makes r's MP4, captions and crop path and stores them.
+func (s *Service) render(ctx context.Context, r *render.Render) error {
+	proj, err := s.Store.Project(ctx, r.OrgID, r.ProjectID)
+	if err != nil {
+		return err
+	}
+	var clip moments.Clip
+	for _, c := range proj.Clips {
+		if c.ID == r.ClipID {
+			clip = c
+		}
+	}
+	if clip.ID == "" {
+		return fail("the clip is no longer part of the project")
+	}
+	src, ok, err := s.Store.Source(ctx, r.OrgID, proj.SourceKey)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fail("the project's source is missing")
+	}
+	file, err := s.sourceFile(ctx, src.MediaKey)
+	if err != nil {
+		return err
+	}
+	info, err := s.Media.Probe(ctx, file)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(s.WorkDir, "clips-render-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+
+	set := s.RenderSettings
+	w, h := set.Height*9/16, set.Height
+	if r.Format == project.Landscape {
+		w, h = h, w
+	}
+	text := captions.Spec{Style: r.Style, Words: clipWords(src.Segments, clip.Start, clip.End), Keywords: clip.Keywords,
+		Emphasis: r.Options.KeywordEmphasis, EndCard: r.Options.EndCardText}
+	if r.Options.HookTitle {
+		text.Hook, text.HookSeconds = clip.Hook, set.HookSeconds
+	}
+	r.Notes = notes(*r)
+	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
+		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
+		EndCardSeconds: set.EndCardSeconds, Dir: dir}
+	var lastWrite time.Time
+	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
+		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
+			return
+		}
+		lastWrite = time.Now()
+		if err := s.Renders.RenderProgress(ctx, r.ID, step, int(done*100), s.now()); err != nil {
+			s.log().WarnContext(ctx, "render progress", "render", r.ID, "err", err)
+		}
+	})
+	if errors.Is(err, renderer.ErrFFmpeg) {
+		return fail("rendering failed: ffmpeg could not encode the clip")
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.Renders.RenderProgress(ctx, r.ID, render.StepUploading, 96, s.now()); err != nil {
+		return err
+	}
+	base := s3store.OrgPrefix(r.OrgID) + "clips/renders/" + r.ID // public: orgs/<org>/...
+	r.OutputKey, r.CaptionsKey, r.CropKey = base+".mp4", base+".srt", ""
+	if err := s.putFile(ctx, res.Output, r.OutputKey, "video/mp4"); err != nil {
+		return err
+	}
+	if err := s.putFile(ctx, res.SRT, r.CaptionsKey, "application/x-subrip"); err != nil {
+		return err
+	}
+	if len(res.Crop) > 0 {
+		b, err := json.Marshal(map[string]any{"sourceWidth": info.Width, "sourceHeight": info.Height, "clipStart": clip.Start, "points": res.Crop})
+		if err != nil {
+			return err
+		}
+		r.CropKey = base + ".crop.json"
+		if err := s.Blobs.Put(ctx, r.CropKey, strings.NewReader(string(b)), int64(len(b)), "application/json"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notes say which requested options this render could not honour.
+func notes(r render.Render) []string {
+	n := []string{}
+	if r.Options.Music || r.Options.MusicTrackID != "" {
+		n = append(n, "music: no music track is available; rendered without music")
+	}
+	if r.Options.Broll {
+		n = append(n, "broll: no b-roll is available; rendered without cutaways")
+	}
+	if r.Options.BrandFrame {
+		n = append(n, "brandFrame: brand records are not available to clips yet; rendered without the frame")
+	}
+	return n
+}
+
+// clipWords are the timed words inside [start, end], in seconds from
+// start: the captions' own word timings, or each segment's words spread
+// evenly over it.
+func clipWords(segs []videosite.Segment, start, end float64) []captions.Word {
+	var out []captions.Word
+	for _, s := range segs {
+		if s.End <= start || s.Start >= end {
+			continue
+		}
+		words := s.Words
+		if len(words) == 0 {
+			fields := strings.Fields(s.Text)
+			per := (s.End - s.Start) / float64(max(1, len(fields)))
+			for i, f := range fields {
+				words = append(words, videosite.Word{Start: s.Start + float64(i)*per, End: s.Start + float64(i+1)*per, Text: f})
+			}
+		}
+		for _, w := range words {
+			if w.Start >= start && w.End <= end+0.25 {
+				out = append(out, captions.Word{Start: w.Start - start, End: min(w.End, end) - start, Text: w.Text})
+			}
+		}
+	}
+	return out
+}
+
+// sourceFile is a local copy of the stored source, kept between renders
+// of the same source on this worker.
+func (s *Service) sourceFile(ctx context.Context, key string) (string, error) {
+	sum := sha256.Sum256([]byte(key))
+	dir := filepath.Join(s.workDir(), "hookline-sources")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, hex.EncodeToString(sum[:12])+".mp4")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	rc, err := s.Blobs.Get(ctx, key)
+	if err != nil {
+		return "", fmt.Errorf("reading the source: %w", err)
+	}
+	defer func() { _ = rc.Close() }()
+	tmp, err := os.CreateTemp(dir, "download-*")
+	if err != nil {
+		return "", err
+	}
+	defer func() { _ = os.Remove(tmp.Name()) }()
+	_, err = io.Copy(tmp, rc)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp.Name(), path)
+}
+
+func (s *Service) workDir() string {
+	if s.WorkDir != "" {
+		return s.WorkDir
+	}
+	return os.TempDir()
+}
+
+func (s *Service) putFile(ctx context.Context, file, key, contentType string) error {
+	f, err := os.Open(file) //nolint:gosec // G304: a path the service chose
+	if err != nil {
+		return err
+	}
+	defer func() { _ = f.Close() }()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return s.Blobs.Put(ctx, key, f, st.Size(), contentType)
+}
+
+// ResolveRender tells the credits recovery pass what became of a
+// reservation's render: none stored (the API died between reserve and
+// queueing) is failed; a completed one is completed; a running one is
+// left to its worker.
+func (s *Service) ResolveRender(ctx context.Context, tx pgx.Tx, res credits.Reservation) (credits.Resolution, error) {
+	r, err := s.Renders.RenderByReservation(ctx, tx, res.ID)
+	switch {
+	case errors.Is(err, render.ErrNotFound):
+		return credits.Resolution{Verdict: credits.Failed, Reason: "the render was never queued"}, nil
+	case err != nil:
+		return credits.Resolution{}, err
+	}
+	switch r.Status {
+	case render.Completed:
+		env, err := events.New(ctx, events.ClipsRenderCompleted, Source, r.OrgID, events.RenderCompleted{
+			ReservationID: r.ReservationID, RenderID: r.ID, ProjectID: r.ProjectID, ClipID: r.ClipID, OutputURL: s.URL(r.OutputKey)})
+		return credits.Resolution{Verdict: credits.Completed, Event: env}, err
+	case render.Failed:
+		return credits.Resolution{Verdict: credits.Failed, Reason: r.Error}, nil
+	}
+	return credits.Resolution{Verdict: credits.Running}, nil
+}
+
+// FailedPayload is the clips.render.failed.v1 data of a reservation.
+func FailedPayload(r credits.Reservation, reason string) any {
+	return events.RenderFailed{ReservationID: r.ID, RenderID: r.ResourceID, Reason: reason}
+}
+
+// URL is the public address of a stored object ("" for none).
+func (s *Service) URL(key string) string {
+	if key == "" || s.PublicURL == nil {
+		return ""
+	}
+	return s.PublicURL(key)
+}
