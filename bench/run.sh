@@ -253,6 +253,22 @@ if want clips; then
     echo "## preparation of the 10-minute source without the download (probe + measure), and ranking an hour, in process"
     go test -run '^$' -bench 'BenchmarkAnalyze10Min' -benchtime 3x ./services/clips/internal/media | grep -E '^Benchmark'
     go test -run '^$' -bench 'BenchmarkRank60Min' -benchtime 20x ./services/clips/internal/moments | grep -E '^Benchmark'
+    echo "## a 30 s portrait render (1080x1920, captions, face-tracked crop, progress bar, loudnorm) from a 1080p source, and the hand-written ffmpeg peer, side by side"
+    go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/renderer | grep -E '^Benchmark'
+    echo "## a batch of 10 renders of the 10-minute source through the gateway (1080x1920, progress bar)"
+    worker() { # <http addr>
+      HOOKLINE_DB_SCHEMA=${RUN}_clips HOOKLINE_HTTP_ADDR=$1 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
+        HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
+        HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 .hookline/bin/clips worker >>"$OUT/clips-worker.log" 2>&1 &
+      pids+=($!)
+      for i in $(seq 1 100); do curl -fsS "http://$1/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
+    }
+    worker 127.0.0.1:18092
+    echo "### one worker"
+    lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+    worker 127.0.0.1:18093
+    echo "### two workers"
+    lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
   } | tee "$OUT/clips.txt"
 fi
 

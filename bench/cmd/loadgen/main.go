@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"os/signal"
 	"slices"
@@ -45,7 +46,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|transcript|ratelimit|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|ratelimit|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -66,6 +67,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	bodyFile := fs.String("body", "", "post: a file holding the JSON body")
 	source := fs.String("source", "pkg/nlp/testdata/three_topics.txt", "transcript: the captions to repeat")
 	want := fs.Int("want", 200, "post: the status of a success")
+	count := fs.Int("count", 10, "renders: how many renders to start")
 	slow := fs.Duration("slow", 0, "reserve: also list when the requests slower than this started, per 100 ms window (0: off)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
@@ -91,6 +93,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		return post(ctx, out, postLoad{name: "POST " + *path, gateway: *gateway, path: *path, key: *key, want: *want,
 			workers: *workers, d: *duration, pid: *pid, body: func(int, int) []byte { return body }})
+	}
+	if args[0] == "renders" {
+		body, err := os.ReadFile(*bodyFile) //nolint:gosec // G703: the operator's own -body file
+		if err != nil {
+			return err
+		}
+		return renders(ctx, out, api{gateway: *gateway, key: *key, client: &http.Client{Timeout: time.Minute}}, body, *count)
 	}
 	if args[0] == "ratelimit" {
 		return rateLimit(ctx, out, strings.Split(*gateways, ","), *key, *rate, *duration)

@@ -1,0 +1,121 @@
+package renderer_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/mediatest"
+	"hookline.dev/services/clips/internal/renderer"
+)
+
+// still is the frame of file at sec.
+func still(t *testing.T, file string, sec float64) image.Image {
+	t.Helper()
+	out, err := exec.CommandContext(t.Context(), "ffmpeg", "-v", "error", "-ss", fmt.Sprintf("%.2f", sec), "-i", file,
+		"-frames:v", "1", "-f", "image2pipe", "-c:v", "png", "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// differ is the share of pixels that differ clearly between a and b.
+func differ(a, b image.Image) float64 {
+	n, d := 0, 0
+	r := a.Bounds().Intersect(b.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y += 2 {
+		for x := r.Min.X; x < r.Max.X; x += 2 {
+			r1, g1, b1, _ := a.At(x, y).RGBA()
+			r2, g2, b2, _ := b.At(x, y).RGBA()
+			if abs(int(r1)-int(r2))+abs(int(g1)-int(g2))+abs(int(b1)-int(b2)) > 3*6000 {
+				d++
+			}
+			n++
+		}
+	}
+	return float64(d) / float64(n)
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// TestStylesLookDifferent renders the same moment in every subtitle style
+// and with every option: the captions are burned (a still differs from
+// the uncaptioned frame) and no two styles look alike. With
+// HOOKLINE_WRITE_EXAMPLES=1 the stills go to testdata/examples.
+func TestStylesLookDifferent(t *testing.T) {
+	mediatest.Require(t)
+	dir := t.TempDir()
+	src, _ := movingFace(t, dir, 6)
+	det, err := vision.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &renderer.Renderer{Faces: det, Preset: "ultrafast"}
+	text := words("here is the biggest solar mistake ever made", 0.1, 0.45)
+	render := func(name string, spec captions.Spec, bar bool, card float64) string {
+		job := renderer.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: 5, Width: 540, Height: 960,
+			Dir: filepath.Join(dir, name), Text: spec, ProgressBar: bar, EndCardSeconds: card}
+		if err := os.MkdirAll(job.Dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		res, err := r.Render(context.Background(), job, func(string, float64) {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Output
+	}
+	plain := still(t, render("plain", captions.Spec{Style: captions.Clean}, false, 0), 1.5)
+	var stills []image.Image
+	write := os.Getenv("HOOKLINE_WRITE_EXAMPLES") != ""
+	for _, st := range captions.Styles {
+		img := still(t, render(string(st), captions.Spec{Style: st, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true}, false, 0), 1.5)
+		if d := differ(plain, img); d < 0.003 {
+			t.Errorf("style %s: only %.3f of the frame carries captions", st, d)
+		}
+		for i, other := range stills {
+			if d := differ(other, img); d < 0.005 {
+				t.Errorf("styles %s and %s look alike (%.4f differ)", captions.Styles[i], st, d)
+			}
+		}
+		stills = append(stills, img)
+		if write {
+			save(t, img, "style-"+string(st))
+		}
+	}
+	all := render("all", captions.Spec{Style: captions.Energetic, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true,
+		Hook: "The biggest solar mistake?", HookSeconds: 2.5, EndCard: "Follow for part 2 {\\an8}"}, true, 2.5)
+	if write {
+		save(t, still(t, all, 1.2), "all-options")
+		save(t, still(t, all, 5.5), "end-card")
+	}
+}
+
+func save(t *testing.T, img image.Image, name string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join("..", "..", "testdata", "examples", name+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+}
