@@ -53,16 +53,19 @@ func scanProject(r pgx.Row) (project.Project, error) {
 	return p, nil
 }
 
-func one(row pgx.Row) (project.Project, error) {
-	p, err := scanProject(row)
+// one scans a single row, mapping "no rows" to notFound.
+func one[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, error) {
+	v, err := scan(row)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return p, project.ErrNotFound
+		return v, notFound
 	}
 	if err != nil {
-		return p, fmt.Errorf("postgres: %w", err)
+		return v, fmt.Errorf("postgres: %w", err)
 	}
-	return p, nil
+	return v, nil
 }
+
+func oneProject(row pgx.Row) (project.Project, error) { return one(row, scanProject, project.ErrNotFound) }
 
 // Create stores a new project, the captions fetched for it and its
 // preparation job, in one transaction.
@@ -103,7 +106,7 @@ func nonNil[T any](s []T) []T {
 
 // Project returns the organization's project, or project.ErrNotFound.
 func (s *Store) Project(ctx context.Context, orgID, id string) (project.Project, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE org_id = $1 AND id = $2`, orgID, id))
+	return oneProject(s.pool.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE org_id = $1 AND id = $2`, orgID, id))
 }
 
 // Projects returns a page of the organization's projects, newest first,
@@ -126,7 +129,7 @@ func (s *Store) Attempt(ctx context.Context, orgID, id string, now time.Time) (p
 			return err
 		}
 		var err error
-		p, err = one(tx.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE org_id = $1 AND id = $2`, orgID, id))
+		p, err = oneProject(tx.QueryRow(ctx, `SELECT `+projectCols+` FROM projects WHERE org_id = $1 AND id = $2`, orgID, id))
 		if err != nil {
 			return err
 		}

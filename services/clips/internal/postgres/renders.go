@@ -35,16 +35,7 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	return r, errors.Join(json.Unmarshal(options, &r.Options), json.Unmarshal(notes, &r.Notes))
 }
 
-func oneRender(row pgx.Row) (render.Render, error) {
-	r, err := scanRender(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, render.ErrNotFound
-	}
-	if err != nil {
-		return r, fmt.Errorf("postgres: %w", err)
-	}
-	return r, nil
-}
+func oneRender(row pgx.Row) (render.Render, error) { return one(row, scanRender, render.ErrNotFound) }
 
 func nullable(s string) any {
 	if s == "" {
@@ -160,4 +151,15 @@ func (s *Store) FailReservations(ctx context.Context, cc *credits.Client, rs []c
 		}
 		return nil
 	})
+}
+
+// Uncount takes back the attempt a shutdown interrupted (the job goes back
+// to the queue through no fault of its own): table is "projects" or
+// "renders".
+func (s *Store) Uncount(ctx context.Context, table, id string) error {
+	if table != "projects" && table != "renders" {
+		return fmt.Errorf("postgres: uncount: unknown table %q", table)
+	}
+	_, err := s.pool.Exec(ctx, `UPDATE `+table+` SET attempts = greatest(0, attempts - 1) WHERE id = $1`, id)
+	return err
 }

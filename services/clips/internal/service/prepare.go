@@ -78,27 +78,63 @@ func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
 	if p.Status != project.Downloading {
 		return nil // ended by an earlier delivery
 	}
-	log := s.log().With("project", p.ID, "attempt", p.Attempts)
-	if p.Attempts > s.maxAttempts() {
-		_, err := s.Store.Fail(ctx, p.ID, fmt.Sprintf("preparation failed %d times; create the project again to retry", s.maxAttempts()), s.now())
-		log.WarnContext(ctx, "preparation gave up")
-		return err
+	return s.runAttempt(ctx, attempt{
+		kind: "preparation", table: "projects", id: p.ID, count: p.Attempts,
+		work: func() error { return s.prepare(ctx, p, captions, job.Tier) },
+		end: func(reason string) error {
+			_, err := s.Store.Fail(ctx, p.ID, reason, s.now())
+			return err
+		},
+		record: func(err error) error { return s.Store.RecordError(context.WithoutCancel(ctx), p.ID, err.Error(), s.now()) },
+	})
+}
+
+// attempt is one counted delivery of a job: work does it; end fails its
+// subject for good with a reason; record, when set, keeps a retried
+// attempt's error.
+type attempt struct {
+	kind, table, id string
+	count           int
+	work            func() error
+	end             func(reason string) error
+	record          func(error) error
+}
+
+// runAttempt runs a: past the attempts allowed, or on a failure retrying
+// cannot fix, the subject ends failed; an attempt interrupted by shutdown
+// is taken back; any other error has the job delivered again.
+func (s *Service) runAttempt(ctx context.Context, a attempt) error {
+	log := s.log().With(a.table, a.id, "attempt", a.count)
+	if a.count > s.maxAttempts() {
+		log.WarnContext(ctx, a.kind+" gave up")
+		return a.end(fmt.Sprintf("%s failed %d times", a.kind, s.maxAttempts()))
 	}
-	err = s.prepare(ctx, p, captions, job.Tier)
+	err := a.work()
 	var f *failure
 	switch {
 	case errors.As(err, &f):
-		log.InfoContext(ctx, "preparation failed", "reason", f.reason)
-		_, err := s.Store.Fail(ctx, p.ID, f.reason, s.now())
+		log.InfoContext(ctx, a.kind+" failed", "reason", f.reason)
+		return a.end(f.reason)
+	case err != nil && ctx.Err() != nil:
+		s.uncount(ctx, a.table, a.id) // shutting down: not this attempt's fault
 		return err
 	case err != nil:
-		log.WarnContext(ctx, "preparation attempt failed", "err", err)
-		if rerr := s.Store.RecordError(context.WithoutCancel(ctx), p.ID, err.Error(), s.now()); rerr != nil {
-			log.WarnContext(ctx, "recording the attempt's error", "err", rerr)
+		log.WarnContext(ctx, a.kind+" attempt failed", "err", err)
+		if a.record != nil {
+			if rerr := a.record(err); rerr != nil {
+				log.WarnContext(ctx, "recording the attempt's error", "err", rerr)
+			}
 		}
 		return err
 	}
 	return nil
+}
+
+// uncount takes back an attempt a shutdown interrupted.
+func (s *Service) uncount(ctx context.Context, table, id string) {
+	if err := s.Store.Uncount(context.WithoutCancel(ctx), table, id); err != nil {
+		s.log().WarnContext(ctx, "taking back an interrupted attempt", "id", id, "err", err)
+	}
 }
 
 // prepare makes p's source ready: reused when the organization prepared

@@ -148,19 +148,18 @@ func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
 	if r.Status != render.Rendering {
 		return nil // ended by an earlier delivery
 	}
-	log := s.log().With("render", r.ID, "attempt", r.Attempts)
-	if r.Attempts > s.maxAttempts() {
-		log.WarnContext(ctx, "render gave up")
-		return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), fmt.Sprintf("rendering failed %d times", s.maxAttempts()), s.now())
-	}
-	err = s.render(ctx, &r)
-	var f *failure
-	switch {
-	case errors.As(err, &f):
-		log.InfoContext(ctx, "render failed", "reason", f.reason)
-		return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), f.reason, s.now())
-	case err != nil:
-		log.WarnContext(ctx, "render attempt failed", "err", err)
+	return s.runAttempt(ctx, attempt{
+		kind: "rendering", table: "renders", id: r.ID, count: r.Attempts,
+		work: func() error { return s.renderAndSettle(ctx, r) },
+		end: func(reason string) error {
+			return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), reason, s.now())
+		},
+	})
+}
+
+// renderAndSettle renders r and completes it with its reservation.
+func (s *Service) renderAndSettle(ctx context.Context, r render.Render) error {
+	if err := s.render(ctx, &r); err != nil {
 		return err
 	}
 	completed, err := events.New(ctx, events.ClipsRenderCompleted, Source, r.OrgID, events.RenderCompleted{
@@ -172,7 +171,7 @@ func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
 	if errors.Is(err, credits.ErrSettled) {
 		// The reservation was failed meanwhile (refunded): the render is
 		// not delivered as paid.
-		return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), "the render's reservation expired before it finished", s.now())
+		return fail("the render's reservation expired before it finished")
 	}
 	return err
 }

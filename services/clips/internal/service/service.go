@@ -41,6 +41,7 @@ type Store interface {
 	Fail(ctx context.Context, id, reason string, now time.Time) (bool, error)
 	Source(ctx context.Context, orgID, key string) (postgres.Source, bool, error)
 	Ready(ctx context.Context, src postgres.Source, p project.Project, now time.Time) (bool, error)
+	Uncount(ctx context.Context, table, id string) error
 }
 
 // Videos reads and downloads videos (*videosite.Client).
