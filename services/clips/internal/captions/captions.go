@@ -61,6 +61,43 @@ type Spec struct {
 	// EndCard, when set, is shown from EndStart for EndSeconds.
 	EndCard              string
 	EndStart, EndSeconds float64
+	// Cutaways are full-frame kinetic-typography cards of a keyword,
+	// drawn over the picture while the speech goes on.
+	Cutaways []Cutaway
+}
+
+// Cutaway is a keyword card.
+type Cutaway struct {
+	Start, End float64
+	Text       string
+}
+
+// Cutaways picks up to maxCards keyword cards of seconds each: at the first
+// time each keyword's first word is spoken after skip seconds, not
+// overlapping one another, ending before end.
+func Cutaways(words []Word, keywords []string, skip, seconds, end float64, maxCards int) []Cutaway {
+	var out []Cutaway
+	last := skip
+	for _, k := range keywords {
+		if len(out) == maxCards {
+			break
+		}
+		toks := nlp.Tokens(k)
+		if len(toks) == 0 {
+			continue
+		}
+		for _, w := range words {
+			if w.Start < last || w.Start+seconds > end {
+				continue
+			}
+			if t := nlp.Tokens(w.Text); len(t) > 0 && nlp.Stem(t[0]) == nlp.Stem(toks[0]) {
+				out = append(out, Cutaway{Start: w.Start, End: w.Start + seconds, Text: k})
+				last = w.Start + seconds + 1
+				break
+			}
+		}
+	}
+	return out
 }
 
 // MaxWords is how many words a caption line holds: 3 in portrait, where
@@ -148,7 +185,7 @@ func ASS(s Spec) string {
 	}
 	for _, line := range Lines(s.Words, s.MaxWords()) {
 		if lk.active == "" {
-			event(&b, 0, line[0].Start, line[len(line)-1].End, "Caption", blur+s.lineText(line, -1, lk, keys))
+			event(&b, 2, line[0].Start, line[len(line)-1].End, "Caption", blur+s.lineText(line, -1, lk, keys))
 			continue
 		}
 		// The active word lights up while it is spoken; the line stays.
@@ -161,14 +198,19 @@ func ASS(s Spec) string {
 			if k == 0 {
 				start = line[0].Start
 			}
-			event(&b, 0, start, end, "Caption", blur+s.lineText(line, k, lk, keys))
+			event(&b, 2, start, end, "Caption", blur+s.lineText(line, k, lk, keys))
 		}
 	}
+	for _, c := range s.Cutaways {
+		panel := fmt.Sprintf("{\\an7\\pos(0,0)\\bord0\\shad0\\1c&H00281E14&\\fad(120,120)\\p1}m 0 0 l %d 0 %d %d 0 %d{\\p0}", s.Width, s.Width, s.Height, s.Height)
+		event(&b, 0, c.Start, c.End, "Card", panel)
+		event(&b, 1, c.Start, c.End, "Card", "{\\fad(120,120)\\1c&H0000D7FF&\\fscx60\\fscy60\\t(0,250,\\fscx110\\fscy110)\\t(250,500,\\fscx100\\fscy100)}"+Escape(strings.ToUpper(c.Text)))
+	}
 	if hook := strings.TrimSpace(s.Hook); hook != "" && s.HookSeconds > 0 {
-		event(&b, 1, 0, s.HookSeconds, "Hook", "{\\fad(150,250)\\fscx70\\fscy70\\t(0,300,\\fscx100\\fscy100)}"+Escape(hook))
+		event(&b, 3, 0, s.HookSeconds, "Hook", "{\\fad(150,250)\\fscx70\\fscy70\\t(0,300,\\fscx100\\fscy100)}"+Escape(hook))
 	}
 	if card := strings.TrimSpace(s.EndCard); card != "" && s.EndSeconds > 0 {
-		event(&b, 2, s.EndStart, s.EndStart+s.EndSeconds, "Card", "{\\fad(300,0)}"+Escape(card))
+		event(&b, 4, s.EndStart, s.EndStart+s.EndSeconds, "Card", "{\\fad(300,0)}"+Escape(card))
 	}
 	return b.String()
 }

@@ -100,10 +100,19 @@ func TestStylesLookDifferent(t *testing.T) {
 			save(t, img, "style-"+string(st))
 		}
 	}
+	cut := captions.Cutaways(text, []string{"solar mistake"}, 1, 1.4, 4, 1)
+	if len(cut) != 1 || cut[0].Start < 1 {
+		t.Fatalf("cutaways %+v", cut)
+	}
 	all := render("all", captions.Spec{Style: captions.Energetic, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true,
-		Hook: "The biggest solar mistake?", HookSeconds: 2.5, EndCard: "Follow for part 2 {\\an8}"}, true, 2.5)
+		Hook: "The biggest solar mistake?", HookSeconds: 1, EndCard: "Follow for part 2 {\\an8}", Cutaways: cut}, true, 2.5)
+	card := still(t, all, cut[0].Start+0.7)
+	if d := differ(still(t, all, 0.6), card); d < 0.3 {
+		t.Errorf("the keyword cutaway covers only %.2f of the frame", d)
+	}
 	if write {
-		save(t, still(t, all, 1.2), "all-options")
+		save(t, still(t, all, 0.6), "all-options")
+		save(t, card, "broll-cutaway")
 		save(t, still(t, all, 5.5), "end-card")
 	}
 }

@@ -222,7 +222,14 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	if r.Options.HookTitle {
 		text.Hook, text.HookSeconds = clip.Hook, set.HookSeconds
 	}
-	r.Notes = notes(*r)
+	if r.Options.Broll {
+		skip := 2.0
+		if r.Options.HookTitle {
+			skip = set.HookSeconds
+		}
+		text.Cutaways = captions.Cutaways(text.Words, clip.Keywords, skip, cutawaySeconds, clip.End-clip.Start, maxCutaways)
+	}
+	r.Notes = notes(*r, len(text.Cutaways))
 	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir}
@@ -266,14 +273,24 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	return nil
 }
 
-// notes say which requested options this render could not honour.
-func notes(r render.Render) []string {
+// B-roll without a library: generated keyword cards.
+const (
+	cutawaySeconds = 1.4
+	maxCutaways    = 3
+)
+
+// notes say which requested options this render could not honour, or
+// honoured otherwise than asked.
+func notes(r render.Render, cutaways int) []string {
 	n := []string{}
 	if r.Options.Music || r.Options.MusicTrackID != "" {
 		n = append(n, "music: no music track is available; rendered without music")
 	}
-	if r.Options.Broll {
-		n = append(n, "broll: no b-roll is available; rendered without cutaways")
+	switch {
+	case r.Options.Broll && cutaways > 0:
+		n = append(n, fmt.Sprintf("broll: no b-roll library is configured; %d generated keyword cutaways instead", cutaways))
+	case r.Options.Broll:
+		n = append(n, "broll: no b-roll library is configured, and no keyword is spoken where a cutaway fits; rendered without")
 	}
 	if r.Options.BrandFrame {
 		n = append(n, "brandFrame: brand records are not available to clips yet; rendered without the frame")
