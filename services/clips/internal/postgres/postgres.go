@@ -65,7 +65,9 @@ func one[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, 
 	return v, nil
 }
 
-func oneProject(row pgx.Row) (project.Project, error) { return one(row, scanProject, project.ErrNotFound) }
+func oneProject(row pgx.Row) (project.Project, error) {
+	return one(row, scanProject, project.ErrNotFound)
+}
 
 // Create stores a new project, the captions fetched for it and its
 // preparation job, in one transaction.

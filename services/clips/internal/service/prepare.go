@@ -85,7 +85,9 @@ func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
 			_, err := s.Store.Fail(ctx, p.ID, reason, s.now())
 			return err
 		},
-		record: func(err error) error { return s.Store.RecordError(context.WithoutCancel(ctx), p.ID, err.Error(), s.now()) },
+		record: func(err error) error {
+			return s.Store.RecordError(context.WithoutCancel(ctx), p.ID, err.Error(), s.now())
+		},
 	})
 }
 
