@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"hookline.dev/pkg/fonts"
@@ -76,13 +77,44 @@ type Result struct {
 	Crop   []CropPoint
 }
 
-// Renderer renders jobs.
+// Renderer renders jobs. It is safe for concurrent use.
 type Renderer struct {
 	FFmpeg string
 	// Preset and CRF are x264's (default veryfast, 21).
 	Preset string
 	CRF    int
 	Faces  *vision.Detector
+	// FontDir holds the caption fonts and their fontconfig cache, written
+	// once per process ("" is a directory under the system's temp).
+	FontDir string
+
+	fontsOnce sync.Once
+	fontsConf string
+	fontsErr  error
+}
+
+// fontconfig writes the embedded fonts and a fontconfig file naming them
+// once, and returns the file: libass finds fonts by family name through
+// fontconfig (a fontsdir alone loads the files but does not match their
+// names), and a cache kept between renders saves a font scan per render.
+func (r *Renderer) fontconfig() (string, error) {
+	r.fontsOnce.Do(func() {
+		dir := r.FontDir
+		if dir == "" {
+			dir = filepath.Join(os.TempDir(), fmt.Sprintf("hookline-fonts-%d", os.Getpid()))
+		}
+		if r.fontsErr = os.MkdirAll(dir, 0o700); r.fontsErr != nil {
+			return
+		}
+		if r.fontsErr = fonts.WriteDir(dir); r.fontsErr != nil {
+			return
+		}
+		conf := `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>` + dir + `</dir><cachedir>` +
+			filepath.Join(dir, "cache") + `</cachedir><include ignore_missing="yes">/etc/fonts/fonts.conf</include></fontconfig>`
+		r.fontsConf = filepath.Join(dir, "fonts.conf")
+		r.fontsErr = os.WriteFile(r.fontsConf, []byte(conf), 0o600)
+	})
+	return r.fontsConf, r.fontsErr
 }
 
 // Progress is told the step in progress and the share done (0..1).
@@ -120,19 +152,8 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	}
 
 	progress(StepCaptioning, 0.05)
-	fontDir := filepath.Join(j.Dir, "fonts")
-	if err := os.MkdirAll(fontDir, 0o700); err != nil {
-		return res, err
-	}
-	if err := fonts.WriteDir(fontDir); err != nil {
-		return res, err
-	}
-	// libass finds fonts by family name through fontconfig; a fontsdir
-	// alone loads the files but does not match their names.
-	fcConf := filepath.Join(j.Dir, "fonts.conf")
-	conf := `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>` + fontDir + `</dir><cachedir>` +
-		filepath.Join(j.Dir, "fc-cache") + `</cachedir><include ignore_missing="yes">/etc/fonts/fonts.conf</include></fontconfig>`
-	if err := os.WriteFile(fcConf, []byte(conf), 0o600); err != nil {
+	fcConf, err := r.fontconfig()
+	if err != nil {
 		return res, err
 	}
 	j.Text.Width, j.Text.Height = j.Width, j.Height
