@@ -134,6 +134,17 @@ func probe(t *testing.T, file string) (w, h int, vcodec, acodec string, dur floa
 	return w, h, vcodec, acodec, dur
 }
 
+// pixel is the RGB of (x, y) in the frame of file at sec.
+func pixel(t *testing.T, file string, sec float64, x, y int) [3]byte {
+	t.Helper()
+	out, err := exec.Command("ffmpeg", "-v", "error", "-ss", fmt.Sprint(sec), "-i", file, "-frames:v", "1",
+		"-vf", fmt.Sprintf("format=rgb24,crop=1:1:%d:%d", x, y), "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+	if err != nil || len(out) < 3 {
+		t.Fatalf("pixel: %v %d bytes", err, len(out))
+	}
+	return [3]byte{out[0], out[1], out[2]}
+}
+
 func loudnessOf(t *testing.T, file string) float64 {
 	t.Helper()
 	out, _ := exec.Command("ffmpeg", "-nostats", "-i", file, "-af", "ebur128", "-f", "null", "-").CombinedOutput()
@@ -206,13 +217,25 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		t.Fatalf("refused requests charged: %v", total)
 	}
 
-	// Two clips with every option.
+	// Another organization's (or an unknown) brand is 404, nothing charged.
+	if st, b := s.do("POST", path, key, map[string]any{"clip_id": c0["id"], "brand_id": "0b8a5c1e-1f1e-4c71-9a1e-3d2c9a0e1f00"}); st != 404 {
+		t.Errorf("unknown brand: %d %v", st, b)
+	}
+	brand := s.must(201, "POST", "/api/v1/brands", key, map[string]any{"name": "Purple", "colors": []any{"#7c3aed", "#ffffff"}})
+
+	// Two clips with every option, once the brand has reached clips.
 	tricky := `Follow {\an8} \N now; [x] 'y' %{pts}`
-	b := s.must(201, "POST", path, key, map[string]any{
-		"clip_ids": []any{c0["id"], c1["id"]}, "format": "portrait", "subtitle_style": "energetic",
-		"brand_id": "0b8a5c1e-1f1e-4c71-9a1e-3d2c9a0e1f00",
-		"options": map[string]any{"music": true, "broll": true, "hookTitle": true, "progressBar": true, "brandFrame": true,
-			"endCardText": tricky, "keywordEmphasis": true},
+	var b map[string]any
+	testkit.Eventually(t, 20*time.Second, "brand known to clips", func() bool {
+		st, body := s.do("POST", path, key, map[string]any{
+			"clip_ids": []any{c0["id"], c1["id"]}, "format": "portrait", "subtitle_style": "energetic", "brand_id": brand["id"],
+			"options": map[string]any{"music": true, "broll": true, "hookTitle": true, "progressBar": true, "brandFrame": true,
+				"endCardText": tricky, "keywordEmphasis": true},
+		})
+		if st == 201 {
+			b, _ = body["data"].(map[string]any)
+		}
+		return st == 201
 	})
 	if b["creditsCharged"] != float64(4) || len(b["renders"].([]any)) != 2 {
 		t.Fatalf("creation %v", b)
@@ -224,7 +247,7 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		if r["status"] != "completed" || r["progress"] != float64(100) || r["currentStep"] != "done" || r["error"] != nil || r["creditsCharged"] != float64(2) {
 			t.Fatalf("render %v", r)
 		}
-		if notes := fmt.Sprint(r["notes"]); !strings.Contains(notes, "music") || !strings.Contains(notes, "broll") || !strings.Contains(notes, "brandFrame") {
+		if notes := fmt.Sprint(r["notes"]); !strings.Contains(notes, "music") || !strings.Contains(notes, "broll") || strings.Contains(notes, "brandFrame") {
 			t.Errorf("notes %v", r["notes"])
 		}
 		file := fetch(t, r["outputUrl"].(string), dir)
@@ -236,6 +259,9 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		}
 		if l := loudnessOf(t, file); math.Abs(l+14) > 1 {
 			t.Errorf("render %d: %.1f LUFS", i, l)
+		}
+		if px := pixel(t, file, 1, 4, 640); px[0] < 0x60 || px[0] > 0x98 || px[1] > 0x50 || px[2] < 0xc8 {
+			t.Errorf("render %d: the left edge is #%02x%02x%02x, not the brand's #7c3aed frame", i, px[0], px[1], px[2])
 		}
 		srt := fetch(t, r["captionsUrl"].(string), dir)
 		if b, _ := os.ReadFile(srt); !strings.Contains(string(b), "-->") {

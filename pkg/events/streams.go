@@ -77,4 +77,5 @@ const (
 	DurableThumbnailsAssets             = "thumbnails-assets"
 	DurableClipsPrepare                 = "clips-prepare"
 	DurableClipsRender                  = "clips-render"
+	DurableClipsAssets                  = "clips-assets"
 )

@@ -73,6 +73,7 @@ var Services = []Service{
 		Consumers: []Consumer{
 			{events.StreamClipsJobs, events.DurableClipsPrepare},
 			{events.StreamClipsJobs, events.DurableClipsRender},
+			{events.StreamAssets, events.DurableClipsAssets},
 		},
 	},
 }

@@ -191,6 +191,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	svc := &service.Service{
 		Store:          store,
 		Renders:        store,
+		Brands:         store,
 		Credits:        cc,
 		Renderer:       &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces},
 		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
@@ -214,7 +215,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if !worker {
 		handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
-			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveRender))
+			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveRender),
+			func(ctx context.Context) error { return p.Bus.Consume(ctx, service.AssetsConsumer, svc.HandleAssetEvent) })
 	}
 	handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},

@@ -173,7 +173,7 @@ func ASS(s Spec) string {
 		fonts.Families[lk.font], size, lk.primary, lk.primary, lk.outlineCol, lk.back, border, lk.outline*size, lk.shadow*size,
 		s.Width/12, s.Width/12, int(lk.marginV*h))
 	fmt.Fprintf(&b, "Style: Hook,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00101010,&HC0101010,0,0,0,0,100,100,0,0,3,%.0f,0,8,%d,%d,%d,1\n",
-		fonts.Families[fonts.Heavy], math.Round(0.045*h), 0.02*h, s.Width/14, s.Width/14, int(0.1*h))
+		fonts.Families[fonts.Heavy], math.Round(0.045*h), 0.02*h, s.Width/14, s.Width/14, int(0.14*h))
 	fmt.Fprintf(&b, "Style: Card,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,%.0f,0,5,%d,%d,0,1\n\n",
 		fonts.Families[fonts.Display], math.Round(0.08*h), 0.004*h, s.Width/10, s.Width/10)
 	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")

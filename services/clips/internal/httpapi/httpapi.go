@@ -50,6 +50,8 @@ func MapError(err error) error {
 		return apierr.New(apierr.NotFound, "clip project not found")
 	case errors.Is(err, render.ErrNotFound):
 		return apierr.New(apierr.NotFound, "render not found")
+	case errors.Is(err, render.ErrNoBrand):
+		return apierr.New(apierr.NotFound, "brand not found").With("field", "brand_id")
 	}
 	return pgkit.MapUnavailable(err)
 }

@@ -20,6 +20,29 @@ import (
 // ErrNotFound: no such render in the organization.
 var ErrNotFound = errors.New("render: not found")
 
+// ErrNoBrand: no such brand in the organization (as the brands read model
+// knows them).
+var ErrNoBrand = errors.New("render: brand not found")
+
+// Brand is a brand as the renders use it: its colours ("#rrggbb", the
+// first is the frame's) and logo.
+type Brand struct {
+	ID, OrgID, Name string
+	Colors          []string
+	LogoURL         string
+}
+
+// FrameColor is the brand's first colour as ffmpeg's 0xRRGGBB, "" when
+// it has none in the "#rrggbb" form: nothing else reaches a filtergraph.
+func (b Brand) FrameColor() string {
+	for _, c := range b.Colors {
+		if len(c) == 7 && c[0] == '#' && strings.Trim(strings.ToLower(c[1:]), "0123456789abcdef") == "" {
+			return "0x" + strings.ToUpper(c[1:])
+		}
+	}
+	return ""
+}
+
 // Operation names renders in billing's usage history.
 const Operation = "clips.render"
 

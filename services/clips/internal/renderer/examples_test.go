@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -70,9 +71,12 @@ func TestStylesLookDifferent(t *testing.T) {
 	}
 	r := &renderer.Renderer{Faces: det, Preset: "ultrafast"}
 	text := words("here is the biggest solar mistake ever made", 0.1, 0.45)
-	render := func(name string, spec captions.Spec, bar bool, card float64) string {
+	render := func(name string, spec captions.Spec, bar bool, card float64, brand ...string) string {
 		job := renderer.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: 5, Width: 540, Height: 960,
 			Dir: filepath.Join(dir, name), Text: spec, ProgressBar: bar, EndCardSeconds: card}
+		if len(brand) == 2 {
+			job.Frame, job.Logo = brand[0], brand[1]
+		}
 		if err := os.MkdirAll(job.Dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
@@ -105,8 +109,19 @@ func TestStylesLookDifferent(t *testing.T) {
 		t.Fatalf("cutaways %+v", cut)
 	}
 	all := render("all", captions.Spec{Style: captions.Energetic, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true,
-		Hook: "The biggest solar mistake?", HookSeconds: 1, EndCard: "Follow for part 2 {\\an8}", Cutaways: cut}, true, 2.5)
+		Hook: "The biggest solar mistake?", HookSeconds: 1, EndCard: "Follow for part 2 {\\an8}", Cutaways: cut}, true, 2.5,
+		"0x7C3AED", logo(t, dir))
 	card := still(t, all, cut[0].Start+0.7)
+	// The brand frame is on every frame, over the cutaway too; the logo
+	// sits in the top-right corner.
+	for _, img := range []image.Image{still(t, all, 0.6), card} {
+		if r, g, b, _ := img.At(3, 480).RGBA(); r>>8 < 0x6c || r>>8 > 0x8c || g>>8 > 0x4a || b>>8 < 0xdd {
+			t.Errorf("the frame's colour is #%02x%02x%02x, want #7c3aed", r>>8, g>>8, b>>8)
+		}
+		if r, g, b, _ := img.At(540-60, 60).RGBA(); r>>8 < 0xe0 || g>>8 > 0x60 || b>>8 > 0x60 {
+			t.Errorf("no red logo in the corner: #%02x%02x%02x", r>>8, g>>8, b>>8)
+		}
+	}
 	if d := differ(still(t, all, 0.6), card); d < 0.3 {
 		t.Errorf("the keyword cutaway covers only %.2f of the frame", d)
 	}
@@ -115,6 +130,29 @@ func TestStylesLookDifferent(t *testing.T) {
 		save(t, card, "broll-cutaway")
 		save(t, still(t, all, 5.5), "end-card")
 	}
+}
+
+// logo writes a red disc on transparency as a PNG.
+func logo(t *testing.T, dir string) string {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 200, 200))
+	for y := range 200 {
+		for x := range 200 {
+			if (x-100)*(x-100)+(y-100)*(y-100) < 95*95 {
+				img.Set(x, y, color.NRGBA{R: 230, G: 30, B: 40, A: 255})
+			}
+		}
+	}
+	path := filepath.Join(dir, "logo.png")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = f.Close() }()
+	if err := png.Encode(f, img); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func save(t *testing.T, img image.Image, name string) {

@@ -55,6 +55,10 @@ type Job struct {
 	// start); its Width and Height are set from the job's.
 	Text        captions.Spec
 	ProgressBar bool
+	// Frame, when set, is a border of this colour (0xRRGGBB) around the
+	// picture; Logo, when set, is a local image placed in the top-right
+	// corner for the whole clip, end card included.
+	Frame, Logo string
 	// EndCardSeconds extends the clip with a card when Text.EndCard is set.
 	EndCardSeconds float64
 	// Dir is scratch space for this job.
@@ -173,12 +177,29 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		graph += fmt.Sprintf(",tpad=stop_mode=add:stop_duration=%.3f:color=0x101014", total-clip)
 	}
 	graph += fmt.Sprintf(",fps=30,subtitles=filename=%s", assPath)
+	border := max(8, j.Width/40)
+	if j.Frame != "" {
+		graph += fmt.Sprintf(",drawbox=x=0:y=0:w=iw:h=ih:color=%s:t=%d", j.Frame, border)
+	}
+	cur := "pic"
+	graph += "[" + cur + "]"
+	inputs := []string{"-ss", ff(j.Start), "-t", ff(clip), "-i", "file:" + j.Source}
+	if j.Logo != "" {
+		if !safePath.MatchString(j.Logo) {
+			return res, fmt.Errorf("renderer: logo path %q has characters the command cannot take", j.Logo)
+		}
+		inputs = append(inputs, "-loop", "1", "-framerate", "30", "-i", "file:"+j.Logo)
+		graph += fmt.Sprintf(";[1:v]scale=%d:-2,format=rgba[logo];[%s][logo]overlay=x=W-w-%d:y=%d:shortest=1[logoed]",
+			j.Width*16/100/2*2, cur, 2*border, 2*border)
+		cur = "logoed"
+	}
 	if j.ProgressBar {
 		bar := max(6, j.Height/160)
-		graph += fmt.Sprintf("[base];color=c=0xFFD000:s=%dx%d:r=30[bar];[base][bar]overlay=x='-W+W*t/%.3f':y=H-%d:enable='lt(t,%.3f)':shortest=1",
-			j.Width, bar, clip, bar, clip)
+		graph += fmt.Sprintf(";color=c=0xFFD000:s=%dx%d:r=30[bar];[%s][bar]overlay=x='-W+W*t/%.3f':y=H-%d:enable='lt(t,%.3f)':shortest=1[v]",
+			j.Width, bar, cur, clip, bar, clip)
+	} else {
+		graph += fmt.Sprintf(";[%s]null[v]", cur)
 	}
-	graph += "[v]"
 	if j.HasAudio {
 		graph += fmt.Sprintf(";[0:a]apad,atrim=0:%.3f,loudnorm=I=-14:TP=-1.5:LRA=11,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a]", total)
 	} else {
@@ -192,10 +213,9 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if crf == 0 {
 		crf = 21
 	}
-	args := []string{"-v", "error", "-nostdin", "-y", "-ss", ff(j.Start), "-t", ff(clip), "-i", "file:" + j.Source,
-		"-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
+	args := append(append([]string{"-v", "error", "-nostdin", "-y"}, inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
 		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p",
-		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output}
+		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output)
 	progress(StepEncoding, 0.1)
 	if err := r.run(ctx, args, []string{"FONTCONFIG_FILE=" + fcConf}, func(done float64) { progress(StepEncoding, 0.1+0.85*done/total) }); err != nil {
 		return res, err

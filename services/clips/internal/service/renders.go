@@ -73,6 +73,11 @@ func (s *Service) StartRenders(ctx context.Context, p principal.Principal, proje
 	if err != nil {
 		return Batch{}, err
 	}
+	if c.BrandID != "" {
+		if _, err := s.Brands.Brand(ctx, p.OrgID, c.BrandID); err != nil {
+			return Batch{}, err
+		}
+	}
 	now := s.now()
 	rs := make([]render.Render, len(c.ClipIDs))
 	items := make([]credits.Item, len(c.ClipIDs))
@@ -229,10 +234,27 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		}
 		text.Cutaways = captions.Cutaways(text.Words, clip.Keywords, skip, cutawaySeconds, clip.End-clip.Start, maxCutaways)
 	}
-	r.Notes = notes(*r, len(text.Cutaways))
+	var frame, logo string
+	if r.BrandID != "" {
+		b, err := s.Brands.Brand(ctx, r.OrgID, r.BrandID)
+		switch {
+		case errors.Is(err, render.ErrNoBrand):
+			// Deleted since the request: the render goes on without it.
+		case err != nil:
+			return err
+		default:
+			if r.Options.BrandFrame {
+				frame = b.FrameColor()
+			}
+			if logo, err = s.brandLogo(ctx, b, dir); err != nil {
+				return err
+			}
+		}
+	}
+	r.Notes = notes(*r, len(text.Cutaways), frame != "")
 	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
-		EndCardSeconds: set.EndCardSeconds, Dir: dir}
+		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo}
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
@@ -281,7 +303,7 @@ const (
 
 // notes say which requested options this render could not honour, or
 // honoured otherwise than asked.
-func notes(r render.Render, cutaways int) []string {
+func notes(r render.Render, cutaways int, framed bool) []string {
 	n := []string{}
 	if r.Options.Music || r.Options.MusicTrackID != "" {
 		n = append(n, "music: no music track is available; rendered without music")
@@ -292,8 +314,8 @@ func notes(r render.Render, cutaways int) []string {
 	case r.Options.Broll:
 		n = append(n, "broll: no b-roll library is configured, and no keyword is spoken where a cutaway fits; rendered without")
 	}
-	if r.Options.BrandFrame {
-		n = append(n, "brandFrame: brand records are not available to clips yet; rendered without the frame")
+	if r.Options.BrandFrame && !framed {
+		n = append(n, "brandFrame: the brand has no colour in #rrggbb form, or was deleted; rendered without the frame")
 	}
 	return n
 }

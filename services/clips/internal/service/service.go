@@ -69,6 +69,7 @@ type Transcriber interface {
 type Blobs interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
 	Get(ctx context.Context, key string) (io.ReadCloser, error)
+	KeyFromPublicURL(raw string) (key string, ok bool)
 }
 
 // Service implements the clips use cases.
@@ -83,6 +84,7 @@ type Service struct {
 	// Renders, Credits, Renderer and RenderSettings run renders;
 	// PublicURL is the public address of a stored object.
 	Renders        Renders
+	Brands         Brands
 	Credits        *credits.Client
 	Renderer       *renderer.Renderer
 	RenderSettings RenderSettings
