@@ -216,7 +216,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveRender),
-			func(ctx context.Context) error { return p.Bus.Consume(ctx, service.AssetsConsumer, svc.HandleAssetEvent) })
+			func(ctx context.Context) error {
+				return p.Bus.Consume(ctx, service.AssetsConsumer, svc.HandleAssetEvent)
+			})
 	}
 	handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
