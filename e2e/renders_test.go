@@ -145,6 +145,22 @@ func pixel(t *testing.T, file string, sec float64, x, y int) [3]byte {
 	return [3]byte{out[0], out[1], out[2]}
 }
 
+// toneLevel is the mean volume (dB) of file in a narrow band around 3 kHz.
+func toneLevel(t *testing.T, file string) float64 {
+	t.Helper()
+	out, _ := exec.Command("ffmpeg", "-nostats", "-i", file, "-af", "bandpass=f=3000:width_type=h:width=100,bandpass=f=3000:width_type=h:width=100,volumedetect", "-f", "null", "-").CombinedOutput()
+	s := string(out)
+	i := strings.Index(s, "mean_volume:")
+	if i < 0 {
+		t.Fatalf("no volume: %s", s)
+	}
+	v, err := strconv.ParseFloat(strings.Fields(s[i+len("mean_volume:"):])[0], 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
 func loudnessOf(t *testing.T, file string) float64 {
 	t.Helper()
 	out, _ := exec.Command("ffmpeg", "-nostats", "-i", file, "-af", "ebur128", "-f", "null", "-").CombinedOutput()
@@ -217,6 +233,31 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		t.Fatalf("refused requests charged: %v", total)
 	}
 
+	// The operator fills the music library: a 3 kHz tone, tagged calm.
+	tone := filepath.Join(t.TempDir(), "tone.wav")
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=f=3000:d=20", tone).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v %s", err, out)
+	}
+	tones := httptest.NewServer(http.FileServer(http.Dir(filepath.Dir(tone))))
+	t.Cleanup(tones.Close)
+	if st, b := s.do("POST", "/admin/v1/music-tracks", key, map[string]any{"name": "x", "url": tones.URL + "/tone.wav", "moods": []any{"calm"}}); st != 401 {
+		t.Errorf("a customer's key on the admin API: %d %v", st, b)
+	}
+	for field, body := range map[string]map[string]any{
+		"name":  {"name": "", "url": "x", "moods": []any{}},
+		"url":   {"name": "t", "url": tones.URL + "/missing.wav", "moods": []any{"calm"}},
+		"url ":  {"name": "t", "url": "http://10.0.0.1/a.wav", "moods": []any{"calm"}},
+		"moods": {"name": "t", "url": tones.URL + "/tone.wav", "moods": []any{"sleepy"}},
+	} {
+		if st, b := s.do("POST", "/admin/v1/music-tracks", adminToken, body); st != 400 || fieldOf(b, strings.TrimSpace(field)) == nil {
+			t.Errorf("track %v: %d %v", body, st, b)
+		}
+	}
+	track := s.must(201, "POST", "/admin/v1/music-tracks", adminToken, map[string]any{"name": "Tone", "url": tones.URL + "/tone.wav", "moods": []any{"calm"}})
+	if track["duration"].(float64) < 19 {
+		t.Fatalf("track %v", track)
+	}
+
 	// Another organization's (or an unknown) brand is 404, nothing charged.
 	if st, b := s.do("POST", path, key, map[string]any{"clip_id": c0["id"], "brand_id": "0b8a5c1e-1f1e-4c71-9a1e-3d2c9a0e1f00"}); st != 404 {
 		t.Errorf("unknown brand: %d %v", st, b)
@@ -241,13 +282,14 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		t.Fatalf("creation %v", b)
 	}
 	dir := t.TempDir()
+	var withMusic float64
 	for i, it := range b["renders"].([]any) {
 		rid := it.(map[string]any)["id"].(string)
 		r := s.waitRender(key, rid, 3*time.Minute)
 		if r["status"] != "completed" || r["progress"] != float64(100) || r["currentStep"] != "done" || r["error"] != nil || r["creditsCharged"] != float64(2) {
 			t.Fatalf("render %v", r)
 		}
-		if notes := fmt.Sprint(r["notes"]); !strings.Contains(notes, "music") || !strings.Contains(notes, "broll") || strings.Contains(notes, "brandFrame") {
+		if notes := fmt.Sprint(r["notes"]); strings.Contains(notes, "music") || !strings.Contains(notes, "broll") || strings.Contains(notes, "brandFrame") {
 			t.Errorf("notes %v", r["notes"])
 		}
 		file := fetch(t, r["outputUrl"].(string), dir)
@@ -259,6 +301,9 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		}
 		if l := loudnessOf(t, file); math.Abs(l+14) > 1 {
 			t.Errorf("render %d: %.1f LUFS", i, l)
+		}
+		if i == 0 {
+			withMusic = toneLevel(t, file)
 		}
 		if px := pixel(t, file, 1, 4, 640); px[0] < 0x60 || px[0] > 0x98 || px[1] > 0x50 || px[2] < 0xc8 {
 			t.Errorf("render %d: the left edge is #%02x%02x%02x, not the brand's #7c3aed frame", i, px[0], px[1], px[2])
@@ -292,6 +337,11 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 	got := s.waitRender(key, rid, 3*time.Minute)
 	if got["status"] != "completed" || got["attempts"] != float64(2) {
 		t.Errorf("after the kill: %v", got)
+	}
+	// That render has no music: the library's 3 kHz tone is what the
+	// first one carried, under the speech.
+	if without := toneLevel(t, fetch(t, got["outputUrl"].(string), t.TempDir())); withMusic < without+10 {
+		t.Errorf("the 3 kHz band: %.1f dB with music, %.1f dB without", withMusic, without)
 	}
 	s.waitTotal(key, 494)
 

@@ -34,7 +34,14 @@ type Principal struct {
 	// IdempotencyKey is the client's Idempotency-Key on a POST, checked by
 	// the gateway; services derive reservation ids from it (pkg/credits).
 	IdempotencyKey string `json:"idem,omitempty"`
+
+	// Admin marks the gateway's admin API (the operator, with the admin
+	// token) forwarding to a service; OrgID is then OperatorOrg.
+	Admin bool `json:"adm,omitempty"`
 }
+
+// OperatorOrg is the organization of an Admin principal: no customer's.
+const OperatorOrg = "00000000-0000-0000-0000-000000000000"
 
 // ErrInvalid covers every way a header can fail; callers answer 401 alike.
 var ErrInvalid = errors.New("principal: invalid or expired")

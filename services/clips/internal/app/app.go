@@ -192,6 +192,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Store:          store,
 		Renders:        store,
 		Brands:         store,
+		Music:          store,
+		Fetch:          safefetch.New(cfg.fetch()),
 		Credits:        cc,
 		Renderer:       &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces},
 		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},

@@ -38,6 +38,9 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Get("/clips/projects/{projectId}/renders", a.Wrap(h.listRenders))
 		r.Post("/clips/projects/{projectId}/renders", a.Wrap(h.startRenders))
 		r.Get("/clips/renders/{renderId}", a.Wrap(h.getRender))
+		// The operator's music library, through the gateway's admin API.
+		r.Post("/admin/v1/music-tracks", a.Wrap(h.addTrack))
+		r.Get("/admin/v1/music-tracks", a.Wrap(h.listTracks))
 	})
 }
 

@@ -59,6 +59,9 @@ type Job struct {
 	// picture; Logo, when set, is a local image placed in the top-right
 	// corner for the whole clip, end card included.
 	Frame, Logo string
+	// Music, when set, is an audio file looped under the speech, ducked
+	// while someone speaks (sidechain compression keyed by the speech).
+	Music string
 	// EndCardSeconds extends the clip with a card when Text.EndCard is set.
 	EndCardSeconds float64
 	// Dir is scratch space for this job.
@@ -200,10 +203,28 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	} else {
 		graph += fmt.Sprintf(";[%s]null[v]", cur)
 	}
-	if j.HasAudio {
-		graph += fmt.Sprintf(";[0:a]apad,atrim=0:%.3f,loudnorm=I=-14:TP=-1.5:LRA=11,aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo[a]", total)
+	const norm = "aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo"
+	speech := fmt.Sprintf(";[0:a]apad,atrim=0:%.3f,%s", total, norm)
+	if !j.HasAudio {
+		speech = fmt.Sprintf(";anullsrc=r=48000:cl=stereo,atrim=0:%.3f", total)
+	}
+	if j.Music != "" {
+		if !safePath.MatchString(j.Music) {
+			return res, fmt.Errorf("renderer: music path %q has characters the command cannot take", j.Music)
+		}
+		idx := 1 // the source is input 0, the logo (when set) 1
+		if j.Logo != "" {
+			idx = 2
+		}
+		inputs = append(inputs, "-stream_loop", "-1", "-i", "file:"+j.Music)
+		graph += speech + ",asplit=2[sp][key]" +
+			fmt.Sprintf(";[%d:a]%s,atrim=0:%.3f,volume=0.35[mus]", idx, norm, total) +
+			";[mus][key]sidechaincompress=threshold=0.02:ratio=12:attack=15:release=350[duck]" +
+			";[sp][duck]amix=inputs=2:duration=first:normalize=0,loudnorm=I=-14:TP=-1.5:LRA=11," + norm + "[a]"
+	} else if j.HasAudio {
+		graph += speech + ",loudnorm=I=-14:TP=-1.5:LRA=11," + norm + "[a]"
 	} else {
-		graph += fmt.Sprintf(";anullsrc=r=48000:cl=stereo,atrim=0:%.3f[a]", total)
+		graph += speech + "[a]"
 	}
 	res.Output = filepath.Join(j.Dir, "clip.mp4")
 	preset, crf := r.Preset, r.CRF

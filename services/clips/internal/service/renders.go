@@ -78,6 +78,13 @@ func (s *Service) StartRenders(ctx context.Context, p principal.Principal, proje
 			return Batch{}, err
 		}
 	}
+	if id := c.Options.MusicTrackID; id != "" {
+		if _, err := s.Music.Track(ctx, id); errors.Is(err, render.ErrNoTrack) {
+			return Batch{}, apierr.Field("options.musicTrackId", "no such music track")
+		} else if err != nil {
+			return Batch{}, err
+		}
+	}
 	now := s.now()
 	rs := make([]render.Render, len(c.ClipIDs))
 	items := make([]credits.Item, len(c.ClipIDs))
@@ -251,10 +258,16 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 			}
 		}
 	}
-	r.Notes = notes(*r, len(text.Cutaways), frame != "")
+	var music string
+	if r.Options.Music || r.Options.MusicTrackID != "" {
+		if music, err = s.musicFor(ctx, *r, clip.Mood, clip.ID); err != nil {
+			return err
+		}
+	}
+	r.Notes = notes(*r, len(text.Cutaways), frame != "", music != "")
 	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
-		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo}
+		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music}
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
@@ -303,10 +316,10 @@ const (
 
 // notes say which requested options this render could not honour, or
 // honoured otherwise than asked.
-func notes(r render.Render, cutaways int, framed bool) []string {
+func notes(r render.Render, cutaways int, framed, music bool) []string {
 	n := []string{}
-	if r.Options.Music || r.Options.MusicTrackID != "" {
-		n = append(n, "music: no music track is available; rendered without music")
+	if (r.Options.Music || r.Options.MusicTrackID != "") && !music {
+		n = append(n, "music: the music library has no track (or the track was removed); rendered without music")
 	}
 	switch {
 	case r.Options.Broll && cutaways > 0:
@@ -349,18 +362,23 @@ func clipWords(segs []videosite.Segment, start, end float64) []captions.Word {
 // sourceFile is a local copy of the stored source, kept between renders
 // of the same source on this worker.
 func (s *Service) sourceFile(ctx context.Context, key string) (string, error) {
+	return s.cached(ctx, key, ".mp4")
+}
+
+// cached is a local copy of a stored object, kept on this worker.
+func (s *Service) cached(ctx context.Context, key, ext string) (string, error) {
 	sum := sha256.Sum256([]byte(key))
 	dir := filepath.Join(s.workDir(), "hookline-sources")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", err
 	}
-	path := filepath.Join(dir, hex.EncodeToString(sum[:12])+".mp4")
+	path := filepath.Join(dir, hex.EncodeToString(sum[:12])+ext)
 	if _, err := os.Stat(path); err == nil {
 		return path, nil
 	}
 	rc, err := s.Blobs.Get(ctx, key)
 	if err != nil {
-		return "", fmt.Errorf("reading the source: %w", err)
+		return "", fmt.Errorf("reading %s: %w", key, err)
 	}
 	defer func() { _ = rc.Close() }()
 	tmp, err := os.CreateTemp(dir, "download-*")

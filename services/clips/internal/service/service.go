@@ -18,6 +18,7 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/media"
@@ -83,8 +84,11 @@ type Service struct {
 	Tiers       *tiers.Table
 	// Renders, Credits, Renderer and RenderSettings run renders;
 	// PublicURL is the public address of a stored object.
-	Renders        Renders
-	Brands         Brands
+	Renders Renders
+	Brands  Brands
+	Music   Music
+	// Fetch fetches the operator's music files (the safe fetcher).
+	Fetch          *safefetch.Fetcher
 	Credits        *credits.Client
 	Renderer       *renderer.Renderer
 	RenderSettings RenderSettings

@@ -39,6 +39,10 @@ const Prefix = "/api/v1"
 // AdminPrefix is the path prefix of the admin API.
 const AdminPrefix = "/admin/v1"
 
+// MusicTracks is the admin path of the music library, forwarded to clips
+// as AdminPrefix + MusicTracks.
+const MusicTracks = "/music-tracks"
+
 // Config is what the handler needs. Every field but Upstreams entries,
 // Now, Transport and Ready is required.
 type Config struct {
@@ -155,6 +159,9 @@ func (s *server) routes() http.Handler {
 	admin.With(s.idempotent).Post("/organizations/{id}/keys", s.adapt.Wrap(s.createKey))
 	admin.With(s.idempotent).Post("/organizations/{id}/credits", s.adapt.Wrap(s.grantCredits))
 	admin.Delete("/keys/{id}", s.adapt.Wrap(s.revokeKey))
+	// The clips service's music library, filled by the operator.
+	admin.With(s.idempotent).Method(http.MethodPost, MusicTracks, s.proxies[Clips])
+	admin.Method(http.MethodGet, MusicTracks, s.proxies[Clips])
 	r.Mount(AdminPrefix, admin)
 
 	api := chi.NewRouter()

@@ -134,10 +134,16 @@ func (s *server) adminAuth(next http.Handler) http.Handler {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="hookline-admin"`)
 			return errInvalidAdminToken
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), adminKey{}, true)))
 		return nil
 	})
 }
+
+// adminKey marks a request that passed adminAuth.
+type adminKey struct{}
+
+// isAdmin reports whether the request passed adminAuth.
+func isAdmin(ctx context.Context) bool { v, _ := ctx.Value(adminKey{}).(bool); return v }
 
 // rateLimit takes a token from the key's bucket and reports the bucket on
 // every response of an authenticated request.

@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/services/clips/internal/render"
+)
+
+// trackDTO is a music track of the library.
+type trackDTO struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Moods     []string  `json:"moods"`
+	Duration  float64   `json:"duration"`
+	SourceURL string    `json:"sourceUrl"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+func trackOut(t render.Track) trackDTO {
+	return trackDTO{ID: t.ID, Name: t.Name, Moods: t.Moods, Duration: t.Duration, SourceURL: t.SourceURL, CreatedAt: t.CreatedAt.UTC()}
+}
+
+func (h *api) addTrack(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Name  *string  `json:"name"`
+		URL   *string  `json:"url"`
+		Moods []string `json:"moods"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	p, _ := principal.From(r.Context())
+	t, err := h.svc.AddTrack(r.Context(), p, render.TrackInput{Name: in.Name, URL: in.URL, Moods: in.Moods})
+	if err != nil {
+		return err
+	}
+	return httpx.Created(w, trackOut(t))
+}
+
+func (h *api) listTracks(w http.ResponseWriter, r *http.Request) error {
+	p, _ := principal.From(r.Context())
+	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]render.Track, int, error) {
+		return h.svc.Tracks(ctx, p, offset, limit)
+	}, trackOut)
+}

@@ -1,0 +1,119 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/safefetch"
+	"hookline.dev/services/clips/internal/media"
+	"hookline.dev/services/clips/internal/render"
+)
+
+// Music is the music library (*postgres.Store).
+type Music interface {
+	AddTrack(ctx context.Context, t render.Track) error
+	Track(ctx context.Context, id string) (render.Track, error)
+	Tracks(ctx context.Context, offset, limit int) ([]render.Track, int, error)
+	AllTracks(ctx context.Context) ([]render.Track, error)
+}
+
+// Limits of a music track.
+const (
+	maxTrackBytes   = 50 << 20
+	minTrackSeconds = 5
+)
+
+// errAdminOnly hides the admin endpoints from organizations' principals.
+var errAdminOnly = apierr.New(apierr.NotFound, "not found")
+
+// AddTrack fetches an audio file into the music library (the operator,
+// through the gateway's admin API).
+func (s *Service) AddTrack(ctx context.Context, p principal.Principal, in render.TrackInput) (render.Track, error) {
+	if !p.Admin {
+		return render.Track{}, errAdminOnly
+	}
+	name, url, moods, err := render.ValidateTrack(in)
+	if err != nil {
+		return render.Track{}, err
+	}
+	dir, err := os.MkdirTemp(s.WorkDir, "clips-track-")
+	if err != nil {
+		return render.Track{}, err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	ext := strings.ToLower(path.Ext(strings.SplitN(url, "?", 2)[0]))
+	switch ext {
+	case ".mp3", ".wav", ".m4a", ".aac", ".ogg", ".opus", ".flac":
+	default:
+		ext = ".audio"
+	}
+	file := filepath.Join(dir, "track"+ext)
+	f, err := os.Create(file) //nolint:gosec // G304: a path the service chose
+	if err != nil {
+		return render.Track{}, err
+	}
+	_, _, err = s.Fetch.Stream(ctx, url, f, maxTrackBytes)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	switch {
+	case errors.Is(err, safefetch.ErrTooLarge):
+		return render.Track{}, apierr.Field("url", "the file is over 50 MB")
+	case errors.Is(err, safefetch.ErrForbiddenAddress), errors.Is(err, safefetch.ErrScheme), errors.Is(err, safefetch.ErrInvalidURL):
+		return render.Track{}, apierr.Field("url", "this address may not be fetched")
+	case err != nil:
+		return render.Track{}, apierr.Field("url", "could not be fetched")
+	}
+	info, err := s.Media.Probe(ctx, file)
+	if errors.Is(err, media.ErrCorrupt) || err == nil && (!info.HasAudio || info.Duration < minTrackSeconds) {
+		return render.Track{}, apierr.Field("url", fmt.Sprintf("not an audio file of at least %d seconds", minTrackSeconds))
+	}
+	if err != nil {
+		return render.Track{}, err
+	}
+	t := render.Track{ID: newID(), Name: name, Moods: moods, Duration: info.Duration, SourceURL: url, CreatedAt: s.now()}
+	t.Key = "music/" + t.ID + ext
+	if err := s.putFile(ctx, file, t.Key, "application/octet-stream"); err != nil {
+		return render.Track{}, err
+	}
+	return t, s.Music.AddTrack(ctx, t)
+}
+
+// Tracks lists the music library (the operator only).
+func (s *Service) Tracks(ctx context.Context, p principal.Principal, offset, limit int) ([]render.Track, int, error) {
+	if !p.Admin {
+		return nil, 0, errAdminOnly
+	}
+	return s.Music.Tracks(ctx, offset, limit)
+}
+
+// musicFor picks r's track and fetches it to the worker ("" and a note when
+// the library has none).
+func (s *Service) musicFor(ctx context.Context, r render.Render, mood, clipID string) (string, error) {
+	var t render.Track
+	if r.Options.MusicTrackID != "" {
+		var err error
+		if t, err = s.Music.Track(ctx, r.Options.MusicTrackID); errors.Is(err, render.ErrNoTrack) {
+			return "", nil // removed since the request
+		} else if err != nil {
+			return "", err
+		}
+	} else {
+		all, err := s.Music.AllTracks(ctx)
+		if err != nil {
+			return "", err
+		}
+		var ok bool
+		if t, ok = render.Pick(all, mood, clipID); !ok {
+			return "", nil
+		}
+	}
+	return s.cached(ctx, t.Key, path.Ext(t.Key))
+}
