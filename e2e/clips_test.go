@@ -19,7 +19,7 @@ import (
 func (s *stack) startClips(extra ...string) *exec.Cmd {
 	s.t.Helper()
 	s.clipsEnv = append([]string{"HOOKLINE_HTTP_ADDR=" + s.clipsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(s.t, "e2e_clips")}, extra...)
-	s.start("clips", s.clipsEnv...)
+	s.clipsAPI = s.start("clips", s.clipsEnv...)
 	testkit.WaitHTTP(s.t, "http://"+s.clipsAddr+"/readyz", 30*time.Second)
 	return s.clipsWorker()
 }

@@ -54,6 +54,7 @@ type stack struct {
 	// starts it there (startClips), with the settings it needs.
 	clipsAddr string
 	clipsEnv  []string
+	clipsAPI  *exec.Cmd
 }
 
 // startStack builds gateway, billing and assets and runs them as processes

@@ -360,3 +360,58 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 	}
 	s.waitTotal(key, 494)
 }
+
+// The clips API killed while render requests are in flight (between a
+// reservation and the renders' commit, when the kill lands there): the
+// credits recovery pass refunds every reservation without a render, so
+// the organization pays exactly for the renders that exist.
+func TestKilledClipsAPIChargesNothingWithoutARender(t *testing.T) {
+	s := startStack(t)
+	var slow atomic.Int64
+	media := faceTalk(t, &slow)
+	s.startClips("HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1", "HOOKLINE_CLIPS_RENDER_HEIGHT=1280", "HOOKLINE_CLIPS_RENDER_PRESET=ultrafast",
+		"HOOKLINE_RECOVERY_INTERVAL=1s", "HOOKLINE_RECOVERY_GRACE=6s")
+	_, key := s.newOrg("pro")
+	s.waitTotal(key, 500)
+	p := s.must(201, "POST", "/api/v1/clips/projects", key, map[string]any{"video_site_url": media.URL + "/talk.mp4"})
+	id := p["id"].(string)
+	if got := s.waitProject(key, id); got["downloadStatus"] != "ready" {
+		t.Fatalf("project %v", got)
+	}
+	clip := p["clips"].([]any)[0].(map[string]any)["id"]
+	path := "/api/v1/clips/projects/" + id + "/renders"
+	for i := range 10 {
+		done := make(chan int, 1)
+		go func() {
+			st, _ := s.do("POST", path, key, map[string]any{"clip_id": clip, "subtitle_style": "minimal"})
+			done <- st
+		}()
+		time.Sleep(time.Duration(1+i) * time.Millisecond) // the request takes ~10 ms: the kills land inside it
+		_ = s.clipsAPI.Process.Signal(syscall.SIGKILL)
+		_, _ = s.clipsAPI.Process.Wait()
+		t.Logf("request %d answered %d", i, <-done)
+		s.clipsAPI = s.start("clips", s.clipsEnv...)
+		testkit.WaitHTTP(t, "http://"+s.clipsAddr+"/readyz", 30*time.Second)
+	}
+	// Every render that exists ends; the rest of the reservations are
+	// refunded by the recovery pass.
+	var completed int
+	testkit.Eventually(t, 3*time.Minute, "renders ended", func() bool {
+		_, list := s.do("GET", path+"?limit=100", key, nil)
+		completed = 0
+		for _, it := range list["data"].([]any) {
+			switch it.(map[string]any)["status"] {
+			case "completed":
+				completed++
+			case "pending", "rendering":
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("%d renders completed", completed)
+	testkit.Eventually(t, 60*time.Second, "charged exactly for the renders", func() bool { return s.total(key) == float64(500-2*completed) })
+	// What billing saw: reservations committed (the renders) and refunded
+	// (the requests the kills cut between reserving and storing).
+	t.Logf("usage by status: %v", s.usageStatuses(key))
+}
