@@ -257,6 +257,18 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 	if track["duration"].(float64) < 19 {
 		t.Fatalf("track %v", track)
 	}
+	// And the b-roll library: pure red footage for the first clip's keywords.
+	red := filepath.Join(filepath.Dir(tone), "red.mp4")
+	if out, err := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=red:s=320x240:r=25:d=3", "-c:v", "libx264", "-preset", "ultrafast", red).CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v %s", err, out)
+	}
+	footage := s.must(201, "POST", "/admin/v1/broll", adminToken, map[string]any{"name": "Red", "url": tones.URL + "/red.mp4", "keywords": c0["keywords"]})
+	if footage["duration"].(float64) < 2.9 {
+		t.Fatalf("footage %v", footage)
+	}
+	if st, b := s.do("POST", "/admin/v1/broll", adminToken, map[string]any{"name": "Tone", "url": tones.URL + "/tone.wav", "keywords": []any{"x"}}); st != 400 || fieldOf(b, "url") == nil {
+		t.Errorf("audio as footage: %d %v", st, b)
+	}
 
 	// Another organization's (or an unknown) brand is 404, nothing charged.
 	if st, b := s.do("POST", path, key, map[string]any{"clip_id": c0["id"], "brand_id": "0b8a5c1e-1f1e-4c71-9a1e-3d2c9a0e1f00"}); st != 404 {
@@ -289,7 +301,7 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		if r["status"] != "completed" || r["progress"] != float64(100) || r["currentStep"] != "done" || r["error"] != nil || r["creditsCharged"] != float64(2) {
 			t.Fatalf("render %v", r)
 		}
-		if notes := fmt.Sprint(r["notes"]); strings.Contains(notes, "music") || !strings.Contains(notes, "broll") || strings.Contains(notes, "brandFrame") {
+		if notes := fmt.Sprint(r["notes"]); strings.Contains(notes, "music") || strings.Contains(notes, "brandFrame") || i == 0 && strings.Contains(notes, "broll") {
 			t.Errorf("notes %v", r["notes"])
 		}
 		file := fetch(t, r["outputUrl"].(string), dir)
@@ -304,6 +316,16 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		}
 		if i == 0 {
 			withMusic = toneLevel(t, file)
+			// The footage is cut in: some second of the clip is the red b-roll.
+			reds := 0
+			for sec := 0.5; sec < want; sec += 0.25 {
+				if px := pixel(t, file, sec, 100, 600); px[0] > 200 && px[1] < 60 && px[2] < 60 {
+					reds++
+				}
+			}
+			if reds == 0 {
+				t.Errorf("render 0: no frame of the red b-roll (notes %v)", r["notes"])
+			}
 		}
 		if px := pixel(t, file, 1, 4, 640); px[0] < 0x60 || px[0] > 0x98 || px[1] > 0x50 || px[2] < 0xc8 {
 			t.Errorf("render %d: the left edge is #%02x%02x%02x, not the brand's #7c3aed frame", i, px[0], px[1], px[2])

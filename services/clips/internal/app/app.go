@@ -193,6 +193,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Renders:        store,
 		Brands:         store,
 		Music:          store,
+		Broll:          store,
 		Fetch:          safefetch.New(cfg.fetch()),
 		Credits:        cc,
 		Renderer:       &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces},

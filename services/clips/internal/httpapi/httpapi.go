@@ -41,6 +41,8 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		// The operator's music library, through the gateway's admin API.
 		r.Post("/admin/v1/music-tracks", a.Wrap(h.addTrack))
 		r.Get("/admin/v1/music-tracks", a.Wrap(h.listTracks))
+		r.Post("/admin/v1/broll", a.Wrap(h.addFootage))
+		r.Get("/admin/v1/broll", a.Wrap(h.listFootage))
 	})
 }
 

@@ -37,16 +37,7 @@ type TrackInput struct {
 // ValidateTrack checks a track to add.
 func ValidateTrack(in TrackInput) (name, url string, moods []string, err error) {
 	f := apierr.Fields{}
-	if in.Name == nil || strings.TrimSpace(*in.Name) == "" || utf8.RuneCountInString(*in.Name) > 100 {
-		f.Add("name", "required, at most 100 characters")
-	} else {
-		name = strings.TrimSpace(*in.Name)
-	}
-	if in.URL == nil || !strings.HasPrefix(*in.URL, "https://") && !strings.HasPrefix(*in.URL, "http://") {
-		f.Add("url", "required: an http(s) address of an audio file")
-	} else {
-		url = *in.URL
-	}
+	name, url = nameAndURL(f, in.Name, in.URL, "an audio file")
 	if len(in.Moods) == 0 || len(in.Moods) > len(Moods) {
 		f.Add("moods", "one or more of "+strings.Join(Moods, ", "))
 	}
@@ -60,6 +51,23 @@ func ValidateTrack(in TrackInput) (name, url string, moods []string, err error) 
 		}
 	}
 	return name, url, moods, f.Err()
+}
+
+// nameAndURL checks the name and the http(s) address of a library item
+// (what the address must serve).
+func nameAndURL(f apierr.Fields, name, url *string, what string) (string, string) {
+	var n, u string
+	if name == nil || strings.TrimSpace(*name) == "" || utf8.RuneCountInString(*name) > 100 {
+		f.Add("name", "required, at most 100 characters")
+	} else {
+		n = strings.TrimSpace(*name)
+	}
+	if url == nil || !strings.HasPrefix(*url, "https://") && !strings.HasPrefix(*url, "http://") {
+		f.Add("url", "required: an http(s) address of "+what)
+	} else {
+		u = *url
+	}
+	return n, u
 }
 
 // Pick chooses a clip's track: one tagged with the clip's mood when there

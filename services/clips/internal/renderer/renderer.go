@@ -59,6 +59,9 @@ type Job struct {
 	// picture; Logo, when set, is a local image placed in the top-right
 	// corner for the whole clip, end card included.
 	Frame, Logo string
+	// Footage are b-roll cutaways: a video file shown full-frame from
+	// Start to End (seconds of the clip), under the captions.
+	Footage []Footage
 	// Music, when set, is an audio file looped under the speech, ducked
 	// while someone speaks (sidechain compression keyed by the speech).
 	Music string
@@ -75,6 +78,12 @@ func (j Job) Duration() float64 {
 		d += j.EndCardSeconds
 	}
 	return d
+}
+
+// Footage is a b-roll cutaway.
+type Footage struct {
+	Start, End float64
+	File       string
 }
 
 // Result is what a render made.
@@ -179,21 +188,30 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if total > clip {
 		graph += fmt.Sprintf(",tpad=stop_mode=add:stop_duration=%.3f:color=0x101014", total-clip)
 	}
-	graph += fmt.Sprintf(",fps=30,subtitles=filename=%s", assPath)
+	graph += ",fps=30"
+	inputs := []string{"-ss", ff(j.Start), "-t", ff(clip), "-i", "file:" + j.Source}
+	for k, f := range j.Footage {
+		if !safePath.MatchString(f.File) {
+			return res, fmt.Errorf("renderer: footage path %q has characters the command cannot take", f.File)
+		}
+		inputs = append(inputs, "-stream_loop", "-1", "-i", "file:"+f.File)
+		graph += fmt.Sprintf("[v%d];[%d:v]scale=%d:%d:force_original_aspect_ratio=increase,crop=%d:%d,fps=30,setsar=1,setpts=PTS-STARTPTS+%.3f/TB[b%d];"+
+			"[v%d][b%d]overlay=enable='between(t,%.3f,%.3f)':shortest=1", k, inputCount(inputs)-1, j.Width, j.Height, j.Width, j.Height, f.Start, k, k, k, f.Start, f.End)
+	}
+	graph += fmt.Sprintf(",subtitles=filename=%s", assPath)
 	border := max(8, j.Width/40)
 	if j.Frame != "" {
 		graph += fmt.Sprintf(",drawbox=x=0:y=0:w=iw:h=ih:color=%s:t=%d", j.Frame, border)
 	}
 	cur := "pic"
 	graph += "[" + cur + "]"
-	inputs := []string{"-ss", ff(j.Start), "-t", ff(clip), "-i", "file:" + j.Source}
 	if j.Logo != "" {
 		if !safePath.MatchString(j.Logo) {
 			return res, fmt.Errorf("renderer: logo path %q has characters the command cannot take", j.Logo)
 		}
 		inputs = append(inputs, "-loop", "1", "-framerate", "30", "-i", "file:"+j.Logo)
-		graph += fmt.Sprintf(";[1:v]scale=%d:-2,format=rgba[logo];[%s][logo]overlay=x=W-w-%d:y=%d:shortest=1[logoed]",
-			j.Width*16/100/2*2, cur, 2*border, 2*border)
+		graph += fmt.Sprintf(";[%d:v]scale=%d:-2,format=rgba[logo];[%s][logo]overlay=x=W-w-%d:y=%d:shortest=1[logoed]",
+			inputCount(inputs)-1, j.Width*16/100/2*2, cur, 2*border, 2*border)
 		cur = "logoed"
 	}
 	if j.ProgressBar {
@@ -212,11 +230,8 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		if !safePath.MatchString(j.Music) {
 			return res, fmt.Errorf("renderer: music path %q has characters the command cannot take", j.Music)
 		}
-		idx := 1 // the source is input 0, the logo (when set) 1
-		if j.Logo != "" {
-			idx = 2
-		}
 		inputs = append(inputs, "-stream_loop", "-1", "-i", "file:"+j.Music)
+		idx := inputCount(inputs) - 1
 		graph += speech + ",asplit=2[sp][key]" +
 			fmt.Sprintf(";[%d:a]%s,atrim=0:%.3f,volume=0.35[mus]", idx, norm, total) +
 			";[mus][key]sidechaincompress=threshold=0.02:ratio=12:attack=15:release=350[duck]" +
@@ -242,6 +257,17 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		return res, err
 	}
 	return res, nil
+}
+
+// inputCount is how many inputs (-i) args has.
+func inputCount(args []string) int {
+	n := 0
+	for _, a := range args {
+		if a == "-i" {
+			n++
+		}
+	}
+	return n
 }
 
 func ff(x float64) string { return strconv.FormatFloat(x, 'f', 3, 64) }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"hookline.dev/pkg/apierr"
@@ -43,47 +44,63 @@ func (s *Service) AddTrack(ctx context.Context, p principal.Principal, in render
 	if err != nil {
 		return render.Track{}, err
 	}
-	dir, err := os.MkdirTemp(s.WorkDir, "clips-track-")
+	key := "music/" + newID()
+	info, ext, err := s.ingest(ctx, url, key, maxTrackBytes, []string{".mp3", ".wav", ".m4a", ".aac", ".ogg", ".opus", ".flac"}, func(in media.Info) error {
+		if !in.HasAudio || in.Duration < minTrackSeconds {
+			return fmt.Errorf("not an audio file of at least %d seconds", minTrackSeconds)
+		}
+		return nil
+	})
 	if err != nil {
 		return render.Track{}, err
+	}
+	t := render.Track{ID: strings.TrimPrefix(key, "music/"), Name: name, Moods: moods, Key: key + ext, Duration: info.Duration,
+		SourceURL: url, CreatedAt: s.now()}
+	return t, s.Music.AddTrack(ctx, t)
+}
+
+// ingest fetches an operator's file at url (through the safe fetcher, at
+// most maxBytes), checks it with ffprobe and check, and stores it at key +
+// its extension (one of exts, else ".bin"). Failures the operator can fix
+// are 400s naming url.
+func (s *Service) ingest(ctx context.Context, url, key string, maxBytes int64, exts []string, check func(media.Info) error) (media.Info, string, error) {
+	dir, err := os.MkdirTemp(s.WorkDir, "clips-ingest-")
+	if err != nil {
+		return media.Info{}, "", err
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
 	ext := strings.ToLower(path.Ext(strings.SplitN(url, "?", 2)[0]))
-	switch ext {
-	case ".mp3", ".wav", ".m4a", ".aac", ".ogg", ".opus", ".flac":
-	default:
-		ext = ".audio"
+	if !slices.Contains(exts, ext) {
+		ext = ".bin"
 	}
-	file := filepath.Join(dir, "track"+ext)
+	file := filepath.Join(dir, "file"+ext)
 	f, err := os.Create(file) //nolint:gosec // G304: a path the service chose
 	if err != nil {
-		return render.Track{}, err
+		return media.Info{}, "", err
 	}
-	_, _, err = s.Fetch.Stream(ctx, url, f, maxTrackBytes)
+	_, _, err = s.Fetch.Stream(ctx, url, f, maxBytes)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	switch {
 	case errors.Is(err, safefetch.ErrTooLarge):
-		return render.Track{}, apierr.Field("url", "the file is over 50 MB")
+		return media.Info{}, "", apierr.Field("url", fmt.Sprintf("the file is over %d MB", maxBytes>>20))
 	case errors.Is(err, safefetch.ErrForbiddenAddress), errors.Is(err, safefetch.ErrScheme), errors.Is(err, safefetch.ErrInvalidURL):
-		return render.Track{}, apierr.Field("url", "this address may not be fetched")
+		return media.Info{}, "", apierr.Field("url", "this address may not be fetched")
 	case err != nil:
-		return render.Track{}, apierr.Field("url", "could not be fetched")
+		return media.Info{}, "", apierr.Field("url", "could not be fetched")
 	}
 	info, err := s.Media.Probe(ctx, file)
-	if errors.Is(err, media.ErrCorrupt) || err == nil && (!info.HasAudio || info.Duration < minTrackSeconds) {
-		return render.Track{}, apierr.Field("url", fmt.Sprintf("not an audio file of at least %d seconds", minTrackSeconds))
+	if errors.Is(err, media.ErrCorrupt) {
+		return info, "", apierr.Field("url", "not a playable media file")
 	}
 	if err != nil {
-		return render.Track{}, err
+		return info, "", err
 	}
-	t := render.Track{ID: newID(), Name: name, Moods: moods, Duration: info.Duration, SourceURL: url, CreatedAt: s.now()}
-	t.Key = "music/" + t.ID + ext
-	if err := s.putFile(ctx, file, t.Key, "application/octet-stream"); err != nil {
-		return render.Track{}, err
+	if err := check(info); err != nil {
+		return info, "", apierr.Field("url", err.Error())
 	}
-	return t, s.Music.AddTrack(ctx, t)
+	return info, ext, s.putFile(ctx, file, key+ext, "application/octet-stream")
 }
 
 // Tracks lists the music library (the operator only).

@@ -241,6 +241,11 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		}
 		text.Cutaways = captions.Cutaways(text.Words, clip.Keywords, skip, cutawaySeconds, clip.End-clip.Start, maxCutaways)
 	}
+	cutaways := len(text.Cutaways)
+	var footage []renderer.Footage
+	if text.Cutaways, footage, err = s.footageFor(ctx, text.Cutaways); err != nil {
+		return err
+	}
 	var frame, logo string
 	if r.BrandID != "" {
 		b, err := s.Brands.Brand(ctx, r.OrgID, r.BrandID)
@@ -264,10 +269,10 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 			return err
 		}
 	}
-	r.Notes = notes(*r, len(text.Cutaways), frame != "", music != "")
+	r.Notes = notes(*r, cutaways, len(footage), frame != "", music != "")
 	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
-		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music}
+		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage}
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
@@ -316,16 +321,16 @@ const (
 
 // notes say which requested options this render could not honour, or
 // honoured otherwise than asked.
-func notes(r render.Render, cutaways int, framed, music bool) []string {
+func notes(r render.Render, cutaways, footage int, framed, music bool) []string {
 	n := []string{}
 	if (r.Options.Music || r.Options.MusicTrackID != "") && !music {
 		n = append(n, "music: the music library has no track (or the track was removed); rendered without music")
 	}
 	switch {
-	case r.Options.Broll && cutaways > 0:
-		n = append(n, fmt.Sprintf("broll: no b-roll library is configured; %d generated keyword cutaways instead", cutaways))
-	case r.Options.Broll:
-		n = append(n, "broll: no b-roll library is configured, and no keyword is spoken where a cutaway fits; rendered without")
+	case r.Options.Broll && cutaways > footage:
+		n = append(n, fmt.Sprintf("broll: %d of %d keyword cutaways had no footage in the b-roll library; generated kinetic typography for those", cutaways-footage, cutaways))
+	case r.Options.Broll && cutaways == 0:
+		n = append(n, "broll: no keyword is spoken where a cutaway fits; rendered without")
 	}
 	if r.Options.BrandFrame && !framed {
 		n = append(n, "brandFrame: the brand has no colour in #rrggbb form, or was deleted; rendered without the frame")

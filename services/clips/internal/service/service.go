@@ -87,7 +87,9 @@ type Service struct {
 	Renders Renders
 	Brands  Brands
 	Music   Music
-	// Fetch fetches the operator's music files (the safe fetcher).
+	Broll   Broll
+	// Fetch fetches the operator's music and b-roll files (the safe
+	// fetcher).
 	Fetch          *safefetch.Fetcher
 	Credits        *credits.Client
 	Renderer       *renderer.Renderer

@@ -43,6 +43,9 @@ const AdminPrefix = "/admin/v1"
 // as AdminPrefix + MusicTracks.
 const MusicTracks = "/music-tracks"
 
+// Broll is the admin path of the b-roll library, forwarded likewise.
+const Broll = "/broll"
+
 // Config is what the handler needs. Every field but Upstreams entries,
 // Now, Transport and Ready is required.
 type Config struct {
@@ -162,6 +165,8 @@ func (s *server) routes() http.Handler {
 	// The clips service's music library, filled by the operator.
 	admin.With(s.idempotent).Method(http.MethodPost, MusicTracks, s.proxies[Clips])
 	admin.Method(http.MethodGet, MusicTracks, s.proxies[Clips])
+	admin.With(s.idempotent).Method(http.MethodPost, Broll, s.proxies[Clips])
+	admin.Method(http.MethodGet, Broll, s.proxies[Clips])
 	r.Mount(AdminPrefix, admin)
 
 	api := chi.NewRouter()

@@ -60,7 +60,7 @@ func TestOperationsAreComplete(t *testing.T) {
 		"createVariations": true, "listTemplates": true, "remixTemplate": true,
 		"analyzeVideo": true, "optimizeIdea": true, "generateTitles": true, "generateDescription": true,
 		"listClipProjects": true, "createClipProject": true, "getClipProject": true,
-		"listRenders": true, "startRenders": true, "getRender": true, "listMusicTracks": true, "addMusicTrack": true,
+		"listRenders": true, "startRenders": true, "getRender": true, "listMusicTracks": true, "addMusicTrack": true, "listBroll": true, "addBroll": true,
 	}
 	ids := map[string]string{}
 	for path, item := range d.Spec.Paths.Map() {
