@@ -129,6 +129,8 @@ type VideoSite struct {
 	// VideoSiteTimedTextBase, when set, replaces the origin of caption
 	// track URLs.
 	VideoSiteTimedTextBase string `env:"HOOKLINE_VIDEOSITE_TIMEDTEXT_BASE"`
+	// VideoSiteImageBase is the site's image host (thumbnails).
+	VideoSiteImageBase string `env:"HOOKLINE_VIDEOSITE_IMAGE_BASE" default:"https://i.ytimg.com"`
 	// YTDLP is the yt-dlp binary; empty: "yt-dlp" on PATH.
 	YTDLP string `env:"HOOKLINE_YTDLP"`
 }

@@ -63,6 +63,9 @@ type Config struct {
 	// TimedTextBase, when set, replaces the scheme and host of caption
 	// track URLs.
 	TimedTextBase string
+	// ImageBase is the site's image host (tests: a fake; "" is
+	// DefaultImageBase).
+	ImageBase string
 	// YTDLP is the yt-dlp binary; "" looks up "yt-dlp" on PATH.
 	YTDLP            string
 	MaxDownloadBytes int64

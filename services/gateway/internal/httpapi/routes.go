@@ -95,7 +95,6 @@ var planned = map[string]bool{
 	"/thumbnails/edit/combine":            true,
 	"/thumbnails/critique":                true,
 	"/thumbnails/analyze/text-overlay":    true,
-	"/thumbnails/extract-videosite":       true,
 }
 
 // Planned reports whether rt's service does not serve it yet.

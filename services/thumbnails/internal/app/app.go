@@ -172,7 +172,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Previews: local,
 		Text:     text,
 		Videos: videosite.New(videosite.Config{
-			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
+			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, ImageBase: cfg.VideoSiteImageBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
 		}),
 		Log: p.Log,
 	}

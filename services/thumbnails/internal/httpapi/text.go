@@ -192,3 +192,18 @@ func descriptionOut(d textai.Description) descriptionDTO {
 	}
 	return out
 }
+
+func (h *api) extractVideoSite(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		VideoSiteURL *string `json:"videoSiteUrl"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	e, err := h.svc.ExtractVideoSite(r.Context(), caller(r), in.VideoSiteURL)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, map[string]any{"videoId": e.VideoID, "imageUrl": h.svc.URL(e.Key), "quality": e.Quality,
+		"width": e.Width, "height": e.Height, "sourceUrl": e.SourceURL})
+}

@@ -20,6 +20,7 @@ import (
 type Videos interface {
 	Metadata(ctx context.Context, src videosite.Source) (videosite.Metadata, error)
 	Captions(ctx context.Context, src videosite.Source) (videosite.Captions, error)
+	Thumbnail(ctx context.Context, id string) (videosite.Thumbnail, error)
 }
 
 // OpOptimize names optimize in billing's usage history.
