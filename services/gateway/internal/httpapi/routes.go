@@ -94,7 +94,6 @@ var planned = map[string]bool{
 	"/thumbnails/edit/filter":             true,
 	"/thumbnails/edit/combine":            true,
 	"/thumbnails/critique":                true,
-	"/thumbnails/analyze/text-overlay":    true,
 }
 
 // Planned reports whether rt's service does not serve it yet.

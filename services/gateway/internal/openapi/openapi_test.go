@@ -58,7 +58,7 @@ func TestOperationsAreComplete(t *testing.T) {
 	built := map[string]bool{
 		"listThumbnails": true, "createThumbnail": true, "getThumbnail": true, "deleteThumbnail": true,
 		"createVariations": true, "listTemplates": true, "remixTemplate": true,
-		"analyzeVideo": true, "optimizeIdea": true, "extractVideoSiteThumbnail": true, "generateTitles": true, "generateDescription": true,
+		"analyzeVideo": true, "optimizeIdea": true, "extractVideoSiteThumbnail": true, "suggestTextOverlay": true, "generateTitles": true, "generateDescription": true,
 		"listClipProjects": true, "createClipProject": true, "getClipProject": true,
 		"listRenders": true, "startRenders": true, "getRender": true, "listMusicTracks": true, "addMusicTrack": true, "listBroll": true, "addBroll": true,
 	}

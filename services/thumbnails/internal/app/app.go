@@ -24,6 +24,7 @@ import (
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/compose"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/gemini"
@@ -163,7 +164,12 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	store := postgres.New(p.Pool, cc)
+	faces, err := vision.New()
+	if err != nil {
+		return err
+	}
 	svc := &service.Service{
+		Faces:    faces,
 		Store:    store,
 		Blobs:    blobs,
 		Images:   &imageinput.Source{Store: blobs, Fetcher: safefetch.New(cfg.fetch()), MaxSide: maxDecodedSide, Budget: budget},

@@ -33,6 +33,7 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Post("/thumbnails/analyze", a.Wrap(h.analyze))
 		r.Post("/thumbnails/optimize", a.Wrap(h.optimize))
 		r.Post("/thumbnails/extract-videosite", a.Wrap(h.extractVideoSite))
+		r.Post("/thumbnails/analyze/text-overlay", a.Wrap(h.textOverlay))
 		r.Post("/seo/titles", a.Wrap(h.seoTitles))
 		r.Post("/seo/description", a.Wrap(h.seoDescription))
 		r.Get("/thumbnails/{id}", a.Wrap(h.getThumbnail))

@@ -207,3 +207,19 @@ func (h *api) extractVideoSite(w http.ResponseWriter, r *http.Request) error {
 	return httpx.OK(w, map[string]any{"videoId": e.VideoID, "imageUrl": h.svc.URL(e.Key), "quality": e.Quality,
 		"width": e.Width, "height": e.Height, "sourceUrl": e.SourceURL})
 }
+
+func (h *api) textOverlay(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		ImageURL       *string `json:"imageUrl"`
+		OriginalPrompt *string `json:"originalPrompt"`
+		FaceName       *string `json:"faceName"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	ss, err := h.svc.TextOverlay(r.Context(), caller(r), in.ImageURL, in.OriginalPrompt, in.FaceName)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, map[string]any{"suggestions": ss})
+}

@@ -14,6 +14,7 @@ package service
 
 import (
 	"context"
+	"hookline.dev/pkg/vision"
 	"io"
 	"log/slog"
 	"time"
@@ -106,7 +107,9 @@ type Service struct {
 	Text textai.Engine
 	// Videos reads hosted videos' captions and metadata.
 	Videos Videos
-	Log    *slog.Logger
+	// Faces finds faces (text overlay placement).
+	Faces *vision.Detector
+	Log   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

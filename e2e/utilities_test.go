@@ -7,7 +7,10 @@ import (
 	"image/jpeg"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+
+	"hookline.dev/pkg/testkit"
 )
 
 func jpegSized(t *testing.T, w, h int) []byte {
@@ -79,5 +82,54 @@ func TestExtractVideoSiteThroughTheGateway(t *testing.T) {
 	}
 	if total := s.total(key); total != 500 {
 		t.Errorf("extract-videosite charged: %v", total)
+	}
+}
+
+// Text overlay suggestions through the gateway, for a picture served from
+// a local host: placements away from the face, texts from the prompt,
+// free; bad input is 400.
+func TestTextOverlayThroughTheGateway(t *testing.T) {
+	s := startStack(t)
+	photo := testkit.FacePhoto(t)
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/face.jpg":
+			w.Header().Set("Content-Type", "image/jpeg")
+			_, _ = w.Write(photo)
+		case "/anim.gif":
+			w.Header().Set("Content-Type", "image/gif")
+			_, _ = w.Write([]byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(host.Close)
+	s.restartThumbnails("HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1")
+	_, key := s.newOrg("pro")
+	s.waitTotal(key, 500)
+	d := s.must(200, "POST", "/api/v1/thumbnails/analyze/text-overlay", key, map[string]any{
+		"imageUrl": host.URL + "/face.jpg", "originalPrompt": `a man shocked by his power bill, headline "BILL SHOCK"`, "faceName": "Dan"})
+	ss := d["suggestions"].([]any)
+	if len(ss) < 3 || len(ss) > 5 {
+		t.Fatalf("suggestions %v", d)
+	}
+	texts := ""
+	for _, it := range ss {
+		texts += it.(map[string]any)["text"].(string) + "|"
+	}
+	if !strings.Contains(texts, "BILL SHOCK") || !strings.Contains(texts, "DAN") {
+		t.Errorf("texts %s", texts)
+	}
+	for body, field := range map[string]map[string]any{
+		"originalPrompt": {"imageUrl": host.URL + "/face.jpg"},
+		"imageUrl":       {"imageUrl": host.URL + "/anim.gif", "originalPrompt": "x"},
+		"imageUrl ":      {"imageUrl": "http://10.0.0.1/a.jpg", "originalPrompt": "x"},
+	} {
+		if st, b := s.do("POST", "/api/v1/thumbnails/analyze/text-overlay", key, field); st != 400 || fieldOf(b, strings.TrimSpace(body)) == nil {
+			t.Errorf("%v: %d %v", field, st, b)
+		}
+	}
+	if total := s.total(key); total != 500 {
+		t.Errorf("text overlay charged: %v", total)
 	}
 }

@@ -1,0 +1,23 @@
+package service
+
+import (
+	"context"
+
+	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/overlay"
+)
+
+// TextOverlay suggests text for a picture: where (the calmest regions,
+// away from faces), in what colours, and what, from its prompt. Free.
+func (s *Service) TextOverlay(ctx context.Context, p principal.Principal, imageURL, prompt, faceName *string) ([]overlay.Suggestion, error) {
+	u, pr, name, err := overlay.Validate(imageURL, prompt, faceName)
+	if err != nil {
+		return nil, err
+	}
+	img, err := s.Images.Load(ctx, p.OrgID, "imageUrl", u)
+	if err != nil {
+		return nil, err
+	}
+	return overlay.Suggest(overlay.Input{Img: img.Img, Faces: s.Faces.Detect(img.Img), Saliency: vision.Saliency(img.Img), Prompt: pr, FaceName: name}), nil
+}
