@@ -256,11 +256,14 @@ if want clips; then
     echo "## a 30 s portrait render (1080x1920, captions, face-tracked crop, progress bar, loudnorm) from a 1080p source, and the hand-written ffmpeg peer, side by side"
     go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/renderer | grep -E '^Benchmark'
     echo "## a batch of 10 renders of the 10-minute source through the gateway (1080x1920, progress bar)"
+    # The block runs in a subshell (| tee): its workers are stopped here,
+    # not by the cleanup trap.
+    wpids=()
     worker() { # <http addr>
       HOOKLINE_DB_SCHEMA=${RUN}_clips HOOKLINE_HTTP_ADDR=$1 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
         HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
         HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 .hookline/bin/clips worker >>"$OUT/clips-worker.log" 2>&1 &
-      pids+=($!)
+      wpids+=($!)
       for i in $(seq 1 100); do curl -fsS "http://$1/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
     }
     worker 127.0.0.1:18092
@@ -269,6 +272,7 @@ if want clips; then
     worker 127.0.0.1:18093
     echo "### two workers"
     lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+    kill "${wpids[@]}" 2>/dev/null || true
   } | tee "$OUT/clips.txt"
 fi
 
