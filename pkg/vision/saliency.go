@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"math/cmplx"
+
+	"hookline.dev/pkg/dsp"
 )
 
 // SaliencySize is the side of the square the saliency map is computed on.
@@ -35,7 +37,7 @@ func Saliency(img image.Image) []float64 {
 			g[y*n+x] = complex(sum/float64(cnt)/65535, 0)
 		}
 	}
-	fft2(g, n, false)
+	dsp.FFT2(g, n, false)
 	logAmp := make([]float64, n*n)
 	phase := make([]float64, n*n)
 	for i, c := range g {
@@ -46,7 +48,7 @@ func Saliency(img image.Image) []float64 {
 	for i := range g {
 		g[i] = cmplx.Exp(complex(logAmp[i]-avg[i], phase[i]))
 	}
-	fft2(g, n, true)
+	dsp.FFT2(g, n, true)
 	sal := make([]float64, n*n)
 	for i, c := range g {
 		a := cmplx.Abs(c)
@@ -86,58 +88,4 @@ func boxBlur(m []float64, n, r int) []float64 {
 		}
 	}
 	return out
-}
-
-// fft2 transforms an n×n grid in place (n a power of two), rows then
-// columns; inverse scales by 1/n².
-func fft2(g []complex128, n int, inverse bool) {
-	line := make([]complex128, n)
-	for y := range n {
-		fft(g[y*n:(y+1)*n], inverse)
-	}
-	for x := range n {
-		for y := range n {
-			line[y] = g[y*n+x]
-		}
-		fft(line, inverse)
-		for y := range n {
-			g[y*n+x] = line[y]
-		}
-	}
-	if inverse {
-		s := complex(1/float64(n*n), 0)
-		for i := range g {
-			g[i] *= s
-		}
-	}
-}
-
-// fft is an in-place iterative radix-2 FFT.
-func fft(a []complex128, inverse bool) {
-	n := len(a)
-	for i, j := 1, 0; i < n; i++ {
-		bit := n >> 1
-		for ; j&bit != 0; bit >>= 1 {
-			j ^= bit
-		}
-		j ^= bit
-		if i < j {
-			a[i], a[j] = a[j], a[i]
-		}
-	}
-	sign := -1.0
-	if inverse {
-		sign = 1
-	}
-	for size := 2; size <= n; size <<= 1 {
-		w := cmplx.Exp(complex(0, sign*2*math.Pi/float64(size)))
-		for start := 0; start < n; start += size {
-			wk := complex(1, 0)
-			for k := range size / 2 {
-				u, v := a[start+k], a[start+k+size/2]*wk
-				a[start+k], a[start+k+size/2] = u+v, u-v
-				wk *= w
-			}
-		}
-	}
 }

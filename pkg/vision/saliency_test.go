@@ -3,25 +3,8 @@ package vision
 import (
 	"image"
 	"image/color"
-	"math/cmplx"
 	"testing"
 )
-
-func TestFFTRoundTrip(t *testing.T) {
-	const n = 8
-	g := make([]complex128, n*n)
-	for i := range g {
-		g[i] = complex(float64(i%7), float64(i%3))
-	}
-	orig := append([]complex128(nil), g...)
-	fft2(g, n, false)
-	fft2(g, n, true)
-	for i := range g {
-		if cmplx.Abs(g[i]-orig[i]) > 1e-9 {
-			t.Fatalf("cell %d: %v, want %v", i, g[i], orig[i])
-		}
-	}
-}
 
 // A bright square on a plain background is where the eye goes.
 func TestSaliencyFindsTheOddRegion(t *testing.T) {

@@ -2,25 +2,22 @@ package media
 
 import (
 	"math"
-	"math/cmplx"
+
+	"hookline.dev/pkg/dsp"
 )
 
-// fft is a radix-2 FFT of a fixed size with a Hann window, used for
-// spectral flatness.
+// fft measures spectral flatness on frames of a fixed size with a Hann
+// window.
 type fft struct {
-	n       int
-	hann    []float64
-	twiddle []complex128
-	buf     []complex128
+	n    int
+	hann []float64
+	buf  []complex128
 }
 
 func newFFT(n int) *fft {
-	f := &fft{n: n, hann: make([]float64, n), twiddle: make([]complex128, n/2), buf: make([]complex128, n)}
+	f := &fft{n: n, hann: make([]float64, n), buf: make([]complex128, n)}
 	for i := range f.hann {
 		f.hann[i] = 0.5 - 0.5*math.Cos(2*math.Pi*float64(i)/float64(n-1))
-	}
-	for i := range f.twiddle {
-		f.twiddle[i] = cmplx.Exp(complex(0, -2*math.Pi*float64(i)/float64(n)))
 	}
 	return f
 }
@@ -46,26 +43,7 @@ func (f *fft) frame(x []float64) float64 {
 	for i := range n {
 		a[i] = complex(x[i]*f.hann[i], 0)
 	}
-	// Bit-reversal permutation, then butterflies.
-	for i, j := 1, 0; i < n; i++ {
-		bit := n >> 1
-		for ; j&bit != 0; bit >>= 1 {
-			j ^= bit
-		}
-		j ^= bit
-		if i < j {
-			a[i], a[j] = a[j], a[i]
-		}
-	}
-	for size := 2; size <= n; size <<= 1 {
-		half, stride := size/2, n/size
-		for start := 0; start < n; start += size {
-			for k := range half {
-				u, v := a[start+k], a[start+k+half]*f.twiddle[k*stride]
-				a[start+k], a[start+k+half] = u+v, u-v
-			}
-		}
-	}
+	dsp.FFT(a, false)
 	var logSum, sum float64
 	for k := 1; k < n/2; k++ {
 		p := real(a[k])*real(a[k]) + imag(a[k])*imag(a[k]) + 1e-12
