@@ -6,6 +6,7 @@ package apierr
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code is a stable, machine-readable error code from ARCHITECTURE.md §6.
@@ -142,4 +143,24 @@ func (f Fields) Err() error {
 		}
 	}
 	return Invalid(msg, f)
+}
+
+// maxDetail bounds Detail's result.
+const maxDetail = 300
+
+// Detail makes a third party's message (a provider's error body) fit for
+// an error that reaches logs: one line, at most 300 characters, with
+// secret (an API key some providers echo when refusing it) replaced.
+func Detail(msg, secret string) string {
+	if secret != "" {
+		msg = strings.ReplaceAll(msg, secret, "[key]")
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	if r := []rune(msg); len(r) > maxDetail {
+		msg = string(r[:maxDetail]) + "…"
+	}
+	if msg == "" {
+		return "no detail"
+	}
+	return msg
 }

@@ -28,6 +28,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"hookline.dev/pkg/apierr"
 )
 
 // Errors Complete returns, wrapped with the provider and detail.
@@ -56,8 +58,6 @@ const (
 	// maxAnswer bounds what is read of one answer: a JSON object of a few
 	// kilobytes is what is asked for.
 	maxAnswer = 4 << 20
-	// maxDetail bounds a provider message quoted in an error.
-	maxDetail = 300
 )
 
 // Config is the operator's choice of provider (HOOKLINE_TEXT_PROVIDER and
@@ -194,7 +194,7 @@ func (c *Client) Complete(ctx context.Context, req Request, out any) error {
 		return c.wrap(err)
 	}
 	if err := decodeStrict(content, out); err != nil {
-		return fmt.Errorf("chatmodel %s: %w: %s", c.provider, ErrMalformed, c.clean(err.Error()))
+		return fmt.Errorf("chatmodel %s: %w: %s", c.provider, ErrMalformed, apierr.Detail(err.Error(), c.key))
 	}
 	return nil
 }
@@ -235,29 +235,13 @@ func (e *statusError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.statu
 func (c *Client) wrap(err error) error {
 	var se *statusError
 	if errors.As(err, &se) {
-		detail := c.clean(se.detail)
+		detail := apierr.Detail(se.detail, c.key)
 		if se.status == http.StatusRequestTimeout || se.status == http.StatusTooManyRequests || se.status >= 500 {
 			return fmt.Errorf("chatmodel %s: %w: HTTP %d: %s", c.provider, ErrUnavailable, se.status, detail)
 		}
 		return fmt.Errorf("chatmodel %s: HTTP %d: %s", c.provider, se.status, detail)
 	}
 	return fmt.Errorf("chatmodel %s: %w", c.provider, err)
-}
-
-// clean shortens a message to one line and removes the key, which some
-// providers echo when refusing it.
-func (c *Client) clean(s string) string {
-	if c.key != "" {
-		s = strings.ReplaceAll(s, c.key, "[key]")
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetail {
-		s = string(r[:maxDetail]) + "…"
-	}
-	if s == "" {
-		return "no detail"
-	}
-	return s
 }
 
 // decodeStrict decodes one JSON object into out, refusing fields the

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"hookline.dev/services/thumbnails/internal/engine"
+
+	"hookline.dev/pkg/apierr"
 )
 
 // DefaultTimeout bounds one provider call when the configuration does not:
@@ -29,10 +31,6 @@ const DefaultTimeout = 60 * time.Second
 // a few megapixels is well under it; anything bigger is not an answer the
 // adapters can use.
 const MaxResponseBytes = 64 << 20
-
-// maxDetail bounds how much of a provider's error message goes into an
-// error: enough to diagnose, never a whole page of HTML from a proxy.
-const maxDetail = 300
 
 // Config configures a provider adapter, as the operator gives it:
 // openai.Config and gemini.Config are this type.
@@ -162,7 +160,7 @@ func (e *Endpoint) Post(ctx context.Context, u, contentType string, body []byte,
 // error, a fault in the configuration or in the request the adapter built.
 // detail is the provider's own message.
 func (e *Endpoint) Failure(status int, detail string, rejected bool) error {
-	detail = e.clean(detail)
+	detail = apierr.Detail(detail, e.key)
 	switch {
 	case rejected:
 		return fmt.Errorf("%s: %w: %s", e.provider, engine.ErrRejected, detail)
@@ -176,21 +174,5 @@ func (e *Endpoint) Failure(status int, detail string, rejected bool) error {
 // Faultf is a plain error prefixed with the provider's name, for answers
 // the adapter cannot use.
 func (e *Endpoint) Faultf(format string, args ...any) error {
-	return fmt.Errorf("%s: %s", e.provider, e.clean(fmt.Sprintf(format, args...)))
-}
-
-// clean shortens a provider's message to one line and removes the key,
-// which some providers echo (partly masked, or whole) when refusing it.
-func (e *Endpoint) clean(s string) string {
-	if e.key != "" {
-		s = strings.ReplaceAll(s, e.key, "[key]")
-	}
-	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > maxDetail {
-		s = string(r[:maxDetail]) + "…"
-	}
-	if s == "" {
-		return "no detail"
-	}
-	return s
+	return fmt.Errorf("%s: %s", e.provider, apierr.Detail(fmt.Sprintf(format, args...), e.key))
 }
