@@ -52,23 +52,45 @@ type openAIAnswer struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
+	providerError
+}
+
+// providerError is the error object both providers answer with.
+type providerError struct {
 	Error *struct {
 		Message string `json:"message"`
 	} `json:"error"`
 }
 
-func openAIContent(status int, data []byte) (string, error) {
-	var a openAIAnswer
-	jsonErr := json.Unmarshal(data, &a)
+// decodeAnswer reads a provider's answer into a: a status other than 2xx
+// is a statusError carrying the provider's message when it sent one, an
+// answer that is not JSON is ErrMalformed.
+func decodeAnswer(status int, data []byte, a interface{ message() string }) error {
+	jsonErr := json.Unmarshal(data, a)
 	if status < 200 || status > 299 {
 		detail := string(data)
-		if jsonErr == nil && a.Error != nil {
-			detail = a.Error.Message
+		if m := a.message(); jsonErr == nil && m != "" {
+			detail = m
 		}
-		return "", &statusError{status: status, detail: detail}
+		return &statusError{status: status, detail: detail}
 	}
 	if jsonErr != nil {
-		return "", fmt.Errorf("%w: the response is not JSON", ErrMalformed)
+		return fmt.Errorf("%w: the response is not JSON", ErrMalformed)
+	}
+	return nil
+}
+
+func (e *providerError) message() string {
+	if e.Error == nil {
+		return ""
+	}
+	return e.Error.Message
+}
+
+func openAIContent(status int, data []byte) (string, error) {
+	var a openAIAnswer
+	if err := decodeAnswer(status, data, &a); err != nil {
+		return "", err
 	}
 	if len(a.Choices) == 0 {
 		return "", fmt.Errorf("%w: no choices", ErrMalformed)
@@ -162,23 +184,13 @@ type geminiAnswer struct {
 	PromptFeedback *struct {
 		BlockReason string `json:"blockReason"`
 	} `json:"promptFeedback"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	providerError
 }
 
 func geminiContent(status int, data []byte) (string, error) {
 	var a geminiAnswer
-	jsonErr := json.Unmarshal(data, &a)
-	if status < 200 || status > 299 {
-		detail := string(data)
-		if jsonErr == nil && a.Error != nil {
-			detail = a.Error.Message
-		}
-		return "", &statusError{status: status, detail: detail}
-	}
-	if jsonErr != nil {
-		return "", fmt.Errorf("%w: the response is not JSON", ErrMalformed)
+	if err := decodeAnswer(status, data, &a); err != nil {
+		return "", err
 	}
 	if a.PromptFeedback != nil && a.PromptFeedback.BlockReason != "" {
 		return "", fmt.Errorf("%w: the prompt was blocked: %s", ErrMalformed, a.PromptFeedback.BlockReason)
