@@ -30,6 +30,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"hookline.dev/pkg/safefetch"
@@ -94,7 +95,23 @@ type Captions struct {
 type Client struct {
 	cfg   Config
 	fetch *safefetch.Fetcher
+
+	// players keeps the player API's good answers for playerTTL: a request
+	// reads a video's metadata and captions from one answer, not two.
+	mu      sync.Mutex
+	players map[string]cachedPlayer
 }
+
+type cachedPlayer struct {
+	p  player
+	at time.Time
+}
+
+// How long, and how many, player answers are kept.
+const (
+	playerTTL   = time.Minute
+	playerCache = 256
+)
 
 // New returns a client for cfg.
 func New(cfg Config) *Client {
@@ -108,7 +125,7 @@ func New(cfg Config) *Client {
 	if cfg.DownloadTimeout <= 0 {
 		cfg.DownloadTimeout = DefaultDownloadTimeout
 	}
-	return &Client{cfg: cfg, fetch: safefetch.New(cfg.Fetch)}
+	return &Client{cfg: cfg, fetch: safefetch.New(cfg.Fetch), players: map[string]cachedPlayer{}}
 }
 
 // player is the part of the player response read here.
@@ -153,7 +170,34 @@ func fetchErr(what string, err error) error {
 	return fmt.Errorf("%w: %s: %w", ErrUnavailable, what, err)
 }
 
+// player is the player API's answer for id, from the cache when fresh.
+// Failures are not kept: a retry asks again.
 func (c *Client) player(ctx context.Context, id string) (player, error) {
+	now := time.Now()
+	c.mu.Lock()
+	cp, ok := c.players[id]
+	c.mu.Unlock()
+	if ok && now.Sub(cp.at) < playerTTL {
+		return cp.p, nil
+	}
+	p, err := c.askPlayer(ctx, id)
+	if err != nil {
+		return p, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.players) >= playerCache {
+		for k, v := range c.players {
+			if now.Sub(v.at) >= playerTTL || len(c.players) >= playerCache {
+				delete(c.players, k)
+			}
+		}
+	}
+	c.players[id] = cachedPlayer{p: p, at: now}
+	return p, nil
+}
+
+func (c *Client) askPlayer(ctx context.Context, id string) (player, error) {
 	body, _ := json.Marshal(map[string]any{
 		"context": map[string]any{"client": map[string]any{"clientName": "WEB", "clientVersion": playerClientVersion, "hl": "en"}},
 		"videoId": id,

@@ -159,6 +159,10 @@ func TestMetadataAndCaptions(t *testing.T) {
 	if caps.Automatic || caps.Language != "de" || caps.Segments[0].Text != "Willkommen" {
 		t.Fatalf("captions %+v", caps)
 	}
+	// Metadata and captions of one video come from one player answer.
+	if n := fake.PlayerCalls(); n != 1 {
+		t.Errorf("%d player API calls for one video", n)
+	}
 }
 
 func TestManualBeforeAutomatic(t *testing.T) {
