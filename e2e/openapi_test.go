@@ -104,7 +104,7 @@ func TestOpenAPIContract(t *testing.T) {
 		}
 		s.must(400, "POST", "/api/v1/collections", key, map[string]any{"name": "x", "colour": "red"})
 		s.must(400, "POST", "/api/v1/thumbnails/analyze", key, map[string]any{"transcript": strings.Repeat("words ", 8)})
-		s.must(503, "POST", "/api/v1/thumbnails/critique", key, map[string]any{"imageUrl": "https://img.example/a.jpg"})
+		s.must(400, "POST", "/api/v1/thumbnails/critique", key, map[string]any{"imageUrl": "http://10.0.0.1/a.jpg"})
 		s.must(503, "POST", "/api/v1/clips/projects", key, map[string]any{"video_site_url": "https://video.example/watch?v=1"})
 	})
 

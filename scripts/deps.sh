@@ -16,6 +16,9 @@ set -euo pipefail
 NATS_VERSION=v2.11.9
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # RELEASE.2026-02-12
 GOLANGCI_LINT_VERSION=v2.15.0
+# onnxruntime's C API version must match github.com/yalue/onnxruntime_go
+# (v1.27.0 wants 1.24); the library comes from the npm package (MIT).
+ONNXRUNTIME_VERSION=1.24.1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
 BIN=$CACHE/bin
@@ -83,6 +86,24 @@ install() {
   install_apt pg_isready:postgresql-client yt-dlp:yt-dlp
   install_libvips
   install_clips_media
+  install_onnxruntime
+}
+
+# install_onnxruntime unpacks libonnxruntime from the npm package
+# onnxruntime-node: thumbnails runs a user-supplied background-matting
+# model with it (HOOKLINE_BG_MODEL), and its tests run a model they build.
+install_onnxruntime() {
+  local dir=$CACHE/onnxruntime-$ONNXRUNTIME_VERSION
+  if [ -f "$dir/libonnxruntime.so.1" ]; then return 0; fi
+  command -v npm >/dev/null || install_apt npm:npm
+  log "fetching onnxruntime-node@$ONNXRUNTIME_VERSION from npm for its libonnxruntime (~85 MB, once)"
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "onnxruntime-node@$ONNXRUNTIME_VERSION" >/dev/null &&
+    tar -xzf "onnxruntime-node-$ONNXRUNTIME_VERSION.tgz" package/bin/napi-v6/linux/x64/libonnxruntime.so.1)
+  mkdir -p "$dir"
+  mv "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$dir/"
+  rm -rf "$tmp"
 }
 
 # install_clips_media installs what the clips service runs: ffmpeg and
@@ -187,6 +208,7 @@ export HOOKLINE_TEST_S3_ENDPOINT='127.0.0.1:$MINIO_PORT'
 export HOOKLINE_TEST_S3_ACCESS_KEY='$MINIO_USER'
 export HOOKLINE_TEST_S3_SECRET_KEY='$MINIO_PASSWORD'
 export HOOKLINE_BIN='$BIN'
+export HOOKLINE_ONNXRUNTIME_LIB='$CACHE/onnxruntime-$ONNXRUNTIME_VERSION/libonnxruntime.so.1'
 ENV
 }
 

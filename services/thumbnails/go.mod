@@ -9,6 +9,7 @@ require (
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/minio/minio-go/v7 v7.4.1
 	github.com/nats-io/nats.go v1.55.0
+	github.com/yalue/onnxruntime_go v1.27.0
 	golang.org/x/image v0.47.0
 	hookline.dev/pkg v0.0.0
 )

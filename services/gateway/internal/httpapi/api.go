@@ -176,10 +176,7 @@ func (s *server) routes() http.Handler {
 	api.Get(verify, s.adapt.Wrap(s.verify))
 	for _, rt := range Routes {
 		for _, m := range rt.Methods {
-			var h http.Handler = s.adapt.Wrap(notBuilt(rt.Service))
-			if !rt.Planned() {
-				h = withDeadline(s.cfg.Deadlines.of(rt, m), s.proxies[rt.Service])
-			}
+			h := withDeadline(s.cfg.Deadlines.of(rt, m), s.proxies[rt.Service])
 			if m == http.MethodPost {
 				api.With(s.idempotent).Method(m, rt.Pattern, h)
 			} else {

@@ -153,16 +153,7 @@ func withDeadline(d time.Duration, h http.Handler) http.Handler {
 
 // notDeployed answers for a service that has no upstream configured.
 func notDeployed(service string) httpx.HandlerFunc {
-	return unavailable(service, "the "+service+" service is not deployed")
-}
-
-// notBuilt answers for a planned route: its service, deployed or not, does
-// not serve it yet.
-func notBuilt(service string) httpx.HandlerFunc {
-	return unavailable(service, "the "+service+" service does not serve this endpoint yet")
-}
-
-func unavailable(service, msg string) httpx.HandlerFunc {
+	msg := "the " + service + " service is not deployed"
 	return func(http.ResponseWriter, *http.Request) error {
 		return apierr.New(apierr.Unavailable, msg).With("service", service)
 	}

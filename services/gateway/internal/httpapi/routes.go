@@ -80,25 +80,6 @@ var Routes = []Route{
 	{"/clips/renders/{renderId}", []string{get}, Clips},
 }
 
-// planned lists the routed paths whose service does not serve them yet
-// (x-hookline-status: planned in the OpenAPI document). The gateway answers
-// them 503 unavailable itself, whether or not the service is deployed, so a
-// client never meets a service's 404 or 405 on a path of the contract.
-var planned = map[string]bool{
-	"/thumbnails/edit":                    true,
-	"/thumbnails/edit/face-swap":          true,
-	"/thumbnails/edit/background-remove":  true,
-	"/thumbnails/edit/background-replace": true,
-	"/thumbnails/edit/color-enhance":      true,
-	"/thumbnails/edit/upscale":            true,
-	"/thumbnails/edit/filter":             true,
-	"/thumbnails/edit/combine":            true,
-	"/thumbnails/critique":                true,
-}
-
-// Planned reports whether rt's service does not serve it yet.
-func (rt Route) Planned() bool { return planned[rt.Pattern] }
-
 // slowWrites are the assets endpoints whose writes fetch or decode images.
 // Every write to thumbnails and clips is slow too: they call AI providers
 // or start renders.

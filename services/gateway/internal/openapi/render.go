@@ -55,7 +55,6 @@ type groupView struct {
 type opView struct {
 	Anchor, Method, Path, Summary, ID, Service, Auth string
 	Description                                      template.HTML
-	Planned                                          bool
 	Params                                           []paramView
 	Body                                             *bodyView
 	Responses                                        []responseView
@@ -171,7 +170,7 @@ func render(doc *openapi3.T) ([]byte, error) {
 func operation(doc *openapi3.T, path, method string, item *openapi3.PathItem, op *openapi3.Operation) opView {
 	o := opView{
 		Anchor: "op-" + anchor(op.OperationID), Method: method, Path: path, Summary: op.Summary, ID: op.OperationID,
-		Description: markdown(op.Description), Planned: op.Extensions["x-hookline-status"] == "planned",
+		Description: markdown(op.Description),
 	}
 	if s, ok := item.Extensions["x-hookline-service"].(string); ok {
 		o.Service = s

@@ -29,6 +29,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/gemini"
 	"hookline.dev/services/thumbnails/internal/httpapi"
+	"hookline.dev/services/thumbnails/internal/matte"
 	"hookline.dev/services/thumbnails/internal/openai"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
@@ -68,6 +69,12 @@ type Config struct {
 	// generation (a variations request of ten on a slow provider).
 	RecoveryInterval time.Duration `env:"HOOKLINE_RECOVERY_INTERVAL" default:"30s"`
 	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"10m"`
+
+	// BackgroundModel is a user-supplied ONNX matting model for background
+	// removal; empty means the classical segmentation. ONNXRuntimeLib is
+	// the onnxruntime shared library that runs it.
+	BackgroundModel string `env:"HOOKLINE_BG_MODEL"`
+	ONNXRuntimeLib  string `env:"HOOKLINE_ONNXRUNTIME_LIB"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -168,15 +175,22 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	remover, err := newRemover(&cfg)
+	if err != nil {
+		return err
+	}
+	fetcher := safefetch.New(cfg.fetch())
 	svc := &service.Service{
-		Faces:    faces,
-		Store:    store,
-		Blobs:    blobs,
-		Images:   &imageinput.Source{Store: blobs, Fetcher: safefetch.New(cfg.fetch()), MaxSide: maxDecodedSide, Budget: budget},
-		Credits:  cc,
-		Engine:   eng,
-		Previews: local,
-		Text:     text,
+		Faces:      faces,
+		Store:      store,
+		Blobs:      blobs,
+		Images:     &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},
+		EditImages: &imageinput.Source{Store: blobs, Fetcher: fetcher, Budget: budget},
+		Matte:      remover,
+		Credits:    cc,
+		Engine:     eng,
+		Previews:   local,
+		Text:       text,
 		Videos: videosite.New(videosite.Config{
 			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, ImageBase: cfg.VideoSiteImageBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
 		}),
@@ -194,4 +208,13 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, store.Resolver(svc.CompletedEvent, svc.RemoveOrphan)),
 		svc.PreviewWorker(previewRetry),
 	)
+}
+
+// newRemover is the background remover cfg selects: the user's ONNX
+// matting model, or the classical segmentation.
+func newRemover(cfg *Config) (matte.Remover, error) {
+	if cfg.BackgroundModel == "" {
+		return matte.Classical{}, nil
+	}
+	return matte.NewONNX(cfg.BackgroundModel, cfg.ONNXRuntimeLib)
 }

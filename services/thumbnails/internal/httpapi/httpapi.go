@@ -34,6 +34,10 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Post("/thumbnails/optimize", a.Wrap(h.optimize))
 		r.Post("/thumbnails/extract-videosite", a.Wrap(h.extractVideoSite))
 		r.Post("/thumbnails/analyze/text-overlay", a.Wrap(h.textOverlay))
+		r.Post("/thumbnails/critique", a.Wrap(h.critique))
+		for path, fn := range h.editRoutes() {
+			r.Post(path, a.Wrap(fn))
+		}
 		r.Post("/seo/titles", a.Wrap(h.seoTitles))
 		r.Post("/seo/description", a.Wrap(h.seoDescription))
 		r.Get("/thumbnails/{id}", a.Wrap(h.getThumbnail))

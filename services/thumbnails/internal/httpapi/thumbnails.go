@@ -12,21 +12,25 @@ import (
 // thumbnailDTO is a thumbnail as every endpoint returns it: all fields
 // always present, null when unset.
 type thumbnailDTO struct {
-	ID           string    `json:"id"`
-	ImageURL     string    `json:"imageUrl"`
-	Prompt       string    `json:"prompt"`
-	Kind         string    `json:"kind"`
-	ParentID     *string   `json:"parentId"`
-	AspectRatio  string    `json:"aspectRatio"`
-	Width        int       `json:"width"`
-	Height       int       `json:"height"`
-	StyleID      *string   `json:"styleId"`
-	BrandID      *string   `json:"brandId"`
-	FaceIDs      []string  `json:"faceIds"`
-	CollectionID *string   `json:"collectionId"`
-	TemplateID   *string   `json:"templateId"`
-	Engine       string    `json:"engine"`
-	CreatedAt    time.Time `json:"createdAt"`
+	ID           string   `json:"id"`
+	ImageURL     string   `json:"imageUrl"`
+	Prompt       string   `json:"prompt"`
+	Kind         string   `json:"kind"`
+	ParentID     *string  `json:"parentId"`
+	AspectRatio  *string  `json:"aspectRatio"`
+	Width        int      `json:"width"`
+	Height       int      `json:"height"`
+	StyleID      *string  `json:"styleId"`
+	BrandID      *string  `json:"brandId"`
+	FaceIDs      []string `json:"faceIds"`
+	CollectionID *string  `json:"collectionId"`
+	TemplateID   *string  `json:"templateId"`
+	Engine       string   `json:"engine"`
+	// Operation and Params: the edit that made it (null and {} for the
+	// other kinds).
+	Operation *string           `json:"operation"`
+	Params    map[string]string `json:"params"`
+	CreatedAt time.Time         `json:"createdAt"`
 }
 
 func (h *api) thumbnailOut(t thumbnail.Thumbnail) thumbnailDTO {
@@ -34,9 +38,14 @@ func (h *api) thumbnailOut(t thumbnail.Thumbnail) thumbnailDTO {
 	if faces == nil {
 		faces = []string{}
 	}
+	params := t.Params
+	if params == nil {
+		params = map[string]string{}
+	}
 	return thumbnailDTO{ID: t.ID, ImageURL: h.svc.URL(t.ImageKey), Prompt: t.Prompt, Kind: string(t.Kind), ParentID: strOrNil(t.ParentID),
-		AspectRatio: string(t.Aspect), Width: t.Width, Height: t.Height, StyleID: strOrNil(t.StyleID), BrandID: strOrNil(t.BrandID),
-		FaceIDs: faces, CollectionID: strOrNil(t.CollectionID), TemplateID: strOrNil(t.TemplateID), Engine: t.Engine, CreatedAt: utc(t.CreatedAt)}
+		AspectRatio: strOrNil(string(t.Aspect)), Width: t.Width, Height: t.Height, StyleID: strOrNil(t.StyleID), BrandID: strOrNil(t.BrandID),
+		FaceIDs: faces, CollectionID: strOrNil(t.CollectionID), TemplateID: strOrNil(t.TemplateID), Engine: t.Engine,
+		Operation: strOrNil(string(t.Operation)), Params: params, CreatedAt: utc(t.CreatedAt)}
 }
 
 // refsIn are the record fields shared by generate and remix bodies.

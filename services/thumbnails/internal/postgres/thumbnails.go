@@ -14,17 +14,18 @@ import (
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
-const thumbnailCols = `id::text, org_id::text, kind, prompt, coalesce(parent_id::text, ''), aspect_ratio, width, height,
+const thumbnailCols = `id::text, org_id::text, kind, prompt, coalesce(parent_id::text, ''), coalesce(aspect_ratio, ''), width, height,
 	coalesce(style_id::text, ''), coalesce(brand_id::text, ''), face_ids::text[], coalesce(collection_id::text, ''),
-	coalesce(template_id::text, ''), engine, image_key, seed, reservation_id::text, created_at`
+	coalesce(template_id::text, ''), engine, image_key, seed, coalesce(reservation_id::text, ''), coalesce(operation, ''), params, created_at`
 
 func scanThumbnail(r pgx.Row) (thumbnail.Thumbnail, error) {
 	var t thumbnail.Thumbnail
-	var kind, aspect string
+	var kind, aspect, op string
 	var seed int64
 	err := r.Scan(&t.ID, &t.OrgID, &kind, &t.Prompt, &t.ParentID, &aspect, &t.Width, &t.Height,
-		&t.StyleID, &t.BrandID, &t.FaceIDs, &t.CollectionID, &t.TemplateID, &t.Engine, &t.ImageKey, &seed, &t.ReservationID, &t.CreatedAt)
+		&t.StyleID, &t.BrandID, &t.FaceIDs, &t.CollectionID, &t.TemplateID, &t.Engine, &t.ImageKey, &seed, &t.ReservationID, &op, &t.Params, &t.CreatedAt)
 	t.Kind, t.Aspect, t.Seed = thumbnail.Kind(kind), engine.Aspect(aspect), uint64(seed) //nolint:gosec // stored as the bits of the uint64
+	t.Operation = thumbnail.Op(op)
 	if t.FaceIDs == nil {
 		t.FaceIDs = []string{}
 	}
@@ -46,19 +47,35 @@ func nullable(s string) any {
 // stored), or a database failure.
 func (s *Store) Save(ctx context.Context, t thumbnail.Thumbnail, r credits.Reservation, evs []events.Envelope, completed events.Envelope) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `INSERT INTO thumbnails (id, org_id, kind, prompt, parent_id, aspect_ratio, width, height,
-			style_id, brand_id, face_ids, collection_id, template_id, engine, image_key, seed, reservation_id, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-			t.ID, t.OrgID, string(t.Kind), t.Prompt, nullable(t.ParentID), string(t.Aspect), t.Width, t.Height,
-			nullable(t.StyleID), nullable(t.BrandID), t.FaceIDs, nullable(t.CollectionID), nullable(t.TemplateID),
-			t.Engine, t.ImageKey, int64(t.Seed), t.ReservationID, t.CreatedAt); err != nil { //nolint:gosec // the bits of the uint64
-			return fmt.Errorf("postgres: insert thumbnail: %w", err)
-		}
-		if err := messaging.WriteOutbox(ctx, tx, evs...); err != nil {
-			return fmt.Errorf("postgres: %w", err)
+		if err := insertThumbnail(ctx, tx, t, evs); err != nil {
+			return err
 		}
 		return s.credits.Complete(ctx, tx, r, completed)
 	})
+}
+
+// SaveFree stores a free edit, which no reservation paid, with evs.
+func (s *Store) SaveFree(ctx context.Context, t thumbnail.Thumbnail, evs []events.Envelope) error {
+	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error { return insertThumbnail(ctx, tx, t, evs) })
+}
+
+func insertThumbnail(ctx context.Context, tx pgx.Tx, t thumbnail.Thumbnail, evs []events.Envelope) error {
+	params := t.Params
+	if params == nil {
+		params = map[string]string{}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO thumbnails (id, org_id, kind, prompt, parent_id, aspect_ratio, width, height,
+		style_id, brand_id, face_ids, collection_id, template_id, engine, image_key, seed, reservation_id, operation, params, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+		t.ID, t.OrgID, string(t.Kind), t.Prompt, nullable(t.ParentID), nullable(string(t.Aspect)), t.Width, t.Height,
+		nullable(t.StyleID), nullable(t.BrandID), t.FaceIDs, nullable(t.CollectionID), nullable(t.TemplateID),
+		t.Engine, t.ImageKey, int64(t.Seed), nullable(t.ReservationID), nullable(string(t.Operation)), params, t.CreatedAt); err != nil { //nolint:gosec // the bits of the uint64
+		return fmt.Errorf("postgres: insert thumbnail: %w", err)
+	}
+	if err := messaging.WriteOutbox(ctx, tx, evs...); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
 }
 
 // Fail refunds r: its failed event goes to the outbox and the journal
@@ -71,6 +88,13 @@ func (s *Store) Fail(ctx context.Context, r credits.Reservation, reason string) 
 // Thumbnail returns the organization's thumbnail, or thumbnail.ErrNotFound.
 func (s *Store) Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error) {
 	return one(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = $2`, orgID, id),
+		scanThumbnail, thumbnail.ErrNotFound)
+}
+
+// ThumbnailByImage returns the organization's thumbnail whose picture is
+// the object key, or thumbnail.ErrNotFound.
+func (s *Store) ThumbnailByImage(ctx context.Context, orgID, key string) (thumbnail.Thumbnail, error) {
+	return one(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND image_key = $2 LIMIT 1`, orgID, key),
 		scanThumbnail, thumbnail.ErrNotFound)
 }
 
@@ -118,7 +142,7 @@ func (s *Store) DeleteThumbnail(ctx context.Context, orgID, id string, mk func(t
 }
 
 // Resolver is the recovery pass's judge of an unsettled reservation of
-// this service: its thumbnail exists (Completed, with the completed event
+// this service: its thumbnail (or critique) exists (Completed, with the completed event
 // completed builds) or it does not and never will (Failed; orphan is told,
 // to remove an object the work may have written). Work still running
 // cannot be told apart, so the recovery grace must exceed the longest
@@ -126,7 +150,8 @@ func (s *Store) DeleteThumbnail(ctx context.Context, orgID, id string, mk func(t
 func (s *Store) Resolver(completed func(ctx context.Context, r credits.Reservation) (events.Envelope, error), orphan func(ctx context.Context, r credits.Reservation)) credits.Resolver {
 	return func(ctx context.Context, tx pgx.Tx, r credits.Reservation) (credits.Resolution, error) {
 		var n int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM thumbnails WHERE reservation_id = $1`, r.ID).Scan(&n); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM thumbnails WHERE reservation_id = $1)
+			+ (SELECT count(*) FROM critiques WHERE reservation_id = $1)`, r.ID).Scan(&n); err != nil {
 			return credits.Resolution{}, fmt.Errorf("postgres: resolve %s: %w", r.ID, err)
 		}
 		if n > 0 {

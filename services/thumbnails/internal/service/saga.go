@@ -58,6 +58,9 @@ type job struct {
 	t    thumbnail.Thumbnail
 	req  engine.Request
 	vary bool
+	// render, when set, draws the picture instead of the engine (the
+	// edits); t.Engine then names what drew it.
+	render func(context.Context) (engine.Result, error)
 }
 
 // paid is a paid request about to run: its jobs, with ids derived from
@@ -143,22 +146,32 @@ func (s *Service) run(ctx context.Context, pd *paid) ([]thumbnail.Thumbnail, err
 	return out, nil
 }
 
-// draw runs one job under reservation r: engine, bucket, then the
-// transaction that stores the row and completes r. Any failure refunds r
-// and removes what was written.
+// draw runs one job under reservation r: engine (or the job's own
+// render), then keep. Any failure refunds r and removes what was written.
 func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumbnail.Thumbnail, error) {
 	t := j.t
 	t.ReservationID = r.ID
-	t.Engine = s.Engine.Name()
-	draw := s.Engine.Generate
-	if j.vary {
-		draw = s.Engine.Vary
+	render := j.render
+	if render == nil {
+		t.Engine = s.Engine.Name()
+		draw := s.Engine.Generate
+		if j.vary {
+			draw = s.Engine.Vary
+		}
+		render = func(ctx context.Context) (engine.Result, error) { return draw(ctx, j.req) }
 	}
-	res, err := draw(ctx, j.req)
+	res, err := render(ctx)
 	if err != nil {
-		s.fail(ctx, t, r, "engine: "+err.Error(), outcomeOf(err))
+		s.fail(ctx, t, &r, "engine: "+err.Error(), outcomeOf(err))
 		return t, engineError(err)
 	}
+	return s.keep(ctx, t, res, &r)
+}
+
+// keep puts the picture of t in the bucket, then stores t with its
+// created event in one transaction, which also completes r (nil for a
+// free edit). When that fails, the picture is removed and r refunded.
+func (s *Service) keep(ctx context.Context, t thumbnail.Thumbnail, res engine.Result, r *credits.Reservation) (thumbnail.Thumbnail, error) {
 	ext := "jpg"
 	if res.ContentType == "image/png" {
 		ext = "png"
@@ -170,16 +183,21 @@ func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumb
 		return t, err
 	}
 	t.CreatedAt = s.now()
-	created, err := events.NewWithID(ctx, uuid.NewSHA1(createdNS, []byte(r.ID)).String(), events.ThumbnailsThumbnailCreated, Source, t.OrgID,
+	created, err := events.NewWithID(ctx, uuid.NewSHA1(createdNS, []byte(t.ID)).String(), events.ThumbnailsThumbnailCreated, Source, t.OrgID,
 		events.ThumbnailCreated{ThumbnailID: t.ID, ImageURL: s.URL(t.ImageKey), Prompt: t.Prompt, CollectionID: t.CollectionID})
 	if err != nil {
 		return t, err
 	}
-	completed, err := s.CompletedEvent(ctx, r)
-	if err != nil {
-		return t, err
+	if r == nil {
+		err = s.Store.SaveFree(ctx, t, []events.Envelope{created})
+	} else {
+		var completed events.Envelope
+		if completed, err = s.CompletedEvent(ctx, *r); err != nil {
+			return t, err
+		}
+		err = s.Store.Save(ctx, t, *r, []events.Envelope{created}, completed)
 	}
-	if err := s.Store.Save(ctx, t, r, []events.Envelope{created}, completed); err != nil {
+	if err != nil {
 		s.remove(ctx, t.ImageKey)
 		if errors.Is(err, credits.ErrSettled) {
 			// The recovery pass refunded it while we worked: the picture
@@ -194,12 +212,15 @@ func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumb
 	return t, nil
 }
 
-// fail refunds r, detached from the request: a client that hung up must
+// fail counts t's failure and refunds r (nil: a free edit), detached from the request: a client that hung up must
 // still get its credits back. When even that fails the reservation stays
 // open and the recovery pass fails it.
-func (s *Service) fail(ctx context.Context, t thumbnail.Thumbnail, r credits.Reservation, reason, outcome string) {
+func (s *Service) fail(ctx context.Context, t thumbnail.Thumbnail, r *credits.Reservation, reason, outcome string) {
 	countGeneration(t, outcome)
-	if err := s.Store.Fail(context.WithoutCancel(ctx), r, reason); err != nil {
+	if r == nil {
+		return
+	}
+	if err := s.Store.Fail(context.WithoutCancel(ctx), *r, reason); err != nil {
 		s.log().ErrorContext(ctx, "refunding reservation", "reservation_id", r.ID, "err", err)
 	}
 }

@@ -25,8 +25,10 @@ import (
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/services/thumbnails/internal/assetview"
+	"hookline.dev/services/thumbnails/internal/critique"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/layout"
+	"hookline.dev/services/thumbnails/internal/matte"
 	"hookline.dev/services/thumbnails/internal/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
@@ -45,6 +47,17 @@ type Store interface {
 	Fail(ctx context.Context, r credits.Reservation, reason string) error
 	// Thumbnail errors: thumbnail.ErrNotFound, or a database failure.
 	Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error)
+	// ThumbnailByImage returns the organization's thumbnail whose picture
+	// is the object key. Errors: thumbnail.ErrNotFound, or a database
+	// failure.
+	ThumbnailByImage(ctx context.Context, orgID, key string) (thumbnail.Thumbnail, error)
+	// SaveFree stores a free edit with evs, in one transaction.
+	SaveFree(ctx context.Context, t thumbnail.Thumbnail, evs []events.Envelope) error
+	// SaveCritique stores c and completes r with completed, in one
+	// transaction. Errors: credits.ErrSettled, or a database failure.
+	SaveCritique(ctx context.Context, c critique.Record, r credits.Reservation, completed events.Envelope) error
+	// Critique errors: critique.ErrNotFound, or a database failure.
+	Critique(ctx context.Context, orgID, id string) (critique.Record, error)
 	// ThumbnailsByID returns those of ids the organization has, in no order.
 	ThumbnailsByID(ctx context.Context, orgID string, ids []string) ([]thumbnail.Thumbnail, error)
 	// Thumbnails returns a page (newest first) and the total.
@@ -97,9 +110,14 @@ type Previewer interface {
 
 // Service is the thumbnails application. Fields are set once before use.
 type Service struct {
-	Store    Store
-	Blobs    Blobs
-	Images   Images
+	Store  Store
+	Blobs  Blobs
+	Images Images
+	// EditImages loads the pictures edits work on, at full size (Images
+	// shrinks large ones for the engine).
+	EditImages Images
+	// Matte cuts subjects out (background removal and replacement).
+	Matte    matte.Remover
 	Credits  Credits
 	Engine   engine.Engine
 	Previews Previewer

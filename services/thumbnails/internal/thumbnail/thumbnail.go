@@ -60,9 +60,14 @@ type Thumbnail struct {
 	ImageKey string
 	// Seed is what drove the engine's choices, derived from ID.
 	Seed uint64
-	// ReservationID is the credit reservation that paid for it.
+	// ReservationID is the credit reservation that paid for it; "" for a
+	// free edit.
 	ReservationID string
-	CreatedAt     time.Time
+	// Operation is the edit that made it (one of the Op values); "" for
+	// the other kinds. Params are the edit's parameters as sent.
+	Operation Op
+	Params    map[string]string
+	CreatedAt time.Time
 }
 
 // Filter narrows a list; zero values match everything.

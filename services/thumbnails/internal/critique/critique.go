@@ -1,0 +1,84 @@
+package critique
+
+import (
+	"errors"
+	"image"
+	"time"
+
+	"hookline.dev/pkg/vision"
+)
+
+// MaxNiche is the longest niche accepted, in code points.
+const MaxNiche = 100
+
+// ErrNotFound: no critique of that id in the organization.
+var ErrNotFound = errors.New("critique: not found")
+
+// Scores are the seven 0–10 scores of a critique, each with one decimal.
+// The JSON names are the API's (the critique object is stored and answered
+// as is).
+type Scores struct {
+	Contrast        float64 `json:"contrast"`
+	Composition     float64 `json:"composition"`
+	TextReadability float64 `json:"textReadability"`
+	FaceVisibility  float64 `json:"faceVisibility"`
+	ColorAppeal     float64 `json:"colorAppeal"`
+	Clickability    float64 `json:"clickability"`
+	EmotionalImpact float64 `json:"emotionalImpact"`
+}
+
+// Area is a place the eye goes to, in source pixels: a circle of Radius
+// around (X, Y), Intensity 0..1, and a Label saying what is there ("face",
+// "text", "bright region", "dark region", "colour accent" or "subject").
+type Area struct {
+	X         float64 `json:"x"`
+	Y         float64 `json:"y"`
+	Radius    float64 `json:"radius"`
+	Intensity float64 `json:"intensity"`
+	Label     string  `json:"label"`
+}
+
+// Critique is the API's critique object without its creditsCost, which
+// the service adds. Its slices are never nil, so they answer [] not null.
+type Critique struct {
+	OverallScore   float64  `json:"overallScore"`
+	Scores         Scores   `json:"scores"`
+	Strengths      []string `json:"strengths"`
+	Weaknesses     []string `json:"weaknesses"`
+	Improvements   []string `json:"improvements"`
+	AttentionAreas []Area   `json:"attentionAreas"`
+	Summary        string   `json:"summary"`
+}
+
+// Record is a critique as the service keeps it: a critique is paid for, so
+// a retried request answers the stored one instead of measuring again.
+type Record struct {
+	ID       string
+	OrgID    string
+	ImageURL string
+	// Niche is the request's niche, trimmed ("" when none was given).
+	Niche string
+	// Engine names what wrote the critique ("local" for this package).
+	Engine    string
+	Critique  Critique
+	CreatedAt time.Time
+}
+
+// Analyze critiques img (at its source size) for niche ("" for none):
+// it measures the picture, scores the measurements and words the result.
+// faces are the faces found in img, in img's coordinates. The same input
+// always gives the same critique.
+func Analyze(img image.Image, faces []vision.Face, niche string) Critique {
+	m := Measure(img, faces)
+	s := Rate(m)
+	w := write(m, s, profileOf(niche))
+	return Critique{
+		OverallScore:   Overall(s),
+		Scores:         s,
+		Strengths:      w.strengths,
+		Weaknesses:     w.weaknesses,
+		Improvements:   w.improvements,
+		AttentionAreas: append([]Area{}, m.Attention...),
+		Summary:        w.summary,
+	}
+}

@@ -1,0 +1,129 @@
+// Package matte cuts the subject of a picture out of its background and
+// puts it in front of a new one: the background-remove and
+// background-replace edits (issue 15, ARCHITECTURE §7).
+//
+// The default remover is classical segmentation, so the service works
+// offline and the same picture always gives the same cut-out: GrabCut-class
+// colour models seeded by the people in the picture (their faces, extended
+// into heads and torsos) or, without faces, by saliency, a graph cut on a
+// small working grid, and an edge-aware refinement of the alpha at full
+// resolution. A user-supplied ONNX matting model can replace it (see ONNX).
+// Backgrounds are drawn from a small documented grammar of colour and
+// scene words (see ParseBackground).
+//
+// The package works on decoded images; loading, encoding and storage
+// belong to the caller.
+package matte
+
+import (
+	"context"
+	"image"
+
+	"hookline.dev/pkg/vision"
+)
+
+// Remover cuts the subject out of a picture.
+type Remover interface {
+	// Name identifies the implementation in the edit's recorded
+	// parameters.
+	Name() string
+	// Remove returns img with the background transparent: the same size,
+	// bounds at the origin, non-premultiplied colours, alpha 255 on the
+	// subject. faces are the faces detected in img, in img's coordinates
+	// (nil when there are none); a remover may use them as a hint. It
+	// returns ctx's error when cancelled, and an implementation's own
+	// errors when its model fails.
+	Remove(ctx context.Context, img image.Image, faces []vision.Face) (*image.NRGBA, error)
+}
+
+// defaultWorkingSide is the longer side of the grid the classical remover
+// segments on. Colour models and the graph cut need shapes, not detail;
+// the refinement restores the detail at full size. The cost of the cut
+// grows with the square of this side.
+const defaultWorkingSide = 400
+
+// Classical is the default remover: face- or saliency-seeded GrabCut-class
+// segmentation with full-resolution edge refinement. The zero value is
+// ready to use, and a Classical may be shared by goroutines.
+type Classical struct {
+	// WorkingSide is the longer side of the segmentation grid in pixels;
+	// 0 means 400. Larger follows thin parts better and costs more.
+	WorkingSide int
+}
+
+var _ Remover = Classical{}
+
+// Name implements Remover.
+func (Classical) Name() string { return "classical" }
+
+// Remove implements Remover. Faces seed a person: the face itself is
+// certainly subject, and a head and torso below it probably are. Without
+// faces, the salient region near the centre seeds the subject. The
+// picture's border, away from a body the frame cuts, seeds the
+// background. Only ctx's error is returned.
+func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.Face) (*image.NRGBA, error) {
+	full := vision.RGBA8(img, 0)
+	fw, fh := full.Rect.Dx(), full.Rect.Dy()
+	if fw == 0 || fh == 0 {
+		return image.NewNRGBA(full.Rect), nil
+	}
+	side := c.WorkingSide
+	if side <= 0 {
+		side = defaultWorkingSide
+	}
+	small := vision.RGBA8(full, side)
+	w, h := small.Rect.Dx(), small.Rect.Dy()
+
+	px := colours(small)
+	var s seed
+	if people := scaleFaces(faces, img.Bounds().Min, float64(w)/float64(fw), float64(h)/float64(fh)); len(people) > 0 {
+		s = personSeed(w, h, people, px)
+	} else {
+		s = salientSeed(w, h, vision.Saliency(small), px)
+	}
+	fg, err := segment(ctx, px, s)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	alpha := refineAlpha(full, fg, w, h)
+	// Pure colours are looked for a little beyond the refined band.
+	return unmix(full, alpha, max(2, (2*bandRadius+1)*fw/w)), nil
+}
+
+// scaleFaces maps face boxes from the picture's coordinates (origin at
+// min) to the working grid's, leaving out those too small there to shape
+// a body.
+func scaleFaces(faces []vision.Face, origin image.Point, kx, ky float64) []image.Rectangle {
+	var out []image.Rectangle
+	for _, f := range faces {
+		r := f.Rect.Sub(origin)
+		s := image.Rect(
+			int(float64(r.Min.X)*kx), int(float64(r.Min.Y)*ky),
+			int(float64(r.Max.X)*kx+0.5), int(float64(r.Max.Y)*ky+0.5),
+		)
+		if s.Dx() >= minFaceSide && s.Dy() >= minFaceSide {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// minFaceSide is the smallest face, in working-grid pixels, that seeds a
+// person.
+const minFaceSide = 4
+
+// colours lists the pixels of an origin-based RGBA image row by row.
+func colours(img *image.RGBA) []rgb {
+	w, h := img.Rect.Dx(), img.Rect.Dy()
+	out := make([]rgb, 0, w*h)
+	for y := range h {
+		pix := img.Pix[y*img.Stride:]
+		for x := range w {
+			out = append(out, rgb{float32(pix[4*x]), float32(pix[4*x+1]), float32(pix[4*x+2])})
+		}
+	}
+	return out
+}

@@ -1,0 +1,302 @@
+package matte
+
+import (
+	"image"
+	"math"
+	"slices"
+
+	"hookline.dev/pkg/vision"
+)
+
+// seed is where segmentation starts from, on the working grid: a
+// probability that each pixel belongs to the subject, and the pixels
+// whose label is fixed.
+type seed struct {
+	w, h  int
+	prior []float64 // P(subject) before looking at colours
+	fixed []label
+	// weight scales the prior's part of the energy against the colour
+	// models': a person's shape is known well, a salient region less so.
+	weight float64
+}
+
+type label uint8
+
+const (
+	free label = iota
+	fixedFG
+	fixedBG
+)
+
+// Prior levels.
+const (
+	priorOutside = 0.08 // far from any subject evidence
+	priorHead    = 0.95
+	priorTorso   = 0.80
+)
+
+// personSeed builds the prior of people from their faces (in working-grid
+// coordinates): a head ellipse that takes in hair and ears around the
+// brows-to-chin box, a neck, and a torso that widens into shoulders and
+// runs to the bottom of the picture, as in a thumbnail's head-and-shoulders
+// shot. The inner face is certainly subject; the border, away from any
+// body, certainly background, and so is what lies well outside the body
+// in the border's colours (see fixOutside).
+func personSeed(w, h int, faces []image.Rectangle, px []rgb) seed {
+	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 1}
+	for i := range s.prior {
+		s.prior[i] = priorOutside
+	}
+	for _, f := range faces {
+		fw, fh := float64(f.Dx()), float64(f.Dy())
+		cx := float64(f.Min.X) + fw/2
+		chin := float64(f.Max.Y)
+		// Head: the ellipse's top reaches half a face above the brows
+		// (hair), its sides a little past the box (ears).
+		hcx, hcy := cx, float64(f.Min.Y)+0.35*fh
+		hrx, hry := 0.68*fw, 0.85*fh
+		for y := range h {
+			fy := float64(y) + 0.5
+			for x := range w {
+				fx := float64(x) + 0.5
+				i := y*w + x
+				r := math.Hypot((fx-hcx)/hrx, (fy-hcy)/hry)
+				p := ramp(r, 0.85, 1.35, priorHead, priorOutside)
+				if fy > chin-0.1*fh {
+					q := math.Abs(fx-cx) / torsoHalfWidth(fy-chin, fw, fh)
+					p = max(p, ramp(q, 0.8, 1.3, priorTorso, priorOutside))
+				}
+				s.prior[i] = max(s.prior[i], p)
+			}
+		}
+		// Eyes, nose and cheeks: the middle of the detection.
+		core := image.Rect(
+			f.Min.X+f.Dx()/5, f.Min.Y+f.Dy()/5,
+			f.Max.X-f.Dx()/5, f.Max.Y-f.Dy()/6,
+		).Intersect(image.Rect(0, 0, w, h))
+		for y := core.Min.Y; y < core.Max.Y; y++ {
+			for x := core.Min.X; x < core.Max.X; x++ {
+				s.fixed[y*w+x] = fixedFG
+			}
+		}
+	}
+	s.fixBorder(0.3)
+	unlike := unlikeBorder(w, h, px)
+	outside := make([]bool, w*h)
+	for i, p := range s.prior {
+		outside[i] = p <= priorOutside && !unlike[i]
+	}
+	s.fixOutside(outside)
+	return s
+}
+
+// torsoHalfWidth is the body's half width at dy below the chin, for a
+// face fw×fh: a neck, then shoulders over about one face height, then a
+// chest that keeps slowly widening (arms).
+func torsoHalfWidth(dy, fw, fh float64) float64 {
+	t := dy / fh
+	switch {
+	case t < 0.35:
+		return 0.32 * fw
+	case t < 1.1:
+		u := (t - 0.35) / 0.75
+		return fw * (0.32 + (1.45-0.32)*smoothstep(u))
+	default:
+		return fw * (1.45 + 0.25*(t-1.1))
+	}
+}
+
+// salientSeed builds the prior for a picture without faces. Two kinds
+// of evidence mark the subject: spectral-residual saliency, biased towards
+// the centre where a thumbnail's subject usually sits, and colours the
+// picture's border does not have (the border is background, so a colour
+// never seen there is likely subject). Regions they enclose are filled: a
+// salient outline makes its inside subject too. The colour models matter
+// more than this prior, so it weighs less than a person's.
+func salientSeed(w, h int, sal []float64, px []rgb) seed {
+	const n = vision.SaliencySize
+	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 0.5}
+	score := make([]float64, w*h)
+	hi := 0.0
+	for y := range h {
+		v := (float64(y)+0.5)/float64(h)*n - 0.5
+		for x := range w {
+			u := (float64(x)+0.5)/float64(w)*n - 0.5
+			dx, dy := (float64(x)+0.5)/float64(w)-0.5, (float64(y)+0.5)/float64(h)-0.5
+			centre := math.Exp(-(dx*dx + dy*dy) / (2 * 0.3 * 0.3))
+			v := bilinear(sal, n, n, u, v) * centre
+			score[y*w+x] = v
+			hi = max(hi, v)
+		}
+	}
+	inside := unlikeBorder(w, h, px)
+	for i, v := range score {
+		inside[i] = inside[i] || hi > 0 && v >= 0.3*hi
+	}
+	fillHoles(inside, w, h)
+	for i := range s.prior {
+		p := 0.15 + 0.6*score[i]/max(hi, 1e-9)
+		if inside[i] {
+			p = max(p, 0.7)
+		}
+		s.prior[i] = p
+	}
+	s.fixBorder(0.5)
+	near := dilate(inside, w, h, max(3, min(w, h)/25))
+	for i, v := range near {
+		near[i] = !v
+	}
+	s.fixOutside(near)
+	return s
+}
+
+// unlikeBorder marks the pixels whose colour is less likely under a
+// colour model of the picture's outer frame than almost every pixel of
+// that frame itself is, by a clear margin.
+func unlikeBorder(w, h int, px []rgb) []bool {
+	band := max(2, min(w, h)/20)
+	var frame []rgb
+	for y := range h {
+		for x := range w {
+			if x < band || x >= w-band || y < band || y >= h-band {
+				frame = append(frame, px[y*w+x])
+			}
+		}
+	}
+	model := initialMixture(frame)
+	ll := make([]float64, len(frame))
+	for i, c := range frame {
+		ll[i] = model.logLikelihood(c)
+	}
+	slices.Sort(ll)
+	// The frame's own 2nd percentile, less a margin: a few frame pixels
+	// may be subject already (a shoulder at the edge).
+	threshold := ll[len(ll)/50] - borderMargin
+	out := make([]bool, w*h)
+	for i, c := range px {
+		out[i] = model.logLikelihood(c) < threshold
+	}
+	return out
+}
+
+// borderMargin is how many nats less likely than the frame's unusual
+// pixels a colour must be to count as unlike the frame.
+const borderMargin = 4.0
+
+// fixBorder marks the picture's outermost pixels as background, except
+// where the prior expects the subject at least at level keep (a body cut
+// by the frame).
+func (s *seed) fixBorder(keep float64) {
+	band := max(1, min(s.w, s.h)/100)
+	for y := range s.h {
+		for x := range s.w {
+			if x >= band && x < s.w-band && y >= band && y < s.h-band {
+				continue
+			}
+			if i := y*s.w + x; s.prior[i] < keep && s.fixed[i] == free {
+				s.fixed[i] = fixedBG
+			}
+		}
+	}
+}
+
+// fixOutside marks as background the pixels the seed rules out, so the
+// cut need not decide them. Besides being what GrabCut does outside its
+// rectangle, this is what keeps the graph cut fast: a large background
+// with only weak evidence against the subject lets flow spread far along
+// its strong smoothness links before the cut saturates.
+func (s *seed) fixOutside(out []bool) {
+	for i, v := range out {
+		if v && s.fixed[i] == free {
+			s.fixed[i] = fixedBG
+		}
+	}
+}
+
+// dilate returns m grown by r pixels (square window).
+func dilate(m []bool, w, h, r int) []bool {
+	p := newPlane(w, h)
+	for i, v := range m {
+		if v {
+			p.v[i] = 1
+		}
+	}
+	p = boxMean(p, r)
+	out := make([]bool, len(m))
+	for i, v := range p.v {
+		out[i] = v > 0
+	}
+	return out
+}
+
+// ramp maps v below lo to a, above hi to b, smoothly in between.
+func ramp(v, lo, hi, a, b float64) float64 {
+	if v <= lo {
+		return a
+	}
+	if v >= hi {
+		return b
+	}
+	return a + (b-a)*smoothstep((v-lo)/(hi-lo))
+}
+
+func smoothstep(t float64) float64 {
+	t = min(max(t, 0), 1)
+	return t * t * (3 - 2*t)
+}
+
+// bilinear samples the w×h map m at (u, v), in cell-centre coordinates,
+// clamped at the edges.
+func bilinear(m []float64, w, h int, u, v float64) float64 {
+	u = min(max(u, 0), float64(w-1))
+	v = min(max(v, 0), float64(h-1))
+	x0, y0 := int(u), int(v)
+	x1, y1 := min(x0+1, w-1), min(y0+1, h-1)
+	fx, fy := u-float64(x0), v-float64(y0)
+	top := m[y0*w+x0]*(1-fx) + m[y0*w+x1]*fx
+	bot := m[y1*w+x0]*(1-fx) + m[y1*w+x1]*fx
+	return top*(1-fy) + bot*fy
+}
+
+// fillHoles sets every pixel of m that the border cannot reach through
+// unset pixels (4-connected).
+func fillHoles(m []bool, w, h int) {
+	outside := make([]bool, len(m))
+	stack := make([]int, 0, 2*(w+h))
+	push := func(i int) {
+		if !m[i] && !outside[i] {
+			outside[i] = true
+			stack = append(stack, i)
+		}
+	}
+	for x := range w {
+		push(x)
+		push((h-1)*w + x)
+	}
+	for y := range h {
+		push(y * w)
+		push(y*w + w - 1)
+	}
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		x, y := i%w, i/w
+		if x > 0 {
+			push(i - 1)
+		}
+		if x < w-1 {
+			push(i + 1)
+		}
+		if y > 0 {
+			push(i - w)
+		}
+		if y < h-1 {
+			push(i + w)
+		}
+	}
+	for i := range m {
+		if !outside[i] {
+			m[i] = true
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/services/thumbnails/internal/critique"
+)
+
+// OpCritique names a critique in billing's usage history.
+const OpCritique = "thumbnails.critique"
+
+// Critique measures a picture and writes its critique, for 1 credit: the
+// picture is loaded and checked before the reservation (a bad one costs
+// nothing), and the critique is stored in the transaction that completes
+// the reservation, so a retry of the same request (Idempotency-Key)
+// answers it again instead of paying twice.
+func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL, niche *string) (critique.Record, error) {
+	f := apierr.Fields{}
+	var u, n string
+	if imageURL == nil || strings.TrimSpace(*imageURL) == "" {
+		f.Add("imageUrl", "is required")
+	} else {
+		u = strings.TrimSpace(*imageURL)
+	}
+	if niche != nil {
+		n = strings.TrimSpace(*niche)
+		f.Check(nlp.CodePoints(n) <= critique.MaxNiche, "niche", "must be at most 100 characters")
+	}
+	if err := f.Err(); err != nil {
+		return critique.Record{}, err
+	}
+	key := credits.KeyOf(p)
+	id := ThumbnailID(p.OrgID, OpCritique, key, 0)
+	if c, err := s.Store.Critique(ctx, p.OrgID, id); !errors.Is(err, critique.ErrNotFound) {
+		return c, err
+	}
+	img, err := s.EditImages.Load(ctx, p.OrgID, "imageUrl", u)
+	if err != nil {
+		return critique.Record{}, err
+	}
+	rs, err := s.Credits.Reserve(ctx, credits.Request{OrgID: p.OrgID, Operation: OpCritique, Key: key,
+		Items: []credits.Item{{Credits: 1, ResourceType: "critique", ResourceID: id}}})
+	if err != nil {
+		return critique.Record{}, err
+	}
+	r := rs[0]
+	c := critique.Record{ID: id, OrgID: p.OrgID, ImageURL: u, Niche: n, Engine: localEngine,
+		Critique: critique.Analyze(img.Img, s.Faces.Detect(img.Img), n), CreatedAt: s.now()}
+	completed, err := s.CompletedEvent(ctx, r)
+	if err == nil {
+		err = s.Store.SaveCritique(ctx, c, r, completed)
+	}
+	if err != nil {
+		if errors.Is(err, credits.ErrSettled) {
+			return c, apierr.Wrap(apierr.Unavailable, "the request took too long and was cancelled; nothing was charged, retry", err)
+		}
+		if ferr := s.Store.Fail(context.WithoutCancel(ctx), r, "database: the critique could not be stored"); ferr != nil {
+			s.log().ErrorContext(ctx, "refunding reservation", "reservation_id", r.ID, "err", ferr)
+		}
+		return c, err
+	}
+	return c, nil
+}
