@@ -17,7 +17,7 @@ const maxStdRatio = 2.5
 // target's tone without its features changing shape.
 func transferColour(src, tgt, weight []float32) {
 	lab := make([]float32, len(src))
-	for i := 0; i < len(src); i += 3 {
+	for i := 0; i+2 < len(src); i += 3 {
 		lab[i], lab[i+1], lab[i+2] = rgbToLab(src[i], src[i+1], src[i+2])
 	}
 	sMean, sStd := labStats(lab, weight, nil)
@@ -30,7 +30,7 @@ func transferColour(src, tgt, weight []float32) {
 		}
 		scale[c] = float32(math.Min(maxStdRatio, math.Max(1/maxStdRatio, k)))
 	}
-	for i := 0; i < len(src); i += 3 {
+	for i := 0; i+2 < len(src); i += 3 {
 		var v [3]float32
 		for c := range 3 {
 			v[c] = (lab[i+c]-float32(sMean[c]))*scale[c] + float32(tMean[c])

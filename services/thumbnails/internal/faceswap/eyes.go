@@ -31,8 +31,8 @@ const eyeGrid = 96
 // Search parameters, in grid cells and box fractions.
 const (
 	// eyeBlobScale is the σ, in cells, of the blur before the blob
-	// measure: about half an iris's radius, which removes lashes, skin
-	// texture and the catch-light while keeping the iris one blob.
+	// measure: about half an iris's radius, which removes lashes and skin
+	// texture while keeping the iris one blob.
 	eyeBlobScale = 2.5
 	// eyeHighlight is the radius, in cells, of the largest catch-light
 	// removed before the blob measure.
@@ -60,9 +60,10 @@ const (
 	eyeMaxDistance = 0.6
 )
 
-// findEyes locates the two eyes of the face in box (which must lie inside
-// img's bounds) as the darkest eye-sized blobs of the upper face, one on
-// each side, weighted by a prior around their usual place.
+// findEyes locates the two eyes of the face in box (which may reach past
+// img's bounds when the face is cut by the frame) as the strongest round
+// dark blobs of an iris's size in the upper face, one in each half,
+// weighted by a prior around their usual place.
 func findEyes(img image.Image, box image.Rectangle) eyePair {
 	bw, bh := float64(box.Dx()), float64(box.Dy())
 	toImage := func(gx, gy float64) complex128 {
@@ -88,7 +89,8 @@ func findEyes(img image.Image, box image.Rectangle) eyePair {
 }
 
 // darkestBlob returns the grid position (cell-centre coordinates) of the
-// strongest response of dark near (priorX, eyeY) of the box, refined to a
+// strongest blob of dark (blobResponse's map) in the search window around
+// (priorX, eyeY) of the box, weighted by the prior, and refined to a
 // fraction of a cell by the centroid of the response around the peak. ok
 // is false when the peak is weaker than minDark.
 func darkestBlob(dark []float32, priorX float64, minDark float32) (x, y float64, ok bool) {
@@ -127,20 +129,29 @@ func darkestBlob(dark []float32, priorX float64, minDark float32) (x, y float64,
 
 // boxLuma returns the BT.601 luma of img inside box, area-averaged onto an
 // eyeGrid×eyeGrid grid (each cell at least one pixel, so small boxes are
-// sampled rather than averaged).
+// sampled rather than averaged). Cells of a box cut by the frame take the
+// mean luma of the visible ones: flat, so they hold no blob.
 func boxLuma(img image.Image, box image.Rectangle) []float32 {
 	w, h := box.Dx(), box.Dy()
+	visible := box.Intersect(img.Bounds()).Sub(box.Min)
 	rgba := image.NewRGBA(image.Rect(0, 0, w, h))
-	draw.Draw(rgba, rgba.Rect, img, box.Min, draw.Src)
-	span := func(cell, n int) (int, int) {
+	draw.Draw(rgba, visible, img, visible.Min.Add(box.Min), draw.Src)
+	span := func(cell, n, lo, hi int) (int, int) {
 		a := cell * n / eyeGrid
-		return a, max(a+1, (cell+1)*n/eyeGrid)
+		b := max(a+1, (cell+1)*n/eyeGrid)
+		return max(a, lo), min(b, hi)
 	}
 	out := make([]float32, eyeGrid*eyeGrid)
+	seen := make([]bool, eyeGrid*eyeGrid)
+	var total float32
+	cells := 0
 	for gy := range eyeGrid {
-		ya, yb := span(gy, h)
+		ya, yb := span(gy, h, visible.Min.Y, visible.Max.Y)
 		for gx := range eyeGrid {
-			xa, xb := span(gx, w)
+			xa, xb := span(gx, w, visible.Min.X, visible.Max.X)
+			if ya >= yb || xa >= xb {
+				continue
+			}
 			var sum float32
 			for y := ya; y < yb; y++ {
 				p := rgba.Pix[y*rgba.Stride+4*xa : y*rgba.Stride+4*xb]
@@ -148,7 +159,18 @@ func boxLuma(img image.Image, box image.Rectangle) []float32 {
 					sum += 0.299*float32(p[i]) + 0.587*float32(p[i+1]) + 0.114*float32(p[i+2])
 				}
 			}
-			out[gy*eyeGrid+gx] = sum / float32((yb-ya)*(xb-xa))
+			i := gy*eyeGrid + gx
+			out[i], seen[i] = sum/float32((yb-ya)*(xb-xa)), true
+			total += out[i]
+			cells++
+		}
+	}
+	if cells < len(out) && cells > 0 {
+		mean := total / float32(cells)
+		for i, ok := range seen {
+			if !ok {
+				out[i] = mean
+			}
 		}
 	}
 	return out

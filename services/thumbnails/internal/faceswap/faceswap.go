@@ -3,16 +3,17 @@
 // without any model beyond the face detector.
 //
 // The steps are the classical ones. The two eyes of each face are found
-// as the darkest blobs of its upper half (falling back to their usual
-// place in the detector's box when the picture does not show them
-// clearly); a similarity transform (scale, rotation, translation) maps the
+// as the round dark blobs (the irises) of its upper half, one on each
+// side (falling back to their usual place in the detector's box when the
+// picture does not show them clearly); a similarity transform (scale, rotation, translation) maps the
 // source's eyes onto the target's and warps the source with bilinear
 // sampling; an ellipse over the target's face, from forehead to chin,
 // feathered with a Gaussian, is the region replaced. Inside it the warped
 // face first takes the target face's colour statistics in CIELAB
 // (Reinhard's transfer), so skin tone and contrast match, and is then
-// blended in the gradient domain (Poisson cloning), so the lighting at the
-// seam continues the target's and no edge shows.
+// blended in the gradient domain (Poisson cloning, solved by multigrid at
+// the face's own resolution), so the lighting at the seam continues the
+// target's and no edge shows.
 //
 // The package works on decoded images and detected faces; detection,
 // loading, encoding and storage belong to the caller.
@@ -51,14 +52,16 @@ func area(r image.Rectangle) int {
 // Swap puts the face of source (inside sFace) onto target's tFace and
 // returns the result at target's size, bounds at the origin. Only the
 // feathered face region of the target changes; every other pixel is
-// target's own. A face box that does not overlap its image leaves nothing
-// to swap, and Swap returns a copy of target.
+// target's own. Boxes are the detector's (square, clamped to the picture);
+// a face cut by the frame is aligned as the whole face and swapped up to
+// the frame. A face box that does not overlap its image leaves nothing to
+// swap, and Swap returns a copy of target.
 func Swap(target image.Image, tFace vision.Face, source image.Image, sFace vision.Face) *image.NRGBA {
 	out := toNRGBA(target)
 	tb := target.Bounds()
-	tBox := tFace.Rect.Intersect(tb).Sub(tb.Min)
-	sBox := sFace.Rect.Intersect(source.Bounds())
-	if tBox.Dx() < minFaceSide || tBox.Dy() < minFaceSide || sBox.Dx() < minFaceSide || sBox.Dy() < minFaceSide {
+	tBox := fullBox(tFace.Rect, tb).Sub(tb.Min)
+	sBox := fullBox(sFace.Rect, source.Bounds())
+	if tBox.Dx() < minFaceSide || sBox.Dx() < minFaceSide {
 		return out
 	}
 	tEyes := findEyes(out, tBox)
@@ -108,6 +111,38 @@ func Swap(target image.Image, tFace vision.Face, source image.Image, sFace visio
 		}
 	}
 	return out
+}
+
+// fullBox returns the part of face box r inside bounds, made square again
+// when the frame cuts it: the detector's boxes are square and clamped to
+// the picture, so a face at the edge comes back as its visible part. The
+// eyes, the alignment and the mask need the whole face's geometry, so the
+// square is restored on the side the frame cut (on both when it cut
+// neither or both). A box outside bounds gives the empty rectangle.
+func fullBox(r, bounds image.Rectangle) image.Rectangle {
+	r = r.Intersect(bounds)
+	if r.Empty() {
+		return image.Rectangle{}
+	}
+	side := max(r.Dx(), r.Dy())
+	r.Min.X, r.Max.X = squareUp(r.Min.X, r.Max.X, bounds.Min.X, bounds.Max.X, side)
+	r.Min.Y, r.Max.Y = squareUp(r.Min.Y, r.Max.Y, bounds.Min.Y, bounds.Max.Y, side)
+	return r
+}
+
+// squareUp widens the interval [lo, hi) to length side, towards the
+// bound it touches.
+func squareUp(lo, hi, minBound, maxBound, side int) (int, int) {
+	grow := side - (hi - lo)
+	switch {
+	case grow == 0:
+		return lo, hi
+	case lo == minBound && hi != maxBound:
+		return hi - side, hi
+	case hi == maxBound && lo != minBound:
+		return lo, lo + side
+	}
+	return lo - grow/2, lo - grow/2 + side
 }
 
 // minFaceSide is the smallest face box, in pixels, worth swapping: below

@@ -37,6 +37,29 @@ var markerRect = image.Rect(152, 133, 166, 147)
 // green channel over the larger of the other two.
 func greenness(c color.NRGBA) int { return int(c.G) - int(max(c.R, c.B)) }
 
+// markedPhoto is the face photo with the marker on its forehead.
+func markedPhoto(t testing.TB) *image.NRGBA {
+	p := photo(t)
+	draw.Draw(p, markerRect, image.NewUniform(markerColour), image.Point{}, draw.Src)
+	return p
+}
+
+// markerCentre returns the centroid of img's green pixels and their count.
+func markerCentre(img *image.NRGBA) (centre complex128, n int) {
+	var sx, sy int
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		for x := img.Rect.Min.X; x < img.Rect.Max.X; x++ {
+			if greenness(img.NRGBAAt(x, y)) > 40 {
+				n, sx, sy = n+1, sx+x, sy+y
+			}
+		}
+	}
+	if n == 0 {
+		return 0, 0
+	}
+	return complex(float64(sx)/float64(n)+0.5, float64(sy)/float64(n)+0.5), n
+}
+
 // swapScene is the swap the tests look at: the face photo as the target,
 // and as the source the same photo with a green mark on the forehead,
 // mirrored, scaled to 0.7, tilted by 7° and tinted blue, on a dark
@@ -45,10 +68,7 @@ func greenness(c color.NRGBA) int { return int(c.G) - int(max(c.R, c.B)) }
 func swapScene(t testing.TB) (target, source *image.NRGBA, tFace, sFace vision.Face) {
 	t.Helper()
 	target = photo(t)
-	marked := image.NewNRGBA(target.Rect)
-	draw.Draw(marked, marked.Rect, target, image.Point{}, draw.Src)
-	draw.Draw(marked, markerRect, image.NewUniform(markerColour), image.Point{}, draw.Src)
-	source = compose(marked, 400, 360, placement{mirror: true, scale: 0.7, angle: 0.12, at: complex(210, 170)},
+	source = compose(markedPhoto(t), 400, 360, placement{mirror: true, scale: 0.7, angle: 0.12, at: complex(210, 170)},
 		[3]float64{0.8, 0.95, 1.25},
 		func(_, y int) color.NRGBA { return color.NRGBA{30, uint8(60 + y/6), 90, 255} })
 	return target, source, detectOne(t, target), detectOne(t, source)
@@ -101,6 +121,31 @@ func TestSwapPutsTheSourceFaceInTheTargetBox(t *testing.T) {
 	}
 }
 
+// A face a fifth the size of the source's, in a tilted target: the large
+// source is shrunk before sampling, and the marker still lands on the
+// target's forehead.
+func TestSwapOntoASmallTiltedFace(t *testing.T) {
+	place := placement{scale: 0.4, angle: -0.12, at: complex(150, 130)}
+	target := compose(photo(t), 300, 260, place, [3]float64{1.1, 0.9, 0.75},
+		func(x, _ int) color.NRGBA { return color.NRGBA{70, 80, uint8(110 + x/4), 255} })
+	source := compose(markedPhoto(t), 660, 820, placement{scale: 2, at: complex(330, 410)}, [3]float64{1, 1, 1},
+		func(int, int) color.NRGBA { return color.NRGBA{250, 250, 250, 255} })
+	tFace, sFace := detectOne(t, target), detectOne(t, source)
+	if ratio := float64(sFace.Rect.Dx()) / float64(tFace.Rect.Dx()); ratio < 4 {
+		t.Fatalf("source face only %.1f× the target's", ratio)
+	}
+	got := Swap(target, tFace, source, sFace)
+	centre, n := markerCentre(got)
+	if n == 0 {
+		t.Fatal("no marker in the result")
+	}
+	marker := (complex(float64(markerRect.Min.X), float64(markerRect.Min.Y)) + complex(float64(markerRect.Max.X), float64(markerRect.Max.Y))) / 2
+	want := place.toScene(320, 400)(marker)
+	if d := cmplxAbs(centre - want); d > 0.04*float64(tFace.Rect.Dx()) {
+		t.Errorf("marker at %.1f, %.1f px from the target's forehead at %.1f (face %v)", centre, d, want, tFace.Rect)
+	}
+}
+
 func TestSwapLeavesEverythingOutsideTheMaskAlone(t *testing.T) {
 	target, source, tFace, sFace := swapScene(t)
 	got := Swap(target, tFace, source, sFace)
@@ -128,21 +173,32 @@ func TestSwapLeavesEverythingOutsideTheMaskAlone(t *testing.T) {
 	}
 }
 
+// The swapped face takes the target's colour statistics: its mean (which
+// the gradient-domain blend alone would mostly fix) and its spread per
+// Lab channel (which only the colour transfer fixes: the blend keeps the
+// source's gradients). The source is tinted blue and washed out.
 func TestSwapTransfersTheTargetsColour(t *testing.T) {
-	target, source, tFace, sFace := swapScene(t)
+	target := photo(t)
+	source := compose(photo(t), 360, 420, placement{mirror: true, scale: 0.85, at: complex(180, 210)},
+		[3]float64{0.8, 0.95, 1.25}, func(int, int) color.NRGBA { return color.NRGBA{40, 40, 60, 255} })
+	for i := range source.Pix {
+		if i%4 != 3 {
+			source.Pix[i] = uint8(0.5*float64(source.Pix[i]) + 100)
+		}
+	}
+	tFace, sFace := detectOne(t, target), detectOne(t, source)
 	got := Swap(target, tFace, source, sFace)
 	// The central part of each face box: skin, eyes, nose and mouth.
 	inner := func(r image.Rectangle) image.Rectangle { return r.Inset(r.Dx() / 4) }
-	tMean := meanLab(target, inner(tFace.Rect))
-	sMean := meanLab(source, inner(sFace.Rect))
-	gMean := meanLab(got, inner(tFace.Rect))
-	before, after := labDistance(sMean, tMean), labDistance(gMean, tMean)
-	t.Logf("mean Lab: target %.1f, source %.1f, result %.1f", tMean, sMean, gMean)
-	if before < 10 {
-		t.Fatalf("the tinted source is only ΔE %.1f from the target; the test needs a different colour", before)
+	tMean, tStd := labStatsIn(target, inner(tFace.Rect))
+	sMean, sStd := labStatsIn(source, inner(sFace.Rect))
+	gMean, gStd := labStatsIn(got, inner(tFace.Rect))
+	t.Logf("Lab mean/std: target %.1f/%.1f, source %.1f/%.1f, result %.1f/%.1f", tMean, tStd, sMean, sStd, gMean, gStd)
+	if before, after := labDistance(sMean, tMean), labDistance(gMean, tMean); before < 10 || after > before/3 {
+		t.Errorf("mean: the result's face is ΔE %.1f from the target's, the source's %.1f: want at most a third", after, before)
 	}
-	if after > before/3 {
-		t.Errorf("result's face is ΔE %.1f from the target's, the source's was %.1f: want at most a third", after, before)
+	if before, after := labDistance(sStd, tStd), labDistance(gStd, tStd); before < 5 || after > before/3 {
+		t.Errorf("spread: the result's face is %.1f from the target's, the source's %.1f: want at most a third", after, before)
 	}
 }
 
@@ -157,21 +213,27 @@ func TestSwapWithoutAFaceInTheImageReturnsTheTarget(t *testing.T) {
 	}
 }
 
-func meanLab(img *image.NRGBA, r image.Rectangle) [3]float64 {
-	var sum [3]float64
+// labStatsIn returns the mean and standard deviation of each Lab channel
+// of img inside r.
+func labStatsIn(img *image.NRGBA, r image.Rectangle) (mean, std [3]float64) {
+	var sum, sq [3]float64
 	n := 0
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		for x := r.Min.X; x < r.Max.X; x++ {
 			c := img.NRGBAAt(x, y)
 			l, a, b := rgbToLab(float32(c.R), float32(c.G), float32(c.B))
-			sum[0], sum[1], sum[2] = sum[0]+float64(l), sum[1]+float64(a), sum[2]+float64(b)
+			for k, v := range [3]float32{l, a, b} {
+				sum[k] += float64(v)
+				sq[k] += float64(v) * float64(v)
+			}
 			n++
 		}
 	}
-	for c := range sum {
-		sum[c] /= float64(n)
+	for k := range 3 {
+		mean[k] = sum[k] / float64(n)
+		std[k] = math.Sqrt(math.Max(0, sq[k]/float64(n)-mean[k]*mean[k]))
 	}
-	return sum
+	return mean, std
 }
 
 func labDistance(a, b [3]float64) float64 {
@@ -189,7 +251,9 @@ func iou(a, b image.Rectangle) float64 {
 func benchScene(b *testing.B) (target, source *image.NRGBA, tFace, sFace vision.Face) {
 	p := photo(b)
 	target = compose(p, 1280, 720, placement{scale: 1.1, at: complex(820, 380)}, [3]float64{1, 1, 1},
-		func(x, y int) color.NRGBA { return color.NRGBA{uint8(200 - y/8), uint8(190 - y/8), uint8(170 - x/16), 255} })
+		func(x, y int) color.NRGBA {
+			return color.NRGBA{uint8(200 - y/8), uint8(190 - y/8), uint8(170 - x/16), 255}
+		})
 	source = compose(p, 320, 400, placement{mirror: true, scale: 1, at: complex(160, 200)}, [3]float64{1.1, 0.95, 0.85},
 		func(int, int) color.NRGBA { return color.NRGBA{255, 255, 255, 255} })
 	return target, source, detectOne(b, target), detectOne(b, source)
@@ -200,5 +264,51 @@ func BenchmarkSwap(b *testing.B) {
 	b.Logf("target face %v", tFace.Rect)
 	for b.Loop() {
 		Swap(target, tFace, source, sFace)
+	}
+}
+
+// Pictures need not start at the origin, and a face cut by the frame is
+// aligned as the whole face and swapped up to the frame: the result is in
+// target's own frame, moved to the origin, only the clipped mask changes,
+// and the marker lands on the forehead as it does in the full picture.
+func TestSwapAtTheEdgeOfAnOffsetPicture(t *testing.T) {
+	full, source, tFace, sFace := swapScene(t)
+	target := full.SubImage(image.Rect(100, 40, 320, 400)).(*image.NRGBA)
+	srcView := source.SubImage(image.Rect(20, 10, 400, 360)).(*image.NRGBA)
+	got := Swap(target, tFace, srcView, sFace)
+	if got.Rect != image.Rect(0, 0, 220, 360) {
+		t.Fatalf("result bounds %v", got.Rect)
+	}
+	box := fullBox(tFace.Rect, target.Rect).Sub(target.Rect.Min)
+	if want := tFace.Rect.Sub(target.Rect.Min); box != want {
+		t.Fatalf("the cut face's box is restored as %v, want %v", box, want)
+	}
+	m := faceMask(box, got.Rect)
+	changed, n, sx, sy := 0, 0, 0, 0
+	for y := range got.Rect.Dy() {
+		for x := range got.Rect.Dx() {
+			want := target.NRGBAAt(x+100, y+40)
+			if got.NRGBAAt(x, y) == want {
+				continue
+			}
+			p := image.Pt(x, y)
+			if !p.In(m.rect) || m.weight[(y-m.rect.Min.Y)*m.rect.Dx()+x-m.rect.Min.X] == 0 {
+				t.Fatalf("pixel %v outside the mask changed", p)
+			}
+			changed++
+			if greenness(got.NRGBAAt(x, y)) > 40 {
+				n, sx, sy = n+1, sx+x, sy+y
+			}
+		}
+	}
+	if changed < area(box)/4 {
+		t.Errorf("only %d pixels of the clipped face changed", changed)
+	}
+	want := image.Pt((markerRect.Min.X+markerRect.Max.X)/2-100, (markerRect.Min.Y+markerRect.Max.Y)/2-40)
+	if n == 0 {
+		t.Fatal("no marker in the result")
+	}
+	if d := math.Hypot(float64(sx/n-want.X), float64(sy/n-want.Y)); d > 0.03*float64(box.Dx()) {
+		t.Errorf("marker at (%d,%d), %.1f px from the forehead %v", sx/n, sy/n, d, want)
 	}
 }

@@ -71,7 +71,7 @@ func compose(pic *image.NRGBA, w, h int, p placement, tint [3]float64, bg func(x
 	inv := 1 / complex(p.scale*math.Cos(p.angle), p.scale*math.Sin(p.angle))
 	for y := range h {
 		for x := range w {
-			z := (complex(float64(x)+0.5, float64(y)+0.5)-p.at)*inv
+			z := (complex(float64(x)+0.5, float64(y)+0.5) - p.at) * inv
 			if p.mirror {
 				z = complex(-real(z), imag(z))
 			}

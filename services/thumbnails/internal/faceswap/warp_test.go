@@ -40,7 +40,7 @@ func TestWarpIsRegistered(t *testing.T) {
 	img := pattern(60, 45)
 	r := image.Rect(0, 0, 60, 45)
 	for name, c := range map[string]struct {
-		src *image.NRGBA
+		src      *image.NRGBA
 		toSource similarity
 	}{
 		"identity":       {img, similarity{a: 1}},
