@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"hookline.dev/pkg/colour"
 )
 
 func solid(w, h int, c color.Color) *image.RGBA {
@@ -183,7 +185,7 @@ func TestWarmth(t *testing.T) {
 	if grey.Warmth != 0 || grey.Saturation != 0 {
 		t.Errorf("grey %+v", grey)
 	}
-	if !near(grey.Brightness, srgbToLinear(128.0/255), 1e-12) {
+	if !near(grey.Brightness, colour.SRGBToLinear(128.0/255), 1e-12) {
 		t.Errorf("grey brightness %v", grey.Brightness)
 	}
 }

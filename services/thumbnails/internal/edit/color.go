@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/davidbyttow/govips/v2/vips"
+
+	"hookline.dev/pkg/colour"
 )
 
 // Preset is a color-enhance look.
@@ -195,7 +197,7 @@ const encodeBits = 16
 var encodeTable = func() []uint8 {
 	t := make([]uint8, 1<<encodeBits+1)
 	for i := range t {
-		t[i] = uint8(math.Round(255 * linearToSRGB(float64(i)/(1<<encodeBits))))
+		t[i] = uint8(math.Round(255 * colour.LinearToSRGB(float64(i)/(1<<encodeBits))))
 	}
 	return t
 }()
@@ -271,22 +273,13 @@ func (t *colourTable) apply(dst, src []uint8, bands int) {
 // light RGB, which is outside 0..1 for a colour the look pushes out of
 // the sRGB gamut.
 func (l look) linear(rgb [3]float64) [3]float64 {
-	var lin [3]float64
-	for i, c := range rgb {
-		lin[i] = sRGBToLinear(c)
-	}
-	x, y, z := mulRow(srgbToXYZ, lin)
-	fx, fy, fz := labF(x/whiteX), labF(y), labF(z/whiteZ)
-	L, a, b := 116*fy-16, 500*(fx-fy), 200*(fy-fz)
+	L, a, b := colour.LinearToLab(colour.SRGBToLinear(rgb[0]), colour.SRGBToLinear(rgb[1]), colour.SRGBToLinear(rgb[2]))
 	vib := chromaGain(math.Hypot(a, b), l.vibrance)
 	wb := min(max(L/50, 0), 1)
 	tint := min(max((L-50)/50, -1), 1)
 	a = a*l.gainA*vib + wb*l.shiftA + 0.5*l.split*tint
 	b = b*l.gainB*vib + wb*l.shiftB + l.split*tint
-	L = l.tone(L)
-	fy = (L + 16) / 116
-	fx, fz = fy+a/500, fy-b/200
-	r, g, bl := mulRow(xyzToSRGB, [3]float64{labFInv(fx) * whiteX, labFInv(fy), labFInv(fz) * whiteZ})
+	r, g, bl := colour.LabToLinear(l.tone(L), a, b)
 	return [3]float64{r, g, bl}
 }
 
@@ -295,67 +288,9 @@ func (l look) linear(rgb [3]float64) [3]float64 {
 func (l look) apply(rgb [3]float64) [3]float64 {
 	out := l.linear(rgb)
 	for i, c := range out {
-		out[i] = linearToSRGB(min(max(c, 0), 1))
+		out[i] = colour.LinearToSRGB(min(max(c, 0), 1))
 	}
 	return out
-}
-
-// sRGB primaries and the D65 white, as libvips and most software use
-// them.
-var (
-	srgbToXYZ = [3][3]float64{
-		{0.4124564, 0.3575761, 0.1804375},
-		{0.2126729, 0.7151522, 0.0721750},
-		{0.0193339, 0.1191920, 0.9503041},
-	}
-	xyzToSRGB = [3][3]float64{
-		{3.2404542, -1.5371385, -0.4985314},
-		{-0.9692660, 1.8760108, 0.0415560},
-		{0.0556434, -0.2040259, 1.0572252},
-	}
-)
-
-const whiteX, whiteZ = 0.95047, 1.08883
-
-func mulRow(m [3][3]float64, v [3]float64) (float64, float64, float64) {
-	return m[0][0]*v[0] + m[0][1]*v[1] + m[0][2]*v[2],
-		m[1][0]*v[0] + m[1][1]*v[1] + m[1][2]*v[2],
-		m[2][0]*v[0] + m[2][1]*v[1] + m[2][2]*v[2]
-}
-
-// The CIE Lab companding function and its inverse (CIE 15:2004).
-const (
-	labEpsilon = 216.0 / 24389
-	labKappa   = 24389.0 / 27
-)
-
-func labF(t float64) float64 {
-	if t > labEpsilon {
-		return math.Cbrt(t)
-	}
-	return (labKappa*t + 16) / 116
-}
-
-func labFInv(f float64) float64 {
-	if t := f * f * f; t > labEpsilon {
-		return t
-	}
-	return (116*f - 16) / labKappa
-}
-
-func sRGBToLinear(c float64) float64 {
-	if c <= 0.04045 {
-		return c / 12.92
-	}
-	return math.Pow((c+0.055)/1.055, 2.4)
-}
-
-// linearToSRGB encodes a linear component in 0..1.
-func linearToSRGB(c float64) float64 {
-	if c <= 0.0031308 {
-		return 12.92 * c
-	}
-	return 1.055*math.Pow(c, 1/2.4) - 0.055
 }
 
 type tableKey struct {

@@ -1,6 +1,10 @@
 package faceswap
 
-import "math"
+import (
+	"math"
+
+	"hookline.dev/pkg/colour"
+)
 
 // maxStdRatio bounds how much the transfer may stretch or squeeze a
 // channel's spread. A source face lit flat and a target in hard light (or
@@ -69,53 +73,17 @@ func labStats(p, weight []float32, convert func(r, g, b float32) (float32, float
 	return mean, std
 }
 
-// D65 white in CIE XYZ, the white of sRGB.
-const (
-	whiteX = 0.95047
-	whiteY = 1.0
-	whiteZ = 1.08883
-)
-
 // rgbToLab converts an sRGB colour (components 0..255) to CIELAB (D65).
 func rgbToLab(r, g, b float32) (l, a, bb float32) {
-	lr, lg, lb := linear(r), linear(g), linear(b)
-	x := (0.4124564*lr + 0.3575761*lg + 0.1804375*lb) / whiteX
-	y := (0.2126729*lr + 0.7151522*lg + 0.0721750*lb) / whiteY
-	z := (0.0193339*lr + 0.1191920*lg + 0.9503041*lb) / whiteZ
-	fx, fy, fz := labF(x), labF(y), labF(z)
-	return float32(116*fy - 16), float32(500 * (fx - fy)), float32(200 * (fy - fz))
+	L, A, B := colour.LinearToLab(linear(r), linear(g), linear(b))
+	return float32(L), float32(A), float32(B)
 }
 
 // labToRGB converts CIELAB (D65) to sRGB components 0..255, not clamped:
 // colours outside the gamut are clamped when written.
 func labToRGB(l, a, b float32) (r, g, bb float32) {
-	fy := (float64(l) + 16) / 116
-	fx := fy + float64(a)/500
-	fz := fy - float64(b)/200
-	x, y, z := labFInv(fx)*whiteX, labFInv(fy)*whiteY, labFInv(fz)*whiteZ
-	lr := 3.2404542*x - 1.5371385*y - 0.4985314*z
-	lg := -0.9692660*x + 1.8760108*y + 0.0415560*z
-	lb := 0.0556434*x - 0.2040259*y + 1.0572252*z
+	lr, lg, lb := colour.LabToLinear(float64(l), float64(a), float64(b))
 	return encode(lr), encode(lg), encode(lb)
-}
-
-const (
-	labDelta = 6.0 / 29
-	labKnee  = labDelta * labDelta * labDelta
-)
-
-func labF(t float64) float64 {
-	if t > labKnee {
-		return math.Cbrt(t)
-	}
-	return t/(3*labDelta*labDelta) + 4.0/29
-}
-
-func labFInv(f float64) float64 {
-	if f > labDelta {
-		return f * f * f
-	}
-	return 3 * labDelta * labDelta * (f - 4.0/29)
 }
 
 // The sRGB transfer curve is a power law, and math.Pow per channel per
@@ -164,17 +132,6 @@ func encode(c float64) float32 {
 	return lookup(encodeTable, encodeSteps, c)
 }
 
-func decodeSRGB(v float64) float64 {
-	c := v / 255
-	if c <= 0.04045 {
-		return c / 12.92
-	}
-	return math.Pow((c+0.055)/1.055, 2.4)
-}
+func decodeSRGB(v float64) float64 { return colour.SRGBToLinear(v / 255) }
 
-func encodeSRGB(c float64) float64 {
-	if c <= 0.0031308 {
-		return c * 12.92 * 255
-	}
-	return (1.055*math.Pow(c, 1/2.4) - 0.055) * 255
-}
+func encodeSRGB(c float64) float64 { return 255 * colour.LinearToSRGB(c) }
