@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"sort"
+
+	"hookline.dev/pkg/colour"
 )
 
 // TextRegion is a text-like region found at mobile size.
@@ -288,12 +290,7 @@ func twoTones(luma, lin []float64, w int, box image.Rectangle) (float64, bool) {
 // WCAG's relative luminance is defined on.
 var linear = func() (t [256]float64) {
 	for i := range t {
-		c := float64(i) / 255
-		if c <= 0.04045 {
-			t[i] = c / 12.92
-		} else {
-			t[i] = math.Pow((c+0.055)/1.055, 2.4)
-		}
+		t[i] = colour.SRGBToLinear(float64(i) / 255)
 	}
 	return t
 }()
