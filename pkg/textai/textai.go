@@ -180,12 +180,22 @@ func QuotedHeadline(prompt string) string {
 // model with Local as its fallback.
 func New(c config.Text) (Engine, error) {
 	local := &Local{}
+	m, err := Model(c)
+	if m == nil || err != nil {
+		return local, err
+	}
+	return &Chat{Model: m, Local: local}, nil
+}
+
+// Model is the chat model c configures, nil for the local engine
+// (HOOKLINE_TEXT_PROVIDER empty or "local").
+func Model(c config.Text) (Completer, error) {
 	if c.TextProvider == "" || c.TextProvider == "local" {
-		return local, nil
+		return nil, nil
 	}
 	m, err := chatmodel.New(chatmodel.Config{Provider: c.TextProvider, APIKey: c.TextAPIKey, BaseURL: c.TextBaseURL, Model: c.TextModel, Timeout: c.TextTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("HOOKLINE_TEXT_*: %w", err)
 	}
-	return &Chat{Model: m, Local: local}, nil
+	return m, nil
 }

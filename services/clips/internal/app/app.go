@@ -12,7 +12,6 @@ import (
 	"io/fs"
 	"time"
 
-	"hookline.dev/pkg/chatmodel"
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
@@ -21,6 +20,7 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision"
@@ -118,12 +118,9 @@ func (c *Config) Validate() error {
 
 // moments is the local engine, or a chat model's wording over it.
 func (c *Config) moments() (moments.Engine, error) {
-	if c.TextProvider == "" || c.TextProvider == "local" {
-		return moments.NewEngine(nil), nil
-	}
-	m, err := chatmodel.New(chatmodel.Config{Provider: c.TextProvider, APIKey: c.TextAPIKey, BaseURL: c.TextBaseURL, Model: c.TextModel, Timeout: c.TextTimeout})
+	m, err := textai.Model(c.Text)
 	if err != nil {
-		return nil, fmt.Errorf("HOOKLINE_TEXT_*: %w", err)
+		return nil, err
 	}
 	return moments.NewEngine(m), nil
 }

@@ -26,6 +26,7 @@ import (
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/compose"
+	"hookline.dev/services/thumbnails/internal/critique"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/gemini"
 	"hookline.dev/services/thumbnails/internal/httpapi"
@@ -179,6 +180,14 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	chat, err := textai.Model(cfg.Text)
+	if err != nil {
+		return err
+	}
+	var critic *critique.Chat
+	if chat != nil {
+		critic = &critique.Chat{Model: chat}
+	}
 	fetcher := safefetch.New(cfg.fetch())
 	svc := &service.Service{
 		Faces:      faces,
@@ -187,6 +196,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Images:     &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},
 		EditImages: &imageinput.Source{Store: blobs, Fetcher: fetcher, Budget: budget},
 		Matte:      remover,
+		Critic:     critic,
 		Credits:    cc,
 		Engine:     eng,
 		Previews:   local,

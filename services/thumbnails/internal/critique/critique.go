@@ -69,7 +69,11 @@ type Record struct {
 // faces are the faces found in img, in img's coordinates. The same input
 // always gives the same critique.
 func Analyze(img image.Image, faces []vision.Face, niche string) Critique {
-	m := Measure(img, faces)
+	return Judge(Measure(img, faces), niche)
+}
+
+// Judge is the critique of measured metrics for a niche.
+func Judge(m Metrics, niche string) Critique {
 	s := Rate(m)
 	w := write(m, s, profileOf(niche))
 	return Critique{

@@ -50,8 +50,12 @@ func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL,
 		return critique.Record{}, err
 	}
 	r := rs[0]
-	c := critique.Record{ID: id, OrgID: p.OrgID, ImageURL: u, Niche: n, Engine: localEngine,
-		Critique: critique.Analyze(img.Img, s.Faces.Detect(img.Img), n), CreatedAt: s.now()}
+	c := critique.Record{ID: id, OrgID: p.OrgID, ImageURL: u, Niche: n, Engine: localEngine, CreatedAt: s.now()}
+	if faces := s.Faces.Detect(img.Img); s.Critic == nil {
+		c.Critique = critique.Analyze(img.Img, faces, n)
+	} else {
+		c.Critique, c.Engine = s.Critic.Analyze(ctx, img.Img, faces, n)
+	}
 	completed, err := s.CompletedEvent(ctx, r)
 	if err == nil {
 		err = s.Store.SaveCritique(ctx, c, r, completed)
