@@ -117,7 +117,10 @@ type Service struct {
 	// shrinks large ones for the engine).
 	EditImages Images
 	// Matte cuts subjects out (background removal and replacement).
-	Matte    matte.Remover
+	Matte matte.Remover
+	// Critic words critiques with a chat model; nil keeps the local
+	// wording.
+	Critic   *critique.Chat
 	Credits  Credits
 	Engine   engine.Engine
 	Previews Previewer
