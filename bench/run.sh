@@ -4,7 +4,7 @@
 # straight to billing), and the Go benchmarks. Output goes to bench/out/.
 # Figures are recorded by hand in bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|assets|thumbnails|text|clips|ratelimit|go|serve]
+#   bench/run.sh [all|billing|gateway|assets|thumbnails|text|clips|edits|ratelimit|go|serve]
 #
 # serve starts the stack as the measurements see it, writes the key and
 # principal to bench/out/serve.env and waits, for measuring by hand.
@@ -274,6 +274,51 @@ if want clips; then
     lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
     kill "${wpids[@]}" 2>/dev/null || true
   } | tee "$OUT/clips.txt"
+fi
+
+if want edits; then
+  # Thumbnail edits (issue 15) against imgproxy, side by side on the same
+  # 1280x720 JPEG: pigo's sample face photo, tiled (native photo detail),
+  # uploaded to the bench bucket through the API. Ours fetches it from
+  # MinIO (S3), imgproxy from MinIO's public URL (HTTP); the same client,
+  # concurrency and duration on both sides. imgproxy's open-source build
+  # has no saturation/brightness (adjust is imgproxy Pro), so the
+  # color-enhance peers are the same-size re-encode (the floor under any
+  # adjust) and a same-size sharpen (a full-frame Lab pass, as ours).
+  imgproxy=$(bench/imgproxy/build.sh)
+  eorg=$(admin -d '{"name":"bench edits","tier":"bench"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
+  ekey=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$eorg/keys" | field key)
+  pigo=$(cd services/thumbnails && go list -m -f '{{.Dir}}' github.com/esimov/pigo)
+  ffmpeg -v error -y -i "$pigo/testdata/sample.jpg" -filter_complex \
+    '[0]crop=320:360:0:20,split=4[a][b][c][d];[b]hflip[bf];[d]hflip[df];[a][bf][c][df]hstack=4,split=2[r1][r];[r]hflip[r2];[r1][r2]vstack' \
+    -frames:v 1 -q:v 2 "$OUT/edits-source.jpg"
+  IMGPROXY_BIND=127.0.0.1:18096 IMGPROXY_ALLOW_LOOPBACK_SOURCE_ADDRESSES=true IMGPROXY_LOG_LEVEL=warn \
+    "$imgproxy" >"$OUT/imgproxy.log" 2>&1 &
+  imgproxy_pid=$!
+  pids+=($!)
+  for i in $(seq 1 100); do curl -fsS http://127.0.0.1:18096/health >/dev/null 2>&1 && break; sleep 0.2; done
+  sleep 2 # the account opens from the organization-created event
+  src=$(.hookline/bin/loadgen upload -gateway http://127.0.0.1:18080 -key "$ekey" -file "$OUT/edits-source.jpg")
+  peer=http://127.0.0.1:18096/insecure
+  rm -f "$OUT/edits.jsonl"
+  edit() { .hookline/bin/loadgen edits -gateway http://127.0.0.1:18080 -key "$ekey" -image "$src" -workers 4 -record "$OUT/edits.jsonl" "$@"; }
+  {
+    echo "## source: $src ($(stat -c %s "$OUT/edits-source.jpg") bytes, 1280x720, ffmpeg -q:v 2), imgproxy $("$imgproxy" version) on libvips $(pkg-config --modversion vips)"
+    echo "## c=4, 20 s each after a 3 s warm-up: our edit through the gateway; imgproxy's equivalent GET (JPEG q90, as ours)"
+    edit -op upscale2x -duration 20s -pid "$thumbnails_pid"
+    edit -op upscale2x -duration 20s -pid "$imgproxy_pid" -label 'imgproxy rs:fit:2560:1440/el:1/sh:1' -peer "$peer/rs:fit:2560:1440/el:1/sh:1/q:90/plain/$src"
+    edit -op color-enhance -duration 20s -pid "$thumbnails_pid"
+    edit -op color-enhance -duration 20s -pid "$imgproxy_pid" -label 'imgproxy re-encode (q:90)' -peer "$peer/q:90/plain/$src"
+    edit -op color-enhance -duration 20s -pid "$imgproxy_pid" -label 'imgproxy sh:1 (same size)' -peer "$peer/sh:1/q:90/plain/$src"
+    echo "## 60 s of 4x upscales (5120x2880) at c=4: the thumbnails process's RSS"
+    edit -op upscale4x -duration 60s -pid "$thumbnails_pid"
+    echo "## summary"
+    .hookline/bin/loadgen edits-table -record "$OUT/edits.jsonl"
+    echo "## the engines in process (1280x720)"
+    go test -run '^$' -bench 'BenchmarkUpscale2x$|BenchmarkColorEnhance$' -benchtime 40x ./services/thumbnails/internal/edit | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkCritique1280x720$' -benchtime 60x ./services/thumbnails/internal/critique | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkRemove1280x720$|BenchmarkRemovePhoto1280x720$' -benchtime 20x ./services/thumbnails/internal/matte | grep -E '^Benchmark'
+  } | tee "$OUT/edits.txt"
 fi
 
 if want go; then

@@ -6,6 +6,10 @@
 //	loadgen sagas -accounts 100 -duration 15s reserve → completed event → committed, per second
 //	loadgen assets -gateway URL -key KEY      GET /faces and /collections/{id} (100 thumbnails) through the gateway
 //	loadgen ratelimit -gateways URL,URL -key KEY -rate 300   admitted vs offered GET /auth/verify, round-robin over gateways
+//	loadgen edits -op upscale2x -image URL -gateway URL -key KEY   an edit through the gateway, closed loop
+//	loadgen edits -op upscale2x -image URL -peer URL -label NAME   the peer's equivalent GET, same client
+//	loadgen upload -file F -gateway URL -key KEY   upload F as a client would; print its publicUrl
+//	loadgen edits-table -record FILE          the edits measurements recorded with -record, as a table
 //	loadgen principal -org ID                 print a long-lived signed principal (for wrk)
 package main
 
@@ -46,7 +50,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|ratelimit|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|edits|edits-table|upload|ratelimit|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -69,6 +73,12 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	want := fs.Int("want", 200, "post: the status of a success")
 	count := fs.Int("count", 10, "renders: how many renders to start")
 	slow := fs.Duration("slow", 0, "reserve: also list when the requests slower than this started, per 100 ms window (0: off)")
+	op := fs.String("op", "upscale2x", "edits: upscale2x, upscale4x or color-enhance")
+	imageURL := fs.String("image", "", "edits: the source image's URL (our edit's imageUrl)")
+	peer := fs.String("peer", "", "edits: the peer's URL of the equivalent operation; GET it instead of our edit")
+	label := fs.String("label", "", "edits: the side's name in the output (default hookline, or peer with -peer)")
+	file := fs.String("file", "", "upload: the JPEG or PNG to upload")
+	record := fs.String("record", "", "edits: append the measurement to this file as a JSON line; edits-table: the file to print")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -82,6 +92,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if args[0] == "thumbnails" {
 		return thumbnails(ctx, out, *gateway, *key, *workers, *duration, *pid)
+	}
+	if args[0] == "edits" {
+		return edits(ctx, out, editLoad{op: *op, label: *label, image: *imageURL, peer: *peer, gateway: *gateway, key: *key,
+			workers: *workers, d: *duration, pid: *pid, record: *record})
+	}
+	if args[0] == "upload" {
+		return upload(ctx, out, api{gateway: *gateway, key: *key, client: &http.Client{Timeout: time.Minute}}, *file)
+	}
+	if args[0] == "edits-table" {
+		return editsTable(out, *record)
 	}
 	if args[0] == "transcript" {
 		return transcriptBody(*source, *bodyFile, 9000)
