@@ -230,10 +230,13 @@ func (s *Service) renderEdit(ctx context.Context, spec thumbnail.EditSpec, in ed
 	case thumbnail.OpFaceSwap:
 		img = faceswap.Swap(src.Img, in.tFace, in.face.Img, in.sFace)
 	case thumbnail.OpEdit:
-		var err error
-		if img, err = spec.Program.Apply(src.Img, faces, vision.Saliency(src.Img)); err != nil {
+		// The aspect crop is the program's last step, so that it follows
+		// the faces through the program's own mirrors and crops.
+		out, err := spec.Program.CroppedTo(string(spec.Aspect)).Apply(src.Img, faces, vision.Saliency(src.Img))
+		if err != nil {
 			return engine.Result{}, err
 		}
+		return result(edit.Encode(out, keepPNG))
 	case thumbnail.OpCombine:
 		aspect := spec.Aspect
 		if aspect == "" {
