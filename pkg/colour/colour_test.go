@@ -37,3 +37,17 @@ func TestRoundTrips(t *testing.T) {
 		}
 	}
 }
+
+func TestParse(t *testing.T) {
+	for s, want := range map[string][3]uint8{"#ff8000": {255, 128, 0}, "#f80": {255, 136, 0}, "navy": {20, 35, 90}, "#000": {0, 0, 0}} {
+		c, ok := Parse(s)
+		if !ok || c.R != want[0] || c.G != want[1] || c.B != want[2] || c.A != 255 {
+			t.Errorf("%q: %v %v", s, c, ok)
+		}
+	}
+	for _, s := range []string{"", "#", "#12", "#12345", "#gggggg", "ff8000", "#+12345", "sparkly", "Navy"} {
+		if c, ok := Parse(s); ok {
+			t.Errorf("%q parsed as %v", s, c)
+		}
+	}
+}

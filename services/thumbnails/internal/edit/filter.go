@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/colour"
 )
 
 // FilterKind names one filter of the grammar.
@@ -151,7 +152,7 @@ func unsupported(why string) error {
 //	          | duotone [in|with|of] [colour [and|to|/] colour]
 //	          | posterize [N] | posterize [to|with] N [levels]   (also "posterise")
 //	          | invert | inverted | negative | invert [the] colors|colours
-//	colour    = #rrggbb | #rgb | a colour name (see colourNames: black, white,
+//	colour    = #rrggbb | #rgb | a colour name (see pkg/colour.Names: black, white,
 //	            grey/gray, silver, red, crimson, maroon, orange, gold, yellow,
 //	            lime, green, olive, teal, cyan, turquoise, aqua, blue, navy,
 //	            indigo, purple, violet, magenta, pink, brown, beige, cream, …)
@@ -216,11 +217,11 @@ func parseDuotone(words []string) (Filter, error) {
 	if len(words) != 2 {
 		return Filter{}, unsupported("duotone takes two colours, shadows first, e.g. \"duotone navy gold\"")
 	}
-	dark, ok := parseColour(words[0])
+	dark, ok := colour.Parse(words[0])
 	if !ok {
 		return Filter{}, unsupported(fmt.Sprintf("%q is not a colour (a name such as navy, or #rrggbb)", words[0]))
 	}
-	light, ok := parseColour(words[1])
+	light, ok := colour.Parse(words[1])
 	if !ok {
 		return Filter{}, unsupported(fmt.Sprintf("%q is not a colour (a name such as gold, or #rrggbb)", words[1]))
 	}
@@ -245,47 +246,4 @@ func parsePosterize(words []string) (Filter, error) {
 		return Filter{Kind: FilterPosterize, Levels: n}, nil
 	}
 	return Filter{}, unsupported(`posterize takes at most a number of levels, e.g. "posterize 4"`)
-}
-
-// colourNames are the colour words duotone accepts: the CSS colours a
-// person names without thinking, with both spellings of grey.
-var colourNames = map[string]color.RGBA{
-	"black": {0x00, 0x00, 0x00, 0xff}, "white": {0xff, 0xff, 0xff, 0xff},
-	"gray": {0x80, 0x80, 0x80, 0xff}, "grey": {0x80, 0x80, 0x80, 0xff},
-	"silver": {0xc0, 0xc0, 0xc0, 0xff}, "charcoal": {0x36, 0x45, 0x4f, 0xff},
-	"red": {0xff, 0x00, 0x00, 0xff}, "crimson": {0xdc, 0x14, 0x3c, 0xff},
-	"maroon": {0x80, 0x00, 0x00, 0xff}, "burgundy": {0x80, 0x00, 0x20, 0xff},
-	"orange": {0xff, 0xa5, 0x00, 0xff}, "coral": {0xff, 0x7f, 0x50, 0xff},
-	"gold": {0xff, 0xd7, 0x00, 0xff}, "yellow": {0xff, 0xff, 0x00, 0xff},
-	"lime": {0x00, 0xff, 0x00, 0xff}, "green": {0x00, 0x80, 0x00, 0xff},
-	"olive": {0x80, 0x80, 0x00, 0xff}, "mint": {0x98, 0xff, 0x98, 0xff},
-	"teal": {0x00, 0x80, 0x80, 0xff}, "cyan": {0x00, 0xff, 0xff, 0xff},
-	"aqua": {0x00, 0xff, 0xff, 0xff}, "turquoise": {0x40, 0xe0, 0xd0, 0xff},
-	"blue": {0x00, 0x00, 0xff, 0xff}, "navy": {0x00, 0x00, 0x80, 0xff},
-	"sky": {0x87, 0xce, 0xeb, 0xff}, "indigo": {0x4b, 0x00, 0x82, 0xff},
-	"purple": {0x80, 0x00, 0x80, 0xff}, "violet": {0xee, 0x82, 0xee, 0xff},
-	"lavender": {0xe6, 0xe6, 0xfa, 0xff}, "magenta": {0xff, 0x00, 0xff, 0xff},
-	"pink": {0xff, 0xc0, 0xcb, 0xff}, "brown": {0x8b, 0x45, 0x13, 0xff},
-	"tan": {0xd2, 0xb4, 0x8c, 0xff}, "beige": {0xf5, 0xf5, 0xdc, 0xff},
-	"cream": {0xff, 0xfd, 0xd0, 0xff}, "ivory": {0xff, 0xff, 0xf0, 0xff},
-}
-
-// parseColour reads a colour name or #rrggbb / #rgb.
-func parseColour(s string) (color.RGBA, bool) {
-	if c, ok := colourNames[s]; ok {
-		return c, true
-	}
-	hex, ok := strings.CutPrefix(s, "#")
-	if !ok || len(hex) != 3 && len(hex) != 6 {
-		return color.RGBA{}, false
-	}
-	v, err := strconv.ParseUint(hex, 16, 32)
-	if err != nil {
-		return color.RGBA{}, false
-	}
-	if len(hex) == 3 {
-		r, g, b := uint8(v>>8&0xf), uint8(v>>4&0xf), uint8(v&0xf) //nolint:gosec // G115: 4-bit digits
-		return color.RGBA{r * 17, g * 17, b * 17, 0xff}, true
-	}
-	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 0xff}, true //nolint:gosec // G115: the bytes of a 24-bit value
 }

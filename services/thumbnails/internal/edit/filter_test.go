@@ -6,10 +6,11 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/colour"
 )
 
 func TestParseFilterAccepts(t *testing.T) {
-	navy, gold := color.RGBA{0, 0, 0x80, 0xff}, color.RGBA{0xff, 0xd7, 0, 0xff}
+	navy, gold := colour.Names["navy"], colour.Names["gold"]
 	for prompt, want := range map[string]Filter{
 		"grayscale":                          {Kind: FilterGrayscale},
 		"Greyscale":                          {Kind: FilterGrayscale},
@@ -99,7 +100,7 @@ func TestFilterStringParsesBack(t *testing.T) {
 		}
 	}
 	f, _ := ParseFilter("duotone navy gold")
-	if got := f.String(); got != "duotone #000080 #ffd700" {
+	if got := f.String(); got != "duotone #14235a #d4af37" {
 		t.Errorf("duotone described as %q", got)
 	}
 }

@@ -48,9 +48,9 @@ import (
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/fonts"
 	"hookline.dev/services/thumbnails/internal/lettering"
-	"hookline.dev/services/thumbnails/internal/matte"
 )
 
 // Limits of a prompt.
@@ -435,15 +435,15 @@ func parseBorder(words []string) (op, error) {
 // #rgb. It returns how many words it took.
 func parseColour(words []string) (color.RGBA, int, bool) {
 	w := words[0]
-	if c, ok := matte.ColourWords[w]; ok {
+	if c, ok := colour.Names[w]; ok {
 		return c, 1, true
 	}
-	if hex, ok := strings.CutPrefix(w, "#"); ok {
-		c, ok := parseHex(hex)
+	if strings.HasPrefix(w, "#") {
+		c, ok := colour.ParseHex(w)
 		return c, 1, ok
 	}
 	if len(words) > 1 && (w == "light" || w == "dark") {
-		if c, ok := matte.ColourWords[words[1]]; ok {
+		if c, ok := colour.Names[words[1]]; ok {
 			towards := 255.0
 			if w == "dark" {
 				towards = 0
@@ -453,36 +453,6 @@ func parseColour(words []string) (color.RGBA, int, bool) {
 		}
 	}
 	return color.RGBA{}, 0, false
-}
-
-// parseHex reads rrggbb or rgb.
-func parseHex(s string) (color.RGBA, bool) {
-	if len(s) == 3 {
-		s = string([]byte{s[0], s[0], s[1], s[1], s[2], s[2]})
-	}
-	if len(s) != 6 {
-		return color.RGBA{}, false
-	}
-	var v [3]uint8
-	for i := range 3 {
-		hi, ok1 := hexDigit(s[2*i])
-		lo, ok2 := hexDigit(s[2*i+1])
-		if !ok1 || !ok2 {
-			return color.RGBA{}, false
-		}
-		v[i] = hi<<4 | lo
-	}
-	return color.RGBA{v[0], v[1], v[2], 255}, true
-}
-
-func hexDigit(c byte) (uint8, bool) {
-	switch {
-	case c >= '0' && c <= '9':
-		return c - '0', true
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10, true
-	}
-	return 0, false
 }
 
 // CroppedTo is the program followed by a crop to aspect ("16:9" or

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"image/color"
 	"slices"
-	"strconv"
 	"strings"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/colour"
 )
 
 // Background is a parsed backgroundPrompt: the scenes and colours it
@@ -65,23 +65,6 @@ var SceneWords = map[string]Scene{
 	"bokeh": Bokeh, "lights": Bokeh, "party": Bokeh, "festive": Bokeh,
 }
 
-// ColourWords maps each colour word the grammar understands to its
-// sRGB value. The service README lists them.
-var ColourWords = map[string]color.RGBA{
-	"red": {220, 38, 38, 255}, "crimson": {190, 18, 60, 255}, "maroon": {128, 20, 40, 255},
-	"orange": {249, 115, 22, 255}, "coral": {255, 127, 80, 255}, "peach": {255, 190, 152, 255},
-	"yellow": {250, 204, 21, 255}, "gold": {212, 175, 55, 255}, "golden": {212, 175, 55, 255},
-	"green": {34, 160, 80, 255}, "lime": {132, 204, 22, 255}, "olive": {110, 120, 40, 255},
-	"mint": {152, 230, 190, 255}, "emerald": {16, 150, 110, 255},
-	"teal": {13, 148, 136, 255}, "turquoise": {45, 212, 191, 255}, "cyan": {6, 182, 212, 255},
-	"blue": {37, 99, 235, 255}, "navy": {20, 35, 90, 255}, "indigo": {67, 56, 202, 255},
-	"purple": {126, 34, 206, 255}, "violet": {139, 92, 246, 255}, "lavender": {190, 170, 240, 255},
-	"magenta": {217, 30, 160, 255}, "pink": {236, 72, 153, 255},
-	"brown": {120, 72, 40, 255}, "beige": {225, 210, 180, 255}, "cream": {250, 243, 224, 255},
-	"white": {255, 255, 255, 255}, "black": {10, 10, 12, 255}, "silver": {192, 196, 204, 255},
-	"grey": {128, 128, 132, 255}, "gray": {128, 128, 132, 255}, "charcoal": {54, 58, 64, 255},
-}
-
 // modifierWords change the colour word that follows them.
 var modifierWords = map[string]func(color.RGBA) color.RGBA{
 	"dark":   func(c color.RGBA) color.RGBA { return mixRGBA(c, color.RGBA{0, 0, 0, 255}, 0.45) },
@@ -117,9 +100,9 @@ func ParseBackground(prompt string) (Background, error) {
 			modify = m
 			continue
 		}
-		c, ok := ColourWords[word]
+		c, ok := colour.Names[word]
 		if !ok {
-			c, ok = parseHex(word)
+			c, ok = colour.ParseHex(word)
 		}
 		if !ok {
 			continue
@@ -135,7 +118,7 @@ func ParseBackground(prompt string) (Background, error) {
 	if len(b.Scenes) == 0 && len(b.Colours) == 0 {
 		return Background{}, apierr.New(apierr.UnsupportedPrompt, fmt.Sprintf(
 			"backgroundPrompt names no scene or colour this engine draws; scenes: %s; colours: %s, optionally after dark, deep, light or pastel, or #rrggbb",
-			strings.Join(sortedKeys(SceneWords), ", "), strings.Join(sortedKeys(ColourWords), ", "),
+			strings.Join(sortedKeys(SceneWords), ", "), strings.Join(sortedKeys(colour.Names), ", "),
 		)).With("field", "backgroundPrompt")
 	}
 	return b, nil
@@ -157,22 +140,6 @@ func (b Background) String() string {
 // isSeparator splits words at anything but letters, digits and '#'.
 func isSeparator(r rune) bool {
 	return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '#'
-}
-
-// parseHex reads #rrggbb or #rgb.
-func parseHex(word string) (color.RGBA, bool) {
-	hex, ok := strings.CutPrefix(word, "#")
-	if !ok || len(hex) != 6 && len(hex) != 3 {
-		return color.RGBA{}, false
-	}
-	if len(hex) == 3 {
-		hex = string([]byte{hex[0], hex[0], hex[1], hex[1], hex[2], hex[2]})
-	}
-	v, err := strconv.ParseUint(hex, 16, 32)
-	if err != nil {
-		return color.RGBA{}, false
-	}
-	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}, true //nolint:gosec // G115: bytes of a 24-bit value
 }
 
 func sortedKeys[V any](m map[string]V) []string {

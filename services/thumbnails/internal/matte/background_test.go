@@ -9,10 +9,11 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/colour"
 )
 
 func TestParseBackground(t *testing.T) {
-	red, blue := ColourWords["red"], ColourWords["blue"]
+	red, blue := colour.Names["red"], colour.Names["blue"]
 	tests := []struct {
 		prompt string
 		want   Background
@@ -27,10 +28,10 @@ func TestParseBackground(t *testing.T) {
 		{"#FF8800", Background{Colours: []color.RGBA{{0xff, 0x88, 0x00, 255}}}},
 		{"#0af neon", Background{Scenes: []Scene{Neon}, Colours: []color.RGBA{{0x00, 0xaa, 0xff, 255}}}},
 		{"dark blue studio", Background{Scenes: []Scene{Studio}, Colours: []color.RGBA{mixRGBA(blue, color.RGBA{0, 0, 0, 255}, 0.45)}}},
-		{"pastel pink", Background{Colours: []color.RGBA{mixRGBA(ColourWords["pink"], color.RGBA{255, 255, 255, 255}, 0.6)}}},
+		{"pastel pink", Background{Colours: []color.RGBA{mixRGBA(colour.Names["pink"], color.RGBA{255, 255, 255, 255}, 0.6)}}},
 		// A modifier applies to the next colour only, not across a scene.
-		{"dark forest green", Background{Scenes: []Scene{Forest}, Colours: []color.RGBA{ColourWords["green"]}}},
-		{"red orange yellow green blue", Background{Colours: []color.RGBA{red, ColourWords["orange"], ColourWords["yellow"], ColourWords["green"]}}},
+		{"dark forest green", Background{Scenes: []Scene{Forest}, Colours: []color.RGBA{colour.Names["green"]}}},
+		{"red orange yellow green blue", Background{Colours: []color.RGBA{red, colour.Names["orange"], colour.Names["yellow"], colour.Names["green"]}}},
 		{"fire fire flames", Background{Scenes: []Scene{Fire}}},
 	}
 	for _, tt := range tests {
@@ -182,20 +183,20 @@ func sortedScenes() []Scene {
 // lights scene they colour the lights, not the backdrop.
 func TestRenderColours(t *testing.T) {
 	for _, word := range []string{"red", "teal", "purple", "beige"} {
-		img := Background{Colours: []color.RGBA{ColourWords[word]}}.Render(320, 180)
+		img := Background{Colours: []color.RGBA{colour.Names[word]}}.Render(320, 180)
 		m, _ := meanColour(img)
-		c := ColourWords[word]
+		c := colour.Names[word]
 		if d := dist(m, [3]float64{float64(c.R), float64(c.G), float64(c.B)}); d > 25 {
 			t.Errorf("%s background averages %v, %.0f from %v", word, m, d, c)
 		}
 	}
-	red, blue := ColourWords["red"], ColourWords["blue"]
+	red, blue := colour.Names["red"], colour.Names["blue"]
 	img := Background{Colours: []color.RGBA{red, blue}}.Render(320, 180)
 	if top, bottom := img.RGBAAt(160, 0), img.RGBAAt(160, 179); top != red || bottom != blue {
 		t.Errorf("red-blue gradient runs %v to %v", top, bottom)
 	}
 	plain, _ := meanColour(Background{Scenes: []Scene{Neon}}.Render(320, 180))
-	green, _ := meanColour(Background{Scenes: []Scene{Neon}, Colours: []color.RGBA{ColourWords["lime"]}}.Render(320, 180))
+	green, _ := meanColour(Background{Scenes: []Scene{Neon}, Colours: []color.RGBA{colour.Names["lime"]}}.Render(320, 180))
 	if green[1] <= plain[1]+5 || green[1]-green[0] <= plain[1]-plain[0] {
 		t.Errorf("lime neon %v is not greener than neon %v", green, plain)
 	}

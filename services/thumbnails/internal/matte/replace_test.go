@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/testkit"
 )
 
@@ -85,7 +86,7 @@ func TestReplace(t *testing.T) {
 	if edgeCloser < wrapped/2 {
 		t.Errorf("light wrap moved %d of %d edge pixels towards the background", edgeCloser, wrapped)
 	}
-	red := ColourWords["red"]
+	red := colour.Names["red"]
 	if d := dist([3]float64{sum[0] / float64(n), sum[1] / float64(n), sum[2] / float64(n)}, [3]float64{float64(red.R), float64(red.G), float64(red.B)}); d > 30 {
 		t.Errorf("background averages %.0f from %v", d, red)
 	}
