@@ -26,6 +26,7 @@ import (
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/engine"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
@@ -116,7 +117,12 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{ctx: ctx, pool: pool, blobs: blobs, client: client, store: postgres.New(pool, client), eng: &fakeEngine{}}
-	w.svc = &service.Service{Store: w.store, Blobs: blobs, Images: &imageinput.Source{Store: blobs}, Credits: client, Engine: w.eng}
+	faces, err := vision.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.svc = &service.Service{Store: w.store, Blobs: blobs, Images: &imageinput.Source{Store: blobs}, EditImages: &imageinput.Source{Store: blobs},
+		Credits: client, Engine: w.eng, Faces: faces}
 	return w
 }
 
@@ -331,5 +337,49 @@ func TestRecoveryCompletes(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The recovery pass judges a critique's reservation like a thumbnail's:
+// completed when the critique was stored, failed when it never was.
+func TestRecoveryJudgesCritiques(t *testing.T) {
+	w := newWorld(t)
+	org := uuid.NewString()
+	pic := picture(t)
+	key := s3store.Key(org, "uploads", uuid.NewString(), "jpg")
+	if err := w.blobs.Put(w.ctx, key, bytes.NewReader(pic.Data), int64(len(pic.Data)), pic.ContentType); err != nil {
+		t.Fatal(err)
+	}
+	url := w.blobs.PublicURL(key)
+	caller := caller(org)
+	c, err := w.svc.Critique(w.ctx, caller, &url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := w.svc.Critique(w.ctx, caller, &url, nil)
+	if err != nil || again.ID != c.ID {
+		t.Fatalf("a retry of the same request answers the stored critique: %v %v", again.ID, err)
+	}
+	resolve := w.store.Resolver(w.svc.CompletedEvent, w.svc.RemoveOrphan)
+	for _, tc := range []struct {
+		id   string
+		want credits.Verdict
+	}{{c.ID, credits.Completed}, {uuid.NewString(), credits.Failed}} {
+		r := credits.Reservation{ID: uuid.NewString(), OrgID: org, Operation: service.OpCritique, ResourceType: "critique", ResourceID: tc.id}
+		if tc.want == credits.Completed {
+			if err := w.pool.QueryRow(w.ctx, `SELECT reservation_id::text FROM critiques WHERE id = $1`, c.ID).Scan(&r.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := pgx.BeginFunc(w.ctx, w.pool, func(tx pgx.Tx) error {
+			got, err := resolve(w.ctx, tx, r)
+			if err == nil && got.Verdict != tc.want {
+				t.Errorf("critique %s: verdict %v, want %v", tc.id, got.Verdict, tc.want)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }
