@@ -63,6 +63,11 @@ func TestEditsThroughTheGateway(t *testing.T) {
 		"/anim.gif":  []byte("GIF89a\x01\x00\x01\x00\x00\x00\x00;"),
 		"/huge.jpg":  append([]byte{0xFF, 0xD8, 0xFF, 0xE0}, bytes.Repeat([]byte{0}, 6<<20)...),
 	}
+	// A JPEG whose headers parse but whose scan data is garbage: libvips
+	// reads these edits' pixels, and must refuse it like Go's decoder.
+	bad := jpegSized(t, 640, 360)
+	sos := bytes.LastIndex(bad, []byte{0xFF, 0xDA})
+	files["/corrupt.jpg"] = append(bad[:sos+20:sos+20], bytes.Repeat([]byte{0xFF}, len(bad)-sos-20)...)
 	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, ok := files[r.URL.Path]
 		if !ok {
@@ -171,7 +176,7 @@ func TestEditsThroughTheGateway(t *testing.T) {
 	s.waitTotal(key, 493)
 
 	// Refusals: every one a 400 (or 404) naming what is wrong, none charged.
-	bad := []struct {
+	refusals := []struct {
 		path, code, field string
 		body              map[string]any
 	}{
@@ -187,13 +192,15 @@ func TestEditsThroughTheGateway(t *testing.T) {
 		{"upscale", "invalid_request", "scale", map[string]any{"imageUrl": own, "scale": "3x"}},
 		{"upscale", "invalid_request", "imageUrl", map[string]any{"imageUrl": host.URL + "/huge.jpg", "scale": "2x"}},
 		{"color-enhance", "invalid_request", "imageUrl", map[string]any{"imageUrl": host.URL + "/anim.gif", "preset": "warm"}},
+		{"color-enhance", "invalid_request", "imageUrl", map[string]any{"imageUrl": host.URL + "/corrupt.jpg", "preset": "warm"}},
+		{"upscale", "invalid_request", "imageUrl", map[string]any{"imageUrl": host.URL + "/corrupt.jpg", "scale": "2x"}},
 		{"color-enhance", "invalid_request", "preset", map[string]any{"imageUrl": own, "preset": "sparkly"}},
 		{"background-remove", "invalid_request", "imageUrl", map[string]any{"imageUrl": "http://10.0.0.1/a.jpg"}},
 		{"background-remove", "invalid_request", "", map[string]any{"imageUrl": own, "format": "png"}},
 		{"combine", "invalid_request", "imageUrl2", map[string]any{"imageUrl1": own, "prompt": "side by side"}},
 		{"", "invalid_request", "aspectRatio", map[string]any{"imageUrl": own, "prompt": "mirror", "aspectRatio": "4:3"}},
 	}
-	for _, c := range bad {
+	for _, c := range refusals {
 		path := "/api/v1/thumbnails/edit"
 		if c.path != "" {
 			path += "/" + c.path

@@ -75,8 +75,11 @@ type Image struct {
 	URL string
 	// Data holds the file's bytes, at most imagecheck.MaxBytes.
 	Data []byte
-	// Img is the decoded image.
+	// Img is the decoded image; nil for an image Check accepted.
 	Img image.Image
+	// Width and Height are the image's size as its header gives it (Img
+	// may be shrunk, see Source.MaxSide).
+	Width, Height int
 	// Format is imagecheck.FormatJPEG or imagecheck.FormatPNG.
 	Format string
 	// Key is the object key when the URL names one of our objects, else "".
@@ -219,7 +222,39 @@ func (s *Source) decode(ctx context.Context, orgID, field string, f fetched) (Im
 	if err != nil {
 		return Image{}, s.refuse(ctx, orgID, field, f, err)
 	}
-	return Image{URL: f.url, Data: f.data, Img: shrink(img, s.MaxSide), Format: f.header.Format, Key: f.key}, nil
+	im := f.checked()
+	im.Img = shrink(img, s.MaxSide)
+	return im, nil
+}
+
+// checked is the Image of a fetch accepted up to its header.
+func (f fetched) checked() Image {
+	return Image{URL: f.url, Data: f.data, Format: f.header.Format, Key: f.key, Width: f.header.Width, Height: f.header.Height}
+}
+
+// Check is Load without decoding the pixels: the image is fetched and
+// verified up to its header (format, byte size, dimensions, decode
+// memory) and Img is nil. It is for callers whose own decoder reads the
+// pixels (libvips): when that decoder fails, Decode tells a corrupt
+// picture, refused as Load refuses it, from the caller's own fault.
+func (s *Source) Check(ctx context.Context, orgID, field, rawURL string) (Image, error) {
+	f, err := s.fetch(ctx, orgID, field, rawURL)
+	if err != nil {
+		return Image{}, err
+	}
+	return f.checked(), nil
+}
+
+// Decode decodes an image Check accepted, as Load would have: a picture
+// whose pixels are corrupt is the same 400 (and a stored upload is
+// removed).
+func (s *Source) Decode(ctx context.Context, orgID, field string, img Image) (Image, error) {
+	f := fetched{url: img.URL, key: img.Key, data: img.Data}
+	var err error
+	if f.header, err = imagecheck.ReadHeader(f.data); err != nil {
+		return Image{}, s.refuse(ctx, orgID, field, f, err)
+	}
+	return s.decode(ctx, orgID, field, f)
 }
 
 // refuse is the 400 for an image whose content cannot be accepted. A

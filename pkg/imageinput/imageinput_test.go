@@ -127,6 +127,34 @@ func TestExternal(t *testing.T) {
 	}
 }
 
+// Check verifies up to the header and decodes nothing; Decode then
+// refuses a corrupt picture exactly as Load does.
+func TestCheckThenDecode(t *testing.T) {
+	whole := jpegBytes(t, 64, 48)
+	srv, host := site(t, map[string][]byte{"/ok.jpg": whole, "/trunc.jpg": corrupt(whole), "/text.jpg": []byte("not an image")})
+	src := &Source{Fetcher: safefetch.New(safefetch.Config{AllowHosts: []string{host}, Timeout: 5 * time.Second})}
+	ctx := context.Background()
+	img, err := src.Check(ctx, "org", "imageUrl", srv.URL+"/ok.jpg")
+	if err != nil || img.Img != nil || img.Width != 64 || img.Height != 48 || !bytes.Equal(img.Data, whole) {
+		t.Fatalf("check: %v %+v", err, img.Format)
+	}
+	if img, err = src.Decode(ctx, "org", "imageUrl", img); err != nil || img.Img.Bounds().Dx() != 64 {
+		t.Fatalf("decode: %v", err)
+	}
+	trunc, err := src.Check(ctx, "org", "imageUrl", srv.URL+"/trunc.jpg")
+	if err != nil {
+		t.Fatalf("a truncated JPEG's header is fine: %v", err)
+	}
+	_, err = src.Decode(ctx, "org", "imageUrl", trunc)
+	if r := fieldReason(t, err, "imageUrl"); !strings.Contains(r, "cannot be decoded") {
+		t.Errorf("truncated: %q", r)
+	}
+	_, err = src.Check(ctx, "org", "imageUrl", srv.URL+"/text.jpg")
+	if r := fieldReason(t, err, "imageUrl"); !strings.Contains(r, "not a JPEG or PNG") {
+		t.Errorf("not an image: %q", r)
+	}
+}
+
 // TestSSRF checks that non-public targets are refused when not allow-listed,
 // without any traffic (the fetcher refuses before connecting).
 func TestSSRF(t *testing.T) {
@@ -359,4 +387,15 @@ func TestDecodeBudgetWaits(t *testing.T) {
 	if _, err := src.Load(context.Background(), "org", "f", srv.URL+"/ok.png"); err != nil {
 		t.Fatalf("load after release: %v", err)
 	}
+}
+
+// corrupt damages a JPEG's entropy-coded data and leaves its headers
+// whole: the markers still parse, the pixels do not.
+func corrupt(b []byte) []byte {
+	out := append([]byte{}, b...)
+	sos := bytes.LastIndex(out, []byte{0xFF, 0xDA})
+	for i := sos + 20; i < len(out)-2; i++ {
+		out[i] = 0xFF
+	}
+	return out
 }

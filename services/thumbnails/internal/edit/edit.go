@@ -81,7 +81,9 @@ func load(data []byte) (*vips.ImageRef, vips.ImageType, error) {
 	if typ != vips.ImageTypeJPEG && typ != vips.ImageTypePNG {
 		return nil, typ, ErrFormat
 	}
-	ref, err := vips.LoadImageFromBuffer(data, nil)
+	// fail: corrupt pixel data is an error, never a grey patch (the
+	// service checked only the header).
+	ref, err := vips.LoadImageFromBuffer(data, vips.NewImportParams())
 	if err != nil {
 		return nil, typ, fmt.Errorf("edit: decode: %w", err)
 	}

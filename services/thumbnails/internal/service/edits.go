@@ -74,7 +74,7 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op thumbnail.
 	if spec.Provider {
 		t.Engine = s.Engine.Name()
 	}
-	render := func(ctx context.Context) (engine.Result, error) { return s.renderEdit(ctx, spec, inp) }
+	render := func(ctx context.Context) (engine.Result, error) { return s.renderEdit(ctx, p.OrgID, spec, inp) }
 	if pd == nil {
 		t.ID, t.OrgID = uuid.NewString(), p.OrgID
 		t.Seed = seedOf(t.ID)
@@ -97,8 +97,12 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op thumbnail.
 // can tell: the faces of a face swap, the size of an upscale.
 func (s *Service) editInputs(ctx context.Context, orgID string, spec thumbnail.EditSpec) (editInputs, error) {
 	var in editInputs
+	load := s.EditImages.Load
+	if !usesPixels(spec) {
+		load = s.EditImages.Check
+	}
 	for _, src := range spec.Sources {
-		img, err := s.EditImages.Load(ctx, orgID, src.Field, src.URL)
+		img, err := load(ctx, orgID, src.Field, src.URL)
 		if err != nil {
 			return in, err
 		}
@@ -119,8 +123,7 @@ func (s *Service) editInputs(ctx context.Context, orgID string, spec thumbnail.E
 	}
 	switch spec.Op {
 	case thumbnail.OpUpscale:
-		b := in.srcs[0].Img.Bounds()
-		if err := edit.CheckUpscale(b.Dx(), b.Dy(), spec.Scale); err != nil {
+		if err := edit.CheckUpscale(in.srcs[0].Width, in.srcs[0].Height, spec.Scale); err != nil {
 			return in, err
 		}
 	case thumbnail.OpFaceSwap:
@@ -129,15 +132,17 @@ func (s *Service) editInputs(ctx context.Context, orgID string, spec thumbnail.E
 	return in, nil
 }
 
-// usesFaces says whether an edit places anything by the faces of its
-// sources. The tone edits and the upscale do not, and skip detection.
-func usesFaces(spec thumbnail.EditSpec) bool {
-	switch spec.Op {
-	case thumbnail.OpColorEnhance, thumbnail.OpUpscale:
-		return false
-	}
-	return !spec.Provider
+// usesPixels says whether an edit works on decoded pictures in Go.
+// Color-enhance and upscale run on libvips from the file's bytes, so
+// their source is only checked up to its header (a corrupt one is told
+// apart after libvips fails, see libvipsEdit).
+func usesPixels(spec thumbnail.EditSpec) bool {
+	return spec.Op != thumbnail.OpColorEnhance && spec.Op != thumbnail.OpUpscale
 }
+
+// usesFaces says whether an edit places anything by the faces of its
+// sources.
+func usesFaces(spec thumbnail.EditSpec) bool { return usesPixels(spec) && !spec.Provider }
 
 // parentOf sets the parent of the edit: the caller's thumbnail whose
 // picture the (first) source is.
@@ -197,7 +202,7 @@ func (s *Service) swapFaces(ctx context.Context, orgID string, spec thumbnail.Ed
 }
 
 // renderEdit draws the edit of spec from its loaded inputs.
-func (s *Service) renderEdit(ctx context.Context, spec thumbnail.EditSpec, in editInputs) (engine.Result, error) {
+func (s *Service) renderEdit(ctx context.Context, orgID string, spec thumbnail.EditSpec, in editInputs) (engine.Result, error) {
 	if spec.Provider {
 		return s.providerEdit(ctx, spec, in)
 	}
@@ -210,9 +215,11 @@ func (s *Service) renderEdit(ctx context.Context, spec thumbnail.EditSpec, in ed
 	var img image.Image
 	switch spec.Op {
 	case thumbnail.OpColorEnhance:
-		return result(edit.ColorEnhance(src.Data, spec.Preset, spec.Intensity))
+		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (edit.Output, error) {
+			return edit.ColorEnhance(src.Data, spec.Preset, spec.Intensity)
+		})
 	case thumbnail.OpUpscale:
-		return result(edit.Upscale(src.Data, spec.Scale))
+		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (edit.Output, error) { return edit.Upscale(src.Data, spec.Scale) })
 	case thumbnail.OpFilter:
 		img = edit.ApplyFilter(src.Img, spec.Filter, faces)
 	case thumbnail.OpBackgroundRemove:
@@ -254,6 +261,21 @@ func (s *Service) renderEdit(ctx context.Context, spec thumbnail.EditSpec, in ed
 		img = framing.Crop(img, string(spec.Aspect), faces, vision.Saliency(img))
 	}
 	return result(edit.Encode(img, keepPNG))
+}
+
+// libvipsEdit runs an edit on a source Check accepted. When libvips
+// fails, the source is decoded the way Load would have: a corrupt picture
+// is the caller's 400 (nothing is charged: these edits are free), any
+// other failure is ours.
+func (s *Service) libvipsEdit(ctx context.Context, orgID, field string, src imageinput.Image, run func() (edit.Output, error)) (engine.Result, error) {
+	out, err := run()
+	if err == nil || apierr.Is(err, apierr.InvalidRequest) {
+		return result(out, err)
+	}
+	if _, derr := s.EditImages.Decode(ctx, orgID, field, src); derr != nil {
+		return engine.Result{}, derr
+	}
+	return engine.Result{}, err
 }
 
 // providerEdit asks the configured image provider for an edit the local

@@ -94,6 +94,10 @@ type Blobs interface {
 type Images interface {
 	Load(ctx context.Context, orgID, field, rawURL string) (imageinput.Image, error)
 	LoadAll(ctx context.Context, orgID, field string, urls []string) ([]imageinput.Image, error)
+	// Check is Load up to the header: Img is nil, libvips reads the pixels.
+	Check(ctx context.Context, orgID, field, rawURL string) (imageinput.Image, error)
+	// Decode decodes a checked image: the 400 of a corrupt one.
+	Decode(ctx context.Context, orgID, field string, img imageinput.Image) (imageinput.Image, error)
 }
 
 // Credits reserves credits with billing (*credits.Client). Errors: an
