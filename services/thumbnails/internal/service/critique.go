@@ -36,7 +36,7 @@ func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL,
 		return critique.Record{}, err
 	}
 	key := credits.KeyOf(p)
-	id := ThumbnailID(p.OrgID, OpCritique, key, 0)
+	id := ResultID(p.OrgID, OpCritique, key, 0)
 	if c, err := s.Store.Critique(ctx, p.OrgID, id); !errors.Is(err, critique.ErrNotFound) {
 		return c, err
 	}
@@ -62,11 +62,9 @@ func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL,
 	}
 	if err != nil {
 		if errors.Is(err, credits.ErrSettled) {
-			return c, apierr.Wrap(apierr.Unavailable, "the request took too long and was cancelled; nothing was charged, retry", err)
+			return c, errRefundedMeanwhile(err)
 		}
-		if ferr := s.Store.Fail(context.WithoutCancel(ctx), r, "database: the critique could not be stored"); ferr != nil {
-			s.log().ErrorContext(ctx, "refunding reservation", "reservation_id", r.ID, "err", ferr)
-		}
+		s.refund(ctx, r, "database: the critique could not be stored")
 		return c, err
 	}
 	return c, nil

@@ -37,11 +37,12 @@ var (
 	createdNS   = uuid.MustParse("5a0f4c8e-93a4-4f0b-8a61-2d0c3e9b7f14")
 )
 
-// ThumbnailID is the id of item i of a paid request: a UUIDv5 of the
-// request's first reservation id for that item (credits.ReservationID,
-// generation 0), so a retried request (same Idempotency-Key) names the
-// same thumbnail, which is then returned instead of drawn and paid again.
-func ThumbnailID(orgID, operation, key string, item int) string {
+// ResultID is the id of item i of a paid request (a thumbnail, or a
+// critique): a UUIDv5 of the request's first reservation id for that item
+// (credits.ReservationID, generation 0), so a retried request (same
+// Idempotency-Key) names the same result, which is then returned instead
+// of made and paid again.
+func ResultID(orgID, operation, key string, item int) string {
 	return uuid.NewSHA1(thumbnailNS, []byte(credits.ReservationID(orgID, operation, key, item, 0))).String()
 }
 
@@ -77,7 +78,7 @@ type paid struct {
 func newPaid(p principal.Principal, op string, n int) *paid {
 	pd := &paid{op: op, key: credits.KeyOf(p), org: p.OrgID, jobs: make([]job, n)}
 	for i := range pd.jobs {
-		id := ThumbnailID(p.OrgID, op, pd.key, i)
+		id := ResultID(p.OrgID, op, pd.key, i)
 		pd.jobs[i] = job{t: thumbnail.Thumbnail{ID: id, OrgID: p.OrgID, Seed: seedOf(id), FaceIDs: []string{}}}
 		pd.jobs[i].req.Seed = pd.jobs[i].t.Seed
 	}
@@ -203,7 +204,7 @@ func (s *Service) keep(ctx context.Context, t thumbnail.Thumbnail, res engine.Re
 			// The recovery pass refunded it while we worked: the picture
 			// must not be delivered unpaid.
 			countGeneration(t, outcomeFailed)
-			return t, apierr.Wrap(apierr.Unavailable, "the request took too long and was cancelled; nothing was charged, retry", err)
+			return t, errRefundedMeanwhile(err)
 		}
 		s.fail(ctx, t, r, "database: the thumbnail could not be stored", outcomeFailed)
 		return t, err
@@ -212,17 +213,28 @@ func (s *Service) keep(ctx context.Context, t thumbnail.Thumbnail, res engine.Re
 	return t, nil
 }
 
-// fail counts t's failure and refunds r (nil: a free edit), detached from the request: a client that hung up must
-// still get its credits back. When even that fails the reservation stays
-// open and the recovery pass fails it.
+// fail counts t's failure and refunds r (nil: a free edit).
 func (s *Service) fail(ctx context.Context, t thumbnail.Thumbnail, r *credits.Reservation, reason, outcome string) {
 	countGeneration(t, outcome)
-	if r == nil {
-		return
+	if r != nil {
+		s.refund(ctx, *r, reason)
 	}
-	if err := s.Store.Fail(context.WithoutCancel(ctx), *r, reason); err != nil {
+}
+
+// refund fails r, detached from the request: a client that hung up must
+// still get its credits back. When even that fails the reservation stays
+// open and the recovery pass fails it.
+func (s *Service) refund(ctx context.Context, r credits.Reservation, reason string) {
+	if err := s.Store.Fail(context.WithoutCancel(ctx), r, reason); err != nil {
 		s.log().ErrorContext(ctx, "refunding reservation", "reservation_id", r.ID, "err", err)
 	}
+}
+
+// errRefundedMeanwhile is the answer when the recovery pass refunded the
+// reservation while the work ran (credits.ErrSettled on storing): the
+// result must not be delivered unpaid.
+func errRefundedMeanwhile(err error) error {
+	return apierr.Wrap(apierr.Unavailable, "the request took too long and was cancelled; nothing was charged, retry", err)
 }
 
 // CompletedEvent is the completed event of reservation r. Its id derives
