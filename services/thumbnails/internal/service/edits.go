@@ -141,8 +141,13 @@ func usesPixels(spec thumbnail.EditSpec) bool {
 }
 
 // usesFaces says whether an edit places anything by the faces of its
-// sources.
-func usesFaces(spec thumbnail.EditSpec) bool { return usesPixels(spec) && !spec.Provider }
+// sources: of the filters, only the background blur does.
+func usesFaces(spec thumbnail.EditSpec) bool {
+	if spec.Op == thumbnail.OpFilter {
+		return spec.Filter.Kind == edit.FilterBlurBackground
+	}
+	return usesPixels(spec) && !spec.Provider
+}
 
 // parentOf sets the parent of the edit: the caller's thumbnail whose
 // picture the (first) source is.
