@@ -208,7 +208,7 @@ if want thumbnails; then
     lg thumbnails -gateway http://127.0.0.1:18080 -key "$tkey" -workers 4 -duration 30s -pid "$thumbnails_pid"
     lg thumbnails -gateway http://127.0.0.1:18080 -key "$tkey" -workers 8 -duration 60s -pid "$thumbnails_pid"
     echo "## the bare engine, in process (same prompt, no face or style)"
-    go test -run '^$' -bench 'BenchmarkGeneratePrompt|BenchmarkGenerate$' -benchtime 60x ./services/thumbnails/internal/compose | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkGeneratePrompt|BenchmarkGenerate$' -benchtime 60x ./services/thumbnails/internal/generate/compose | grep -E '^Benchmark'
   } | tee "$OUT/thumbnails.txt"
 fi
 
@@ -315,9 +315,9 @@ if want edits; then
     echo "## summary"
     .hookline/bin/loadgen edits-table -record "$OUT/edits.jsonl"
     echo "## the engines in process (1280x720)"
-    go test -run '^$' -bench 'BenchmarkUpscale2x$|BenchmarkColorEnhance$' -benchtime 40x ./services/thumbnails/internal/edit | grep -E '^Benchmark'
-    go test -run '^$' -bench 'BenchmarkCritique1280x720$' -benchtime 60x ./services/thumbnails/internal/critique | grep -E '^Benchmark'
-    go test -run '^$' -bench 'BenchmarkRemove1280x720$|BenchmarkRemovePhoto1280x720$' -benchtime 20x ./services/thumbnails/internal/matte | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkUpscale2x$|BenchmarkColorEnhance$' -benchtime 40x ./services/thumbnails/internal/edits/adjust | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkCritique1280x720$' -benchtime 60x ./services/thumbnails/internal/analyze/critique | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkRemove1280x720$|BenchmarkRemovePhoto1280x720$' -benchtime 20x ./services/thumbnails/internal/edits/matte | grep -E '^Benchmark'
   } | tee "$OUT/edits.txt"
 fi
 

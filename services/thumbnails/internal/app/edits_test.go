@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/services/thumbnails/internal/providerfake"
+	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 )
 
 // With an image provider configured, an edit prompt outside the local

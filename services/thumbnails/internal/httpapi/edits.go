@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"hookline.dev/pkg/httpx"
-	"hookline.dev/services/thumbnails/internal/critique"
+	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

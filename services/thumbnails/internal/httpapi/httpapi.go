@@ -17,8 +17,8 @@ import (
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
+	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/service"
-	"hookline.dev/services/thumbnails/internal/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

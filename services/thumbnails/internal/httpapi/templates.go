@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"hookline.dev/pkg/httpx"
-	"hookline.dev/services/thumbnails/internal/template"
+	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
-	"hookline.dev/services/thumbnails/internal/assetview"
+	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 
 // Assets returns the live records of the organization among refs, keyed by

@@ -9,7 +9,7 @@ import (
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/pgkit"
-	"hookline.dev/services/thumbnails/internal/critique"
+	"hookline.dev/services/thumbnails/internal/analyze/critique"
 )
 
 // SaveCritique stores c and completes its reservation r with completed, in

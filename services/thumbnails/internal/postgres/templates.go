@@ -7,9 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hookline.dev/pkg/pgkit"
-	"hookline.dev/services/thumbnails/internal/engine"
-	"hookline.dev/services/thumbnails/internal/layout"
-	"hookline.dev/services/thumbnails/internal/template"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/generate/template"
 )
 
 const templateCols = `id::text, name, category, description, aspect_ratio, layout, position, coalesce(preview_key, ''), preview_version`

@@ -10,7 +10,7 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
-	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

@@ -13,10 +13,10 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
-	"hookline.dev/services/thumbnails/internal/assetview"
-	"hookline.dev/services/thumbnails/internal/engine"
-	"hookline.dev/services/thumbnails/internal/layout"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 
 // AssetsConsumer is the durable consumer (and inbox name) of the read

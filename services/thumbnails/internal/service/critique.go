@@ -9,7 +9,7 @@ import (
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/nlp"
 	"hookline.dev/pkg/principal"
-	"hookline.dev/services/thumbnails/internal/critique"
+	"hookline.dev/services/thumbnails/internal/analyze/critique"
 )
 
 // OpCritique names a critique in billing's usage history.

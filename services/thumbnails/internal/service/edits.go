@@ -12,16 +12,16 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/assetview"
-	"hookline.dev/services/thumbnails/internal/combine"
-	"hookline.dev/services/thumbnails/internal/edit"
-	"hookline.dev/services/thumbnails/internal/engine"
-	"hookline.dev/services/thumbnails/internal/faceswap"
-	"hookline.dev/services/thumbnails/internal/framing"
-	"hookline.dev/services/thumbnails/internal/matte"
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/edits/combine"
+	"hookline.dev/services/thumbnails/internal/edits/faceswap"
+	"hookline.dev/services/thumbnails/internal/edits/matte"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 
 // localEngine names the local image code in a thumbnail's engine field.
@@ -123,7 +123,7 @@ func (s *Service) editInputs(ctx context.Context, orgID string, spec thumbnail.E
 	}
 	switch spec.Op {
 	case thumbnail.OpUpscale:
-		if err := edit.CheckUpscale(in.srcs[0].Width, in.srcs[0].Height, spec.Scale); err != nil {
+		if err := adjust.CheckUpscale(in.srcs[0].Width, in.srcs[0].Height, spec.Scale); err != nil {
 			return in, err
 		}
 	case thumbnail.OpFaceSwap:
@@ -144,7 +144,7 @@ func usesPixels(spec thumbnail.EditSpec) bool {
 // sources: of the filters, only the background blur does.
 func usesFaces(spec thumbnail.EditSpec) bool {
 	if spec.Op == thumbnail.OpFilter {
-		return spec.Filter.Kind == edit.FilterBlurBackground
+		return spec.Filter.Kind == adjust.FilterBlurBackground
 	}
 	return usesPixels(spec) && !spec.Provider
 }
@@ -220,19 +220,19 @@ func (s *Service) renderEdit(ctx context.Context, orgID string, spec thumbnail.E
 	var img image.Image
 	switch spec.Op {
 	case thumbnail.OpColorEnhance:
-		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (edit.Output, error) {
-			return edit.ColorEnhance(src.Data, spec.Preset, spec.Intensity)
+		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (adjust.Output, error) {
+			return adjust.ColorEnhance(src.Data, spec.Preset, spec.Intensity)
 		})
 	case thumbnail.OpUpscale:
-		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (edit.Output, error) { return edit.Upscale(src.Data, spec.Scale) })
+		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (adjust.Output, error) { return adjust.Upscale(src.Data, spec.Scale) })
 	case thumbnail.OpFilter:
-		img = edit.ApplyFilter(src.Img, spec.Filter, faces)
+		img = adjust.ApplyFilter(src.Img, spec.Filter, faces)
 	case thumbnail.OpBackgroundRemove:
 		cut, err := s.Matte.Remove(ctx, src.Img, faces)
 		if err != nil {
 			return engine.Result{}, err
 		}
-		return result(edit.Encode(cut, true))
+		return result(adjust.Encode(cut, true))
 	case thumbnail.OpBackgroundReplace:
 		cut, err := s.Matte.Remove(ctx, src.Img, faces)
 		if err != nil {
@@ -248,7 +248,7 @@ func (s *Service) renderEdit(ctx context.Context, orgID string, spec thumbnail.E
 		if err != nil {
 			return engine.Result{}, err
 		}
-		return result(edit.Encode(out, keepPNG))
+		return result(adjust.Encode(out, keepPNG))
 	case thumbnail.OpCombine:
 		aspect := spec.Aspect
 		if aspect == "" {
@@ -258,21 +258,21 @@ func (s *Service) renderEdit(ctx context.Context, orgID string, spec thumbnail.E
 		if err != nil {
 			return engine.Result{}, err
 		}
-		return result(edit.Encode(c, false))
+		return result(adjust.Encode(c, false))
 	default:
 		return engine.Result{}, fmt.Errorf("edit: unknown operation %q", spec.Op)
 	}
 	if spec.Aspect != "" && ctx.Err() == nil {
-		img = framing.Crop(img, string(spec.Aspect), faces, vision.Saliency(img))
+		img = imaging.Crop(img, string(spec.Aspect), faces, vision.Saliency(img))
 	}
-	return result(edit.Encode(img, keepPNG))
+	return result(adjust.Encode(img, keepPNG))
 }
 
 // libvipsEdit runs an edit on a source Check accepted. When libvips
 // fails, the source is decoded the way Load would have: a corrupt picture
 // is the caller's 400 (nothing is charged: these edits are free), any
 // other failure is ours.
-func (s *Service) libvipsEdit(ctx context.Context, orgID, field string, src imageinput.Image, run func() (edit.Output, error)) (engine.Result, error) {
+func (s *Service) libvipsEdit(ctx context.Context, orgID, field string, src imageinput.Image, run func() (adjust.Output, error)) (engine.Result, error) {
 	out, err := run()
 	if err == nil || apierr.Is(err, apierr.InvalidRequest) {
 		return result(out, err)
@@ -299,7 +299,7 @@ func (s *Service) providerEdit(ctx context.Context, spec thumbnail.EditSpec, in 
 }
 
 // result turns an encoded edit into an engine result.
-func result(o edit.Output, err error) (engine.Result, error) {
+func result(o adjust.Output, err error) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, err
 	}

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"hookline.dev/pkg/telemetry"
-	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

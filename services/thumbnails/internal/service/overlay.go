@@ -5,7 +5,7 @@ import (
 
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/overlay"
+	"hookline.dev/services/thumbnails/internal/analyze/overlay"
 )
 
 // TextOverlay suggests text for a picture: where (the calmest regions,

@@ -15,7 +15,7 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/s3store"
-	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

@@ -27,7 +27,7 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
 	"hookline.dev/services/thumbnails/internal/thumbnail"

@@ -24,13 +24,13 @@ import (
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/textai"
-	"hookline.dev/services/thumbnails/internal/assetview"
-	"hookline.dev/services/thumbnails/internal/critique"
-	"hookline.dev/services/thumbnails/internal/engine"
-	"hookline.dev/services/thumbnails/internal/layout"
-	"hookline.dev/services/thumbnails/internal/matte"
-	"hookline.dev/services/thumbnails/internal/template"
+	"hookline.dev/services/thumbnails/internal/analyze/critique"
+	"hookline.dev/services/thumbnails/internal/edits/matte"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 
 // Source names the service in event envelopes.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"hookline.dev/pkg/s3store"
-	"hookline.dev/services/thumbnails/internal/template"
+	"hookline.dev/services/thumbnails/internal/generate/template"
 )
 
 // Templates lists the catalogue in its order (of one category when

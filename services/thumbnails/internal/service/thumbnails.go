@@ -8,8 +8,8 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/principal"
-	"hookline.dev/services/thumbnails/internal/engine"
-	"hookline.dev/services/thumbnails/internal/template"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

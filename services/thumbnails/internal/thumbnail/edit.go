@@ -5,11 +5,11 @@ import (
 	"strings"
 
 	"hookline.dev/pkg/apierr"
-	"hookline.dev/services/thumbnails/internal/combine"
-	"hookline.dev/services/thumbnails/internal/edit"
-	"hookline.dev/services/thumbnails/internal/engine"
-	"hookline.dev/services/thumbnails/internal/instruct"
-	"hookline.dev/services/thumbnails/internal/matte"
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/edits/combine"
+	"hookline.dev/services/thumbnails/internal/edits/instruct"
+	"hookline.dev/services/thumbnails/internal/edits/matte"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 // Op is an edit operation, named as its endpoint under /thumbnails/edit.
@@ -67,10 +67,10 @@ type EditSpec struct {
 	// Face swap: exactly one of the two is set.
 	FaceImageURL, FaceID string
 
-	Preset     edit.Preset
-	Intensity  edit.Intensity
+	Preset     adjust.Preset
+	Intensity  adjust.Intensity
 	Scale      int
-	Filter     edit.Filter
+	Filter     adjust.Filter
 	Program    instruct.Program
 	Layout     combine.Layout
 	Background matte.Background
@@ -181,15 +181,15 @@ func faceSource(f apierr.Fields, s *EditSpec, imageURL, faceID *string) {
 
 func colorEnhance(f apierr.Fields, s *EditSpec, preset, intensity *string) {
 	if preset == nil {
-		f.Add("preset", "is required: one of "+strings.Join(edit.PresetNames(), ", "))
-	} else if p, ok := edit.ParsePreset(*preset); ok {
+		f.Add("preset", "is required: one of "+strings.Join(adjust.PresetNames(), ", "))
+	} else if p, ok := adjust.ParsePreset(*preset); ok {
 		s.Preset = p
 	} else {
-		f.Add("preset", "must be one of "+strings.Join(edit.PresetNames(), ", "))
+		f.Add("preset", "must be one of "+strings.Join(adjust.PresetNames(), ", "))
 	}
-	s.Intensity = edit.Medium
+	s.Intensity = adjust.Medium
 	if intensity != nil {
-		if in, ok := edit.ParseIntensity(*intensity); ok && *intensity != "" {
+		if in, ok := adjust.ParseIntensity(*intensity); ok && *intensity != "" {
 			s.Intensity = in
 		} else {
 			f.Add("intensity", `must be "subtle", "medium" or "strong"`)
@@ -210,7 +210,7 @@ func parsePrompt(s *EditSpec, provider bool) error {
 	case OpBackgroundReplace:
 		s.Background, err = matte.ParseBackground(s.Prompt)
 	case OpFilter:
-		s.Filter, err = edit.ParseFilter(s.Prompt)
+		s.Filter, err = adjust.ParseFilter(s.Prompt)
 		return err
 	case OpBackgroundRemove:
 		s.Prompt = "background-remove: transparent background"

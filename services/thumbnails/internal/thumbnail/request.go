@@ -9,7 +9,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/textcheck"
-	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 // Limits of the requests (README, "Limits").

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/apierr"
-	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 func ptr[T any](v T) *T { return &v }

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"time"
 
-	"hookline.dev/services/thumbnails/internal/engine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 // Kind says how a thumbnail was made.

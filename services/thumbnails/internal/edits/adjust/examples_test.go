@@ -1,0 +1,68 @@
+package adjust
+
+import (
+	"image"
+	"image/draw"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestWriteExamples writes the example edits reviewers look at
+// (testdata/examples/edits); run with HOOKLINE_WRITE_EXAMPLES=1. The
+// source of color-enhance and the filters is written beside them.
+func TestWriteExamples(t *testing.T) {
+	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
+		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples/edits")
+	}
+	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, out Output) {
+		decoded(t, out)
+		if len(out.Data) > 150<<10 {
+			t.Errorf("%s is %d KB", name, len(out.Data)>>10)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), out.Data, 0o644); err != nil { //nolint:gosec // G306: an example picture
+			t.Fatal(err)
+		}
+	}
+	encode := func(img image.Image) Output {
+		out, err := Encode(img, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+
+	src := portraitOnScene(t)
+	source := encode(src)
+	write("color-filter-source.jpg", source)
+
+	enhanced, err := ColorEnhance(source.Data, Vibrant, Strong)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("color-enhance-vibrant-strong.jpg", enhanced)
+
+	// The middle of the portrait, enlarged: eyes, brows and hair show
+	// what the sharpening does.
+	face := facePhoto(t)
+	crop := image.NewRGBA(image.Rect(0, 0, 200, 150))
+	draw.Draw(crop, crop.Rect, face, face.Bounds().Min.Add(image.Pt(60, 110)), draw.Src)
+	up, err := Upscale(encode(crop).Data, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("upscale-2x.jpg", up)
+
+	faces := detectFaces(t, src)
+	for name, prompt := range map[string]string{
+		"filter-sepia.jpg":           "apply a sepia filter",
+		"filter-duotone.jpg":         "duotone navy gold",
+		"filter-blur-background.jpg": "blur the background",
+	} {
+		write(name, encode(ApplyFilter(src, mustFilter(t, prompt), faces)))
+	}
+}

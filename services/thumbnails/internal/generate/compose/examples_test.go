@@ -1,0 +1,70 @@
+package compose
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+)
+
+// TestWriteExamples writes the example pictures reviewers look at
+// (testdata/examples); run with HOOKLINE_WRITE_EXAMPLES=1.
+func TestWriteExamples(t *testing.T) {
+	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
+		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples")
+	}
+	e := newEngine(t)
+	dir := filepath.Join("..", "..", "..", "testdata", "examples")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	face := photoFace(t)
+	write := func(name string, r engine.Result) {
+		decode(t, r)
+		if len(r.Data) > 300<<10 {
+			t.Errorf("%s is %d KB", name, len(r.Data)>>10)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), r.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gen := engine.Request{
+		Prompt: "I tested the 5 cheapest gaming laptops so you don't have to",
+		Aspect: engine.Landscape, Seed: 7, Style: warmStyle(), Faces: []engine.Face{face},
+	}
+	first := generate(t, gen)
+	write("generated-16x9.jpg", first)
+	vary := gen
+	vary.Seed, vary.Tweak = 15, "shocking results"
+	vary.Parent = &engine.Picture{Data: first.Data}
+	v, err := e.Vary(context.Background(), vary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("variation.jpg", v)
+	portrait := engine.Request{
+		Prompt: "Morning routine of a productive developer in Tokyo",
+		Aspect: engine.Portrait, Seed: 3, Faces: []engine.Face{face},
+	}
+	write("generated-9x16.jpg", generate(t, portrait))
+	remixes := map[string]string{
+		"Boss Fight":    "Beating Elden Ring with only a fishing rod",
+		"Money Moves":   "How I paid off $30,000 of debt in one year",
+		"Guest Episode": "The future of AI agents with a startup founder",
+	}
+	for _, row := range readSeed(t) {
+		prompt, ok := remixes[row.name]
+		if !ok {
+			continue
+		}
+		l := mustParse(t, row.layout)
+		res := generate(t, engine.Request{Prompt: prompt, Aspect: engine.Aspect(row.aspect), Seed: 11, Template: l, Faces: []engine.Face{face}})
+		write("remix-"+row.category+".jpg", res)
+		delete(remixes, row.name)
+	}
+	if len(remixes) > 0 {
+		t.Fatalf("templates not in the seed: %v", remixes)
+	}
+}

@@ -1,0 +1,142 @@
+// Package engine is the contract between the thumbnails service and the
+// engines that draw its pictures: the local compositor (the default,
+// offline and deterministic for a seed) and the hosted image providers.
+// The service resolves every input (style, brand, faces, reference
+// images, template) before it calls an engine, so engines do no I/O of
+// their own beyond their provider's API.
+package engine
+
+import (
+	"context"
+	"errors"
+	"image"
+	"image/color"
+
+	"hookline.dev/services/thumbnails/internal/generate/layout"
+)
+
+// Aspect is an output aspect ratio as the API spells it.
+type Aspect string
+
+// The aspect ratios the API accepts.
+const (
+	Landscape Aspect = "16:9"
+	Portrait  Aspect = "9:16"
+)
+
+// Valid reports whether a is one of the accepted aspect ratios.
+func (a Aspect) Valid() bool { return a == Landscape || a == Portrait }
+
+// Size is the pixel size of a thumbnail of aspect a: 1280×720 or 720×1280.
+func (a Aspect) Size() (width, height int) {
+	if a == Portrait {
+		return 720, 1280
+	}
+	return 1280, 720
+}
+
+// Picture is an input image: the file as stored (JPEG or PNG, for engines
+// that send or load bytes) and its decoded form (for engines that measure
+// or draw in Go). Either may be what an engine uses; both are always set.
+type Picture struct {
+	Data []byte
+	Img  image.Image
+}
+
+// Swatch is one colour of a palette and its share of the image.
+type Swatch struct {
+	Color  color.RGBA
+	Weight float64
+}
+
+// Style is a saved style: the measured look of its reference images.
+type Style struct {
+	Name        string
+	Description string
+	Palette     []Swatch // dominant colours, heaviest first
+	Brightness  float64  // 0..1
+	Contrast    float64  // 0..1
+	Saturation  float64  // 0..1
+	Warmth      float64  // -1 (cool) .. 1 (warm)
+}
+
+// Brand is a saved brand: its colours (primary first), fonts and logo.
+type Brand struct {
+	Name   string
+	Colors []color.RGBA
+	Fonts  []string
+	Logo   *Picture // nil when the brand has none
+}
+
+// Face is a saved face: the square crop around it.
+type Face struct {
+	Name string
+	Crop Picture
+}
+
+// Request is one picture to draw. Only Prompt or Headline, Aspect and Seed
+// are always set; everything else is optional guidance.
+type Request struct {
+	// Prompt is the user's concept description (empty for a remix without
+	// one).
+	Prompt string
+	// Headline is the text to set, when the user chose it (remix); empty
+	// means the engine derives one from Prompt.
+	Headline string
+	// Tweak is a variation's change request, on top of Prompt.
+	Tweak  string
+	Aspect Aspect
+	// Seed drives every choice a local engine makes: one seed, one image.
+	Seed       uint64
+	Style      *Style
+	Brand      *Brand
+	Faces      []Face
+	References []Picture
+	// Template is the layout of a remixed template, nil otherwise.
+	Template *layout.Layout
+	// Parent is the image a variation starts from, nil otherwise.
+	Parent *Picture
+}
+
+// Result is a drawn picture.
+type Result struct {
+	Data        []byte // the encoded file
+	ContentType string // image/jpeg, or image/png when transparency matters
+	Width       int
+	Height      int
+}
+
+// Errors an engine returns (wrapped, with detail). Any other error is an
+// engine fault.
+var (
+	// ErrUnavailable: the provider could not be reached, timed out, or
+	// refused for load (429, 5xx). The caller may retry later.
+	ErrUnavailable = errors.New("engine: provider unavailable")
+	// ErrRejected: the provider refused the request's content (a safety
+	// system, a prompt it will not draw).
+	ErrRejected = errors.New("engine: request rejected by the provider")
+)
+
+// Generator draws a new picture.
+type Generator interface {
+	// Name is the engine's name as the API reports it: local, openai,
+	// gemini.
+	Name() string
+	// Generate draws req. Errors: ErrUnavailable, ErrRejected, or a fault;
+	// ctx's deadline bounds it.
+	Generate(ctx context.Context, req Request) (Result, error)
+}
+
+// Varier draws a variation of req.Parent, which is set, steered by
+// req.Tweak and req.Seed: two seeds give two different pictures.
+type Varier interface {
+	Name() string
+	// Vary errors as Generate.
+	Vary(ctx context.Context, req Request) (Result, error)
+}
+
+// Engine is what the service needs of a configured engine.
+type Engine interface {
+	Generator
+	Varier
+}
