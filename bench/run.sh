@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# make bench: billing's reserve latency, saga throughput and outbox lag
-# (bench/cmd/loadgen), the gateway's overhead (wrk through the gateway vs
-# straight to billing), and the Go benchmarks. Output goes to bench/out/.
-# Figures are recorded by hand in bench/RESULTS.md with the machine and date.
+# make bench: each part of bench/RESULTS.md's table of current figures.
+# Output goes to bench/out/<part>.txt; figures are copied by hand into
+# bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|assets|thumbnails|text|clips|edits|ratelimit|go|serve]
+#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|go|serve]
 #
-# serve starts the stack as the measurements see it, writes the key and
-# principal to bench/out/serve.env and waits, for measuring by hand.
+# billing: reserve latency at 500/s, outbox lag, sagas/s (bench/cmd/loadgen
+# over NATS; only billing runs). gateway: GET /account/credits through the
+# gateway vs straight to billing, with nginx and a bare Go reverse proxy as
+# peers (wrk; billing and the gateway run). ratelimit: admitted vs limit
+# across gateway replicas. assets, thumbnails, text, clips, edits: their
+# requests through the gateway and their engines in process. go: the Go
+# benchmarks of pkg/vision, assets' style, the rate limiter and
+# pkg/messaging (no service runs). serve starts the whole stack as the
+# measurements see it, writes the key and principal to bench/out/serve.env
+# and waits, for measuring by hand.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
 # gateway's GOMAXPROCS / GOGC, billing's GOMAXPROCS / GOGC), GATEWAY_DEBUG_ADDR / BILLING_DEBUG_ADDR
 # (pprof and /metrics of those processes while the load runs), BENCH_NO_BUILD=1
 # (run the binaries already in .hookline/bin, for A/B comparisons),
-# GATEWAY_PEERS=1 (also measure nginx and a bare Go reverse proxy in front of
-# billing: what any proxy hop costs on this machine).
+# GATEWAY_PEERS=0 (skip the gateway's peers).
 set -euo pipefail
 PART=${1:-all}
 want() { [ "$PART" = all ] || [ "$PART" = "$1" ]; }
@@ -36,7 +42,21 @@ export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
 fast='"billingCycle":"monthly","rateLimit":{"perSecond":1000000,"burst":1000000}'
 export HOOKLINE_TIERS='{"tiers":[{"name":"bench","monthlyCredits":100000000,'"$fast"'},{"name":"pro","monthlyCredits":500,'"$fast"'},{"name":"free","monthlyCredits":10,'"$fast"'}]}'
 
-[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips ./bench/cmd/loadgen ./bench/cmd/plainproxy
+# The services a part measures, and no others: an idle service still wakes
+# up (its outbox relay, consumers, recovery passes) on the cores the
+# measurement shares. The gateway makes the organization and key of the
+# HTTP measurements.
+case $PART in
+  billing) services="billing" ;;
+  gateway|ratelimit) services="billing gateway" ;;
+  assets) services="billing assets gateway" ;;
+  go) services="" ;;
+  *) services="billing assets thumbnails clips gateway" ;;
+esac
+runs() { [[ " $services " == *" $1 "* ]]; }
+bins=(./bench/cmd/loadgen ./bench/cmd/plainproxy)
+for svc in $services; do bins+=("./services/$svc/cmd/$svc"); done
+[ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ "${bins[@]}"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
@@ -45,43 +65,56 @@ cleanup() {
   for svc in billing assets gateway thumbnails clips; do
     psql "$HOOKLINE_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS ${RUN}_$svc CASCADE" 2>/dev/null || true
   done
-  # JetStream would keep the run's events for a week (and sync their files
-  # to the disk Postgres commits on): 640 MB after a day of runs.
+  # JetStream would keep the run's events for a week, and sync their files
+  # to the disk Postgres commits on.
   .hookline/bin/loadgen cleanup -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" 2>/dev/null || true
 }
 trap cleanup EXIT
-GOMAXPROCS=${BILLING_PROCS:-} GOGC=${BILLING_GOGC:-100} HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
-pids+=($!)
-HOOKLINE_DB_SCHEMA=${RUN}_assets HOOKLINE_HTTP_ADDR=127.0.0.1:18082 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
-  HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
-  .hookline/bin/assets >"$OUT/assets.log" 2>&1 &
-pids+=($!)
-HOOKLINE_DB_SCHEMA=${RUN}_thumbnails HOOKLINE_HTTP_ADDR=127.0.0.1:18090 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
-  HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
-  .hookline/bin/thumbnails >"$OUT/thumbnails.log" 2>&1 &
-thumbnails_pid=$!
-pids+=($!)
-# The clips API (no worker: creation is what is measured here), fetching
-# the bench's own media server on 127.0.0.1.
-HOOKLINE_DB_SCHEMA=${RUN}_clips HOOKLINE_HTTP_ADDR=127.0.0.1:18091 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
-  HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
-  HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 .hookline/bin/clips >"$OUT/clips.log" 2>&1 &
-clips_pid=$!
-pids+=($!)
-GOMAXPROCS=${GATEWAY_PROCS:-} HOOKLINE_DEBUG_ADDR=${GATEWAY_DEBUG_ADDR:-} GOGC=${GATEWAY_GOGC:-100} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:18090 \
-  HOOKLINE_CLIPS_URL=http://127.0.0.1:18091 .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
-pids+=($!)
-for port in 18081 18082 18090 18091 18080; do
+ports=()
+if runs billing; then
+  GOMAXPROCS=${BILLING_PROCS:-} GOGC=${BILLING_GOGC:-100} HOOKLINE_DEBUG_ADDR=${BILLING_DEBUG_ADDR:-} HOOKLINE_DB_SCHEMA=${RUN}_billing HOOKLINE_HTTP_ADDR=127.0.0.1:18081 .hookline/bin/billing >"$OUT/billing.log" 2>&1 &
+  pids+=($!) ports+=(18081)
+fi
+if runs assets; then
+  HOOKLINE_DB_SCHEMA=${RUN}_assets HOOKLINE_HTTP_ADDR=127.0.0.1:18082 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
+    HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
+    .hookline/bin/assets >"$OUT/assets.log" 2>&1 &
+  pids+=($!) ports+=(18082)
+fi
+if runs thumbnails; then
+  HOOKLINE_DB_SCHEMA=${RUN}_thumbnails HOOKLINE_HTTP_ADDR=127.0.0.1:18090 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
+    HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
+    .hookline/bin/thumbnails >"$OUT/thumbnails.log" 2>&1 &
+  thumbnails_pid=$!
+  pids+=($!) ports+=(18090)
+fi
+if runs clips; then
+  # The clips API (no worker: creation is what is measured here), fetching
+  # the bench's own media server on 127.0.0.1.
+  HOOKLINE_DB_SCHEMA=${RUN}_clips HOOKLINE_HTTP_ADDR=127.0.0.1:18091 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
+    HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
+    HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 .hookline/bin/clips >"$OUT/clips.log" 2>&1 &
+  clips_pid=$!
+  pids+=($!) ports+=(18091)
+fi
+if runs gateway; then
+  GOMAXPROCS=${GATEWAY_PROCS:-} HOOKLINE_DEBUG_ADDR=${GATEWAY_DEBUG_ADDR:-} GOGC=${GATEWAY_GOGC:-100} HOOKLINE_DB_SCHEMA=${RUN}_gateway HOOKLINE_HTTP_ADDR=127.0.0.1:18080 HOOKLINE_BILLING_URL=http://127.0.0.1:18081 HOOKLINE_ASSETS_URL=http://127.0.0.1:18082 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:18090 \
+    HOOKLINE_CLIPS_URL=http://127.0.0.1:18091 .hookline/bin/gateway >"$OUT/gateway.log" 2>&1 &
+  pids+=($!) ports+=(18080)
+fi
+for port in "${ports[@]}"; do
   for i in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
 done
 
-# An organization and key for the HTTP measurements.
 admin() { curl -fsS -H "Authorization: Bearer $HOOKLINE_ADMIN_TOKEN" -H 'Content-Type: application/json' "$@"; }
 field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" | head -1; }
-org=$(admin -d '{"name":"bench","tier":"pro"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
-key=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$org/keys" | field key)
-prin=$(.hookline/bin/loadgen principal -org "$org")
 lg() { .hookline/bin/loadgen "$1" -namespace "$RUN" -nats "$HOOKLINE_NATS_URL" "${@:2}"; }
+if runs gateway; then
+  # An organization and key for the HTTP measurements.
+  org=$(admin -d '{"name":"bench","tier":"pro"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
+  key=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$org/keys" | field key)
+  prin=$(.hookline/bin/loadgen principal -org "$org")
+fi
 if [ "$PART" = serve ]; then
   printf 'key=%s\nprin=%s\nRUN=%s\n' "$key" "$prin" "$RUN" >"$OUT/serve.env"
   echo "serving; key and principal in $OUT/serve.env; Ctrl-C stops"
@@ -112,8 +145,8 @@ if want gateway; then
   {
     echo "## wrk -t2 -c${WRK_CONNS:-32} -d15s GET /account/credits"
     # Warm-up: the first seconds after start pay for new connections on
-    # every hop, prepared statements and heap growth (a p99 near 1 s in a
-    # cold 15 s run); the measurements are of the steady state.
+    # every hop, prepared statements and heap growth, which a cold run's
+    # p99 shows; the measurements are of the steady state.
     wrk -t2 -c"${WRK_CONNS:-32}" -d5s -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits >/dev/null
     echo "### through the gateway"
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/account/credits
@@ -121,7 +154,7 @@ if want gateway; then
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "Authorization: Bearer $key" http://127.0.0.1:18080/api/v1/auth/verify
     echo "### straight to billing"
     wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18081/account/credits
-    if [ -n "${GATEWAY_PEERS:-}" ]; then
+    if [ "${GATEWAY_PEERS:-1}" != 0 ]; then
       mkdir -p "$OUT/nginx"
       cat >"$OUT/nginx/nginx.conf" <<NGINX
 worker_processes 2;
@@ -134,21 +167,21 @@ http {
   proxy_temp_path $OUT/nginx;
   upstream billing { server 127.0.0.1:18081; keepalive 256; }
   server {
-    listen 127.0.0.1:18091;
+    listen 127.0.0.1:18097;
     location / { proxy_pass http://billing; proxy_http_version 1.1; proxy_set_header Connection ""; }
   }
 }
 NGINX
       nginx -c "$OUT/nginx/nginx.conf" >/dev/null 2>&1
       # (inside this pipeline a background process must not hold its stdout)
-      .hookline/bin/plainproxy -listen 127.0.0.1:18090 -upstream http://127.0.0.1:18081 >"$OUT/plainproxy.log" 2>&1 &
+      .hookline/bin/plainproxy -listen 127.0.0.1:18098 -upstream http://127.0.0.1:18081 >"$OUT/plainproxy.log" 2>&1 &
       plain=$!
       sleep 1
       echo "### peer: nginx in front of billing (keepalive upstream)"
-      wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18091/account/credits
+      wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18097/account/credits
       nginx -c "$OUT/nginx/nginx.conf" -s stop
       echo "### peer: bare Go httputil.ReverseProxy in front of billing (bench/cmd/plainproxy)"
-      wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18090/account/credits
+      wrk -t2 -c"${WRK_CONNS:-32}" -d15s --latency -H "X-Hookline-Principal: $prin" http://127.0.0.1:18098/account/credits
       kill "$plain"
     fi
     if [ -n "${WRK_TRACE:-}" ]; then

@@ -408,7 +408,7 @@ func TestKilledClipsAPIChargesNothingWithoutARender(t *testing.T) {
 			st, _ := s.do("POST", path, key, map[string]any{"clip_id": clip, "subtitle_style": "minimal"})
 			done <- st
 		}()
-		time.Sleep(time.Duration(1+i) * time.Millisecond) // the request takes ~10 ms: the kills land inside it
+		time.Sleep(time.Duration(1+i) * time.Millisecond) // a growing delay, so the kills land at different points inside the request
 		_ = s.clipsAPI.Process.Signal(syscall.SIGKILL)
 		_, _ = s.clipsAPI.Process.Wait()
 		t.Logf("request %d answered %d", i, <-done)

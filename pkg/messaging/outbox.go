@@ -34,11 +34,11 @@ type Execer interface {
 }
 
 // insertOutbox writes any number of envelopes in one statement, so one round
-// trip carries a whole batch (billing writes one row per reservation at
-// 1,000/s and more). WITH ORDINALITY keeps seq in argument order, which is
-// the publish order within a transaction. A repeated id is the same event
-// written again (ids are deterministic where retries happen), so it is
-// skipped rather than failing the caller's transaction.
+// trip carries a whole batch (billing writes one row per reservation, a
+// group of them per transaction). WITH ORDINALITY keeps seq in argument
+// order, which is the publish order within a transaction. A repeated id is
+// the same event written again (ids are deterministic where retries
+// happen), so it is skipped rather than failing the caller's transaction.
 const insertOutbox = `
 INSERT INTO outbox (id, subject, payload, traceparent)
 SELECT e.id::uuid, e.subject, e.payload::jsonb, NULLIF(e.traceparent, '')

@@ -61,9 +61,9 @@ type Relay struct {
 	// of one round each. It adds up to Linger to the outbox lag and
 	// nothing when the relay is never idle. Every round costs both
 	// processes wake-ups and syscalls, and those are what a busy machine
-	// is short of: at 500 reservations/s on two shared cores, 10 ms
-	// instead of 3 ms left the whole machine 7-18 % less busy and raised
-	// the outbox lag p50 from 4 to 8 ms (bench/RESULTS.md).
+	// is short of: under billing's benchmark load (bench/run.sh billing),
+	// a longer linger left the whole machine measurably less busy for a
+	// few milliseconds more of outbox lag, well inside its goal.
 	// Negative disables it.
 	Linger time.Duration
 

@@ -3,7 +3,7 @@
 // gateway's transport settings and nothing else (no authentication, rate
 // limit, principal signing, request id or tracing).
 //
-//	plainproxy -listen 127.0.0.1:18090 -upstream http://127.0.0.1:18081
+//	plainproxy -listen 127.0.0.1:18098 -upstream http://127.0.0.1:18081
 package main
 
 import (
@@ -26,7 +26,7 @@ func main() {
 
 func run(args []string) error {
 	fs := flag.NewFlagSet("plainproxy", flag.ContinueOnError)
-	listen := fs.String("listen", "127.0.0.1:18090", "address to serve on")
+	listen := fs.String("listen", "127.0.0.1:18098", "address to serve on")
 	upstream := fs.String("upstream", "http://127.0.0.1:18081", "origin to forward to")
 	if err := fs.Parse(args); err != nil {
 		return err

@@ -275,7 +275,8 @@ func queueBegin(b *pgx.Batch, orgs []string) []string {
 	// empty can be a sequential scan that is never replanned unless the
 	// table is analyzed (autovacuum may be off, as on the machine the
 	// benchmarks ran on: there it turned the reservation lookup into a
-	// full scan of usage, 5 ms per group). Within the group, no seq scan.
+	// full scan of usage in every group, a cost that grew with the table).
+	// Within the group, no seq scan.
 	b.Queue("SET LOCAL enable_seqscan = off")
 	// One statement takes the locks one by one in the array's order (a
 	// function scan without ORDER BY yields its rows in order).

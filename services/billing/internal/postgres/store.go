@@ -22,7 +22,8 @@ import (
 // a shard's writer takes all the commands waiting for it and runs them in
 // one transaction. This is group commit at the application level: one or
 // two round trips (see tx) and one WAL flush serve the whole group, which
-// is what lets one hot account take hundreds of reservations a second.
+// is what lets one hot account take reservations far faster than one
+// transaction each would.
 // Commands for one account run in arrival order against the state left by
 // the previous one, so the ledger's rules see exactly one history.
 type Store struct {
@@ -40,10 +41,11 @@ type Store struct {
 }
 
 // DefaultWriters is the number of shard writers when New is given none.
-// One is best on the two-core machine of bench/RESULTS.md: the commits of
-// concurrent writers queue on each other anyway (WAL flush, and the lock
-// Postgres takes to queue a NOTIFY), so more writers only make smaller
-// groups and more contention.
+// One was best in billing's benchmark on two cores (bench/run.sh billing,
+// interleaved runs with 1 to 16 writers): the commits of concurrent
+// writers queue on each other anyway (WAL flush, and the lock Postgres
+// takes to queue a NOTIFY), so more writers only make smaller groups and
+// more contention.
 const DefaultWriters = 1
 
 // MaxGroup caps the commands of one transaction.

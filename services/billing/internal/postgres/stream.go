@@ -24,8 +24,9 @@ const SnapshotEvery = 100
 // passed one of its snapshot points: every SnapshotEvery versions, offset
 // by a hash of the stream. Without the offset, accounts that are opened
 // together and used evenly all reach version 100, 200... in the same
-// group: the benchmarks saw 100 snapshots of 20 KB written at once every
-// 20 s, and a half-second stall of every reservation behind them.
+// group: billing's benchmark saw every account's snapshot (each holding its
+// pending reservations) written in one group, and every reservation queued
+// behind that group stalled.
 func snapshotDue(stream string, from, to int64) bool {
 	off := int64(crc32.ChecksumIEEE([]byte(stream)) % SnapshotEvery)
 	return (to+off)/SnapshotEvery > (from+off)/SnapshotEvery

@@ -16,8 +16,8 @@ import (
 )
 
 // Sphinx is the offline engine: pocketsphinx_continuous with its US
-// English model. It runs at about a third of real time on one core, so
-// audio is recognised in chunks of about a minute, two at a time.
+// English model. One process uses one core, so audio is recognised in
+// chunks of about a minute, two at a time.
 type Sphinx struct {
 	Bin string // "" is pocketsphinx_continuous on PATH
 }

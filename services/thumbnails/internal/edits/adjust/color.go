@@ -166,10 +166,9 @@ const gridN = 33
 
 // colourTable is a look evaluated on a gridN³ lattice of 8-bit sRGB
 // colours, interpolated in between. A pixel then costs one table lookup
-// with four weights instead of two colour-space conversions: measured at
-// 1280×720 on this service's two cores, libvips' own sRGB→Lab→sRGB
-// conversions cost 22 ms per picture, this table 10 ms, for the same
-// result (the exact Lab math at every node).
+// with four weights instead of two colour-space conversions, which is
+// cheaper than libvips' own sRGB→Lab→sRGB conversions for the same result
+// (the exact Lab math at every node).
 type colourTable struct {
 	// nodes holds the output colour of every node, R index slowest, as
 	// linear-light RGB scaled by 1<<nodeBits. Interpolation happens in
@@ -304,8 +303,9 @@ var (
 )
 
 // tableFor returns the colour table of a preset at an intensity, built on
-// first use (about 10 ms) and kept for the life of the process: 18 tables
-// of 430 KB at most, only ever read after they are built.
+// first use (the exact Lab math at each of its gridN³ nodes) and kept for
+// the life of the process: 18 tables of 430 KB at most, only ever read
+// after they are built.
 func tableFor(p Preset, in Intensity) (*colourTable, error) {
 	l, ok := looks[p]
 	if !ok {

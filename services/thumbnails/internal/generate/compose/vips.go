@@ -84,7 +84,7 @@ func coverUpTo(data []byte, w, h int, keepAlpha bool) (*image.RGBA, error) {
 
 // enlarge scales img up to w×h bilinearly (img itself when it is that
 // size already), in fixed point: x/image/draw's general kernel costs
-// several times more for the same result.
+// much more for the same result.
 func enlarge(img *image.RGBA, w, h int) *image.RGBA {
 	sw, sh := img.Rect.Dx(), img.Rect.Dy()
 	if sw == w && sh == h {
