@@ -86,10 +86,12 @@
 // delivered, what an orphan means) stay in the service, and the
 // transaction stays with the adapter and this package, so the service
 // package names no pgx type, holds no *Client, and can be tested with
-// fakes of its ports. The other way once used, the service handing its
-// store a *Client and the recovery's pgx.Tx, put the transaction in the
-// service's hands although only the adapter can keep the promise that a
-// result and its terminal event commit together.
+// fakes of its ports. Clips once handed its store the *Client and judged
+// orphans inside the recovery's pgx.Tx: its service chose transactions,
+// although only the adapter can keep the promise that a result and its
+// terminal event commit together. Thumbnails once judged orphans in its
+// postgres adapter: a business rule in an adapter. The resolver needs no
+// transaction (see Resolver), which is what lets both follow this split.
 //
 // The journal table ships as Migrations (credits_0001_reservations.sql);
 // services pass it in platform.Options.SharedMigrations.
