@@ -482,7 +482,7 @@ func TestRecover(t *testing.T) {
 	}
 	var mu sync.Mutex
 	asked := map[string]int{}
-	resolve := func(ctx context.Context, tx pgx.Tx, r Reservation) (Resolution, error) {
+	resolve := func(ctx context.Context, r Reservation) (Resolution, error) {
 		mu.Lock()
 		asked[r.ID]++
 		mu.Unlock()
@@ -527,5 +527,47 @@ func TestRecover(t *testing.T) {
 	// The running one was looked at just now: a second pass leaves it be.
 	if n, err := e.client.Recover(e.ctx, 10*time.Minute, resolve); err != nil || n != 0 || asked[work[2].ID] != 1 {
 		t.Fatalf("second pass settled %d (%v), asked %v", n, err, asked)
+	}
+}
+
+// TestRefund: reservations whose work stored nothing are failed together,
+// even once the request's context is gone, and a refund of one already
+// completed fails them all (nothing is refunded twice or after a charge).
+func TestRefund(t *testing.T) {
+	e := setup(t, 2*time.Second)
+	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })
+	rs, err := e.client.Reserve(e.ctx, e.request("idem:refund", 1, 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hungUp, cancel := context.WithCancel(e.ctx)
+	cancel()
+	if err := e.client.Refund(hungUp, "the engine failed", rs[0], rs[1]); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.failedFor(t); !equal(got, []string{rs[0].ID, rs[1].ID}) {
+		t.Fatalf("failed events for %v", got)
+	}
+	if err := e.client.Refund(e.ctx, "again", rs[0]); err != nil {
+		t.Fatalf("refunding a refunded reservation: %v", err)
+	}
+
+	done, err := events.New(e.ctx, events.ThumbnailsOperationCompleted, "thumbnails", e.org,
+		events.OperationCompleted{ReservationID: rs[2].ID, Operation: rs[2].Operation, ResourceID: rs[2].ResourceID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pgx.BeginFunc(e.ctx, e.pool, func(tx pgx.Tx) error { return e.client.Complete(e.ctx, tx, rs[2], done) }); err != nil {
+		t.Fatal(err)
+	}
+	other, err := e.client.Reserve(e.ctx, e.request("idem:refund-2", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.client.Refund(e.ctx, "late", other[0], rs[2]); !errors.Is(err, ErrSettled) {
+		t.Fatalf("refund of a completed reservation: %v", err)
+	}
+	if s := e.state(t, other[0].ID); s != stateReserved {
+		t.Fatalf("journal %s: a failed refund failed the rest anyway", s)
 	}
 }

@@ -50,10 +50,48 @@
 // The work's transaction calls Complete (with the completed event) or Fail;
 // both close the journal row, so the first terminal outcome wins locally as
 // it does in billing (Complete returns ErrSettled when the reservation was
-// failed meanwhile). Recover, run at start-up and periodically
+// failed meanwhile). Work that stored nothing is refunded with Refund, in a
+// transaction of its own. Recover, run at start-up and periodically
 // (RecoveryWorker), finds reservations open longer than a grace period:
 // those whose reserve call never finished are failed; for the others a
 // service Resolver decides completed, failed or still running.
+//
+// # Wiring a service
+//
+// Every paid service wires the saga one way (thumbnails and clips do), and
+// a new one copies it:
+//
+//   - The service package declares a Credits port, which *Client
+//     implements: Reserve before the work, and Refund for reservations
+//     whose work stored nothing (the engine failed, the result could not
+//     be written, the request was never queued).
+//   - The service's store port settles a reservation atomically with the
+//     result: its methods take the Reservation with the completed event
+//     the service built (thumbnails' Save and SaveCritique, clips'
+//     CompleteRender), or with the reason when the failure is stored
+//     state too (clips' FailRender), and return ErrSettled when the
+//     reservation was failed meanwhile; the service then does not deliver
+//     the work as paid.
+//   - The postgres adapter implementing that port is built with the
+//     *Client (postgres.New(pool, client)) and calls Complete or Fail in
+//     the transaction that writes the result: it is the one that writes
+//     billing's outbox rows, through this package.
+//   - The service owns the Resolver, ResolveReservation: what an orphan
+//     reservation means is its rule, over what its store holds, read
+//     through its ports. The app runs client.RecoveryWorker(interval,
+//     grace, svc.ResolveReservation) beside the HTTP server, on every
+//     replica; the journal's row locks keep them apart.
+//
+// Why this way: the rules (what is paid for, when a result counts as
+// delivered, what an orphan means) stay in the service, and the
+// transaction stays with the adapter and this package, so the service
+// package names no pgx type, holds no *Client, and can be tested with
+// fakes of its ports. Clips once handed its store the *Client and judged
+// orphans inside the recovery's pgx.Tx: its service chose transactions,
+// although only the adapter can keep the promise that a result and its
+// terminal event commit together. Thumbnails once judged orphans in its
+// postgres adapter: a business rule in an adapter. The resolver needs no
+// transaction (see Resolver), which is what lets both follow this split.
 //
 // The journal table ships as Migrations (credits_0001_reservations.sql);
 // services pass it in platform.Options.SharedMigrations.

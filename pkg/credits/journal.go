@@ -152,6 +152,27 @@ func (c *Client) Fail(ctx context.Context, tx pgx.Tx, r Reservation, reason stri
 	return c.settle(ctx, tx, r, stateFailed, reason, events.Envelope{}, stateReserved)
 }
 
+// Refund fails rs, whose work stored nothing (it failed before its result,
+// or the result could not be written), in a transaction of its own: each
+// one's failed event goes to the outbox and the journal closes it. Work
+// whose failure is itself stored state settles in that state's
+// transaction instead (Fail). Refund runs detached from ctx's
+// cancellation: a client that hung up still gets its credits back. Errors
+// are Fail's, for any of rs, and then none is failed; one left open is
+// failed by the recovery pass.
+func (c *Client) Refund(ctx context.Context, reason string, rs ...Reservation) error {
+	ctx, cancel := detach(ctx)
+	defer cancel()
+	return pgx.BeginFunc(ctx, c.cfg.Pool, func(tx pgx.Tx) error {
+		for _, r := range rs {
+			if err := c.Fail(ctx, tx, r, reason); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
 // settle closes r (found in one of the states from) as to, and writes its
 // terminal event: env, or for a failure the configured failed event.
 func (c *Client) settle(ctx context.Context, tx pgx.Tx, r Reservation, to, reason string, env events.Envelope, from ...string) error {

@@ -33,9 +33,14 @@ type Resolution struct {
 }
 
 // Resolver decides the fate of a reservation whose work ran but was never
-// settled. It runs in tx, the transaction that will record the outcome,
-// so it can also update the service's own state (mark a render failed).
-type Resolver func(ctx context.Context, tx pgx.Tx, r Reservation) (Resolution, error)
+// settled: the service's rule over what its store holds for r. Recover
+// calls it with r's journal row locked, and the work settles through that
+// same row (Complete, Fail), so whichever of the two comes second finds r
+// closed: a result still uncommitted when the resolver looks gets
+// ErrSettled when it tries to settle, and is not delivered. The resolver
+// therefore reads committed state through the service's ports and needs
+// no transaction; the one that records its verdict is Recover's.
+type Resolver func(ctx context.Context, r Reservation) (Resolution, error)
 
 // recoverBatch bounds the reservations one pass looks at.
 const recoverBatch = 500
@@ -46,8 +51,8 @@ const recoverBatch = 500
 // take without the Resolver being asked.
 //   - reserving (the process died during the reserve call): the work never
 //     started, so it is failed;
-//   - reserved (the work started and was never settled): resolve decides;
-//     Running leaves it for another grace period.
+//   - reserved (the work started and was never settled): resolve decides,
+//     with the row locked; Running leaves it for another grace period.
 //
 // Each reservation is handled in its own transaction with its row locked,
 // so replicas running the pass at once do not collide, and one failure
@@ -99,7 +104,7 @@ func (c *Client) recoverOne(ctx context.Context, id string, grace time.Duration,
 		}
 		res := Resolution{Verdict: Failed, Reason: "the reservation was never confirmed (the service stopped during the call)"}
 		if state == stateReserved {
-			if res, err = resolve(ctx, tx, r); err != nil {
+			if res, err = resolve(ctx, r); err != nil {
 				return fmt.Errorf("credits: recover %s: resolve: %w", id, err)
 			}
 		}

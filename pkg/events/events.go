@@ -7,6 +7,7 @@ package events
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -69,4 +70,21 @@ func Parse(b []byte) (Envelope, error) {
 		return Envelope{}, fmt.Errorf("events: envelope without id or type")
 	}
 	return e, nil
+}
+
+// ErrInvalid marks an event that no redelivery can make applicable: a
+// payload that does not decode, an id in it that is not one. Consumers'
+// handlers live in service packages, which know nothing of the broker, so
+// they return an error wrapping it (Invalid) where an adapter would say
+// messaging.Permanent; the messaging consumer dead-letters such an event
+// at once instead of retrying it.
+var ErrInvalid = errors.New("events: invalid event")
+
+// Invalid marks err as the reason its event is invalid (ErrInvalid).
+// Invalid(nil) is nil.
+func Invalid(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%w: %w", ErrInvalid, err)
 }

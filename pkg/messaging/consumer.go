@@ -107,9 +107,9 @@ func (c ConsumerConfig) withDefaults() (ConsumerConfig, error) {
 }
 
 // Handler processes one event. It returns nil once the effect is committed
-// (the message is then acked), Permanent(err) for an event that can never
-// succeed, or another error to be retried. See the package doc for the
-// inbox contract.
+// (the message is then acked), Permanent(err) or an events.ErrInvalid for
+// an event that can never succeed, or another error to be retried. See the
+// package doc for the inbox contract.
 type Handler func(ctx context.Context, e events.Envelope) error
 
 type permanentError struct{ err error }
@@ -126,10 +126,11 @@ func Permanent(err error) error {
 	return &permanentError{err: err}
 }
 
-// IsPermanent reports whether err was marked with Permanent.
+// IsPermanent reports whether err was marked with Permanent, or says its
+// event is invalid (events.ErrInvalid, what service packages return).
 func IsPermanent(err error) bool {
 	var pe *permanentError
-	return errors.As(err, &pe)
+	return errors.As(err, &pe) || errors.Is(err, events.ErrInvalid)
 }
 
 // Consume creates or updates the durable consumer cfg and handles its

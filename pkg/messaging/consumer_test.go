@@ -3,6 +3,7 @@ package messaging
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -383,5 +384,8 @@ func TestNamespacing(t *testing.T) {
 	}
 	if !IsPermanent(Permanent(errors.New("x"))) || IsPermanent(errors.New("x")) {
 		t.Error("IsPermanent")
+	}
+	if !IsPermanent(fmt.Errorf("handler: %w", events.Invalid(errors.New("x")))) || events.Invalid(nil) != nil {
+		t.Error("an invalid event is not permanent")
 	}
 }

@@ -47,9 +47,11 @@
 //
 // Consume acknowledges a message only after the handler returned nil, i.e.
 // after the commit. A crash between commit and ack redelivers the message;
-// the inbox row turns the repeat into a no-op. Returning Permanent(err) sends
-// the message to the dead-letter subject at once; any other error is retried
-// with backoff until MaxDeliver deliveries, then dead-lettered.
+// the inbox row turns the repeat into a no-op. Returning Permanent(err), or
+// an error wrapping events.ErrInvalid (how a service package, free of this
+// one, says the event can never be applied), sends the message to the
+// dead-letter subject at once; any other error is retried with backoff
+// until MaxDeliver deliveries, then dead-lettered.
 //
 // Ordering: handlers of one consumer run concurrently (ConsumerConfig.Workers)
 // and redeliveries overtake newer messages, so a handler must not rely on the

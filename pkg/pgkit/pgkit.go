@@ -201,13 +201,3 @@ func Page[T any](ctx context.Context, pool *pgxpool.Pool, countSQL, pageSQL stri
 	}
 	return items, total, nil
 }
-
-// Now is clock's time (time.Now when clock is nil) as Postgres stores a
-// timestamptz: UTC, to the microsecond. A write that answers with it
-// answers what a later read returns.
-func Now(clock func() time.Time) time.Time {
-	if clock == nil {
-		clock = time.Now
-	}
-	return clock().UTC().Truncate(time.Microsecond)
-}

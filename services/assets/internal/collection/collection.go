@@ -49,6 +49,13 @@ type Thumbnail struct {
 	AddedAt  time.Time
 }
 
+// Membership is a change of a collection's thumbnails.
+type Membership struct {
+	CollectionID string
+	Added        []string
+	Removed      []string
+}
+
 // Draft is a request to create a collection.
 type Draft struct {
 	Name        string

@@ -8,6 +8,7 @@ import (
 
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/assets/internal/brand"
+	"hookline.dev/services/assets/internal/service"
 )
 
 const brandCols = `id::text, org_id::text, name, colors, logo_key, fonts, domain, created_at, updated_at`
@@ -26,7 +27,7 @@ func nonNil(s []string) []string {
 }
 
 // InsertBrand stores a new brand and its events.
-func (s *Store) InsertBrand(ctx context.Context, b brand.Brand, mk Events[brand.Brand]) error {
+func (s *Store) InsertBrand(ctx context.Context, b brand.Brand, mk service.Events[brand.Brand]) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO brands (id, org_id, name, colors, logo_key, fonts, domain, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, b.ID, b.OrgID, b.Name, nonNil(b.Colors), b.LogoKey, nonNil(b.Fonts), b.Domain, b.CreatedAt, b.UpdatedAt)
@@ -50,7 +51,7 @@ func (s *Store) Brands(ctx context.Context, orgID string, offset, limit int) ([]
 }
 
 // UpdateBrand changes a brand under a row lock.
-func (s *Store) UpdateBrand(ctx context.Context, orgID, id string, change func(brand.Brand) (brand.Brand, error), mk Events[brand.Brand]) (before, after brand.Brand, err error) {
+func (s *Store) UpdateBrand(ctx context.Context, orgID, id string, change func(brand.Brand) (brand.Brand, error), mk service.Events[brand.Brand]) (before, after brand.Brand, err error) {
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err = one(tx.QueryRow(ctx, `SELECT `+brandCols+` FROM brands WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanBrand, brand.ErrNotFound)
 		if err != nil {
@@ -70,7 +71,7 @@ func (s *Store) UpdateBrand(ctx context.Context, orgID, id string, change func(b
 }
 
 // DeleteBrand removes a brand and returns it, or brand.ErrNotFound.
-func (s *Store) DeleteBrand(ctx context.Context, orgID, id string, mk Events[brand.Brand]) (brand.Brand, error) {
+func (s *Store) DeleteBrand(ctx context.Context, orgID, id string, mk service.Events[brand.Brand]) (brand.Brand, error) {
 	var b brand.Brand
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error

@@ -12,6 +12,7 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/assets/internal/collection"
+	"hookline.dev/services/assets/internal/service"
 )
 
 const collectionCols = `c.id::text, c.org_id::text, c.name, c.description,
@@ -30,7 +31,7 @@ func scanThumbnail(r pgx.Row) (collection.Thumbnail, error) {
 }
 
 // InsertCollection stores a new collection and its events.
-func (s *Store) InsertCollection(ctx context.Context, c collection.Collection, mk Events[collection.Collection]) error {
+func (s *Store) InsertCollection(ctx context.Context, c collection.Collection, mk service.Events[collection.Collection]) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO collections (id, org_id, name, description, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6)`, c.ID, c.OrgID, c.Name, c.Description, c.CreatedAt, c.UpdatedAt)
@@ -95,7 +96,7 @@ func (s *Store) Collections(ctx context.Context, orgID string, offset, limit int
 }
 
 // UpdateCollection changes a collection under a row lock.
-func (s *Store) UpdateCollection(ctx context.Context, orgID, id string, change func(collection.Collection) (collection.Collection, error), mk Events[collection.Collection]) (collection.Collection, error) {
+func (s *Store) UpdateCollection(ctx context.Context, orgID, id string, change func(collection.Collection) (collection.Collection, error), mk service.Events[collection.Collection]) (collection.Collection, error) {
 	var after collection.Collection
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err := one(tx.QueryRow(ctx, `SELECT `+collectionCols+` FROM collections c WHERE c.org_id = $1 AND c.id = $2 FOR UPDATE`, orgID, id), scanCollection, collection.ErrNotFound)
@@ -116,7 +117,7 @@ func (s *Store) UpdateCollection(ctx context.Context, orgID, id string, change f
 }
 
 // DeleteCollection removes a collection (its memberships go with it).
-func (s *Store) DeleteCollection(ctx context.Context, orgID, id string, mk Events[collection.Collection]) error {
+func (s *Store) DeleteCollection(ctx context.Context, orgID, id string, mk service.Events[collection.Collection]) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		c, err := one(tx.QueryRow(ctx, `DELETE FROM collections c WHERE c.org_id = $1 AND c.id = $2
 			RETURNING c.id::text, c.org_id::text, c.name, c.description, 0, c.created_at, c.updated_at`, orgID, id), scanCollection, collection.ErrNotFound)
@@ -125,13 +126,6 @@ func (s *Store) DeleteCollection(ctx context.Context, orgID, id string, mk Event
 		}
 		return outbox(ctx, tx, mk, c)
 	})
-}
-
-// Membership is a change of a collection's thumbnails.
-type Membership struct {
-	CollectionID string
-	Added        []string
-	Removed      []string
 }
 
 // lockCollection locks the organization's collection for a membership
@@ -174,7 +168,7 @@ func checkThumbnails(ctx context.Context, tx pgx.Tx, orgID string, ids []string)
 // AddThumbnails adds thumbnails to a collection, all or none: every id must
 // be a live thumbnail of the organization. Ids already in the collection
 // are left as they are. mk is called only when something changed.
-func (s *Store) AddThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk Events[Membership]) error {
+func (s *Store) AddThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk service.Events[collection.Membership]) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockCollection(ctx, tx, orgID, id); err != nil {
 			return err
@@ -192,14 +186,14 @@ func (s *Store) AddThumbnails(ctx context.Context, orgID, id string, ids []strin
 		if err != nil {
 			return fmt.Errorf("postgres: add thumbnails: %w", err)
 		}
-		return changed(ctx, tx, orgID, id, at, Membership{CollectionID: id, Added: added}, mk)
+		return changed(ctx, tx, orgID, id, at, collection.Membership{CollectionID: id, Added: added}, mk)
 	})
 }
 
 // RemoveThumbnails takes thumbnails out of a collection. Every id must be a
 // live thumbnail of the organization; ids not in the collection are
 // ignored.
-func (s *Store) RemoveThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk Events[Membership]) error {
+func (s *Store) RemoveThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk service.Events[collection.Membership]) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if err := lockCollection(ctx, tx, orgID, id); err != nil {
 			return err
@@ -216,13 +210,13 @@ func (s *Store) RemoveThumbnails(ctx context.Context, orgID, id string, ids []st
 		if err != nil {
 			return fmt.Errorf("postgres: remove thumbnails: %w", err)
 		}
-		return changed(ctx, tx, orgID, id, at, Membership{CollectionID: id, Removed: removed}, mk)
+		return changed(ctx, tx, orgID, id, at, collection.Membership{CollectionID: id, Removed: removed}, mk)
 	})
 }
 
 // changed records a membership change: the collection's updated_at and
 // the event. Nothing happens when nothing changed.
-func changed(ctx context.Context, tx pgx.Tx, orgID, id string, at time.Time, m Membership, mk Events[Membership]) error {
+func changed(ctx context.Context, tx pgx.Tx, orgID, id string, at time.Time, m collection.Membership, mk service.Events[collection.Membership]) error {
 	if len(m.Added) == 0 && len(m.Removed) == 0 {
 		return nil
 	}
@@ -238,7 +232,7 @@ func changed(ctx context.Context, tx pgx.Tx, orgID, id string, at time.Time, m M
 // projection, once per event id (consumer names the inbox). A thumbnail
 // already known, or already deleted (a tombstone), is left alone; with a
 // collection id of the same organization it joins that collection.
-func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailCreated, mk Events[Membership]) error {
+func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailCreated, mk service.Events[collection.Membership]) error {
 	at := occurred(env)
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if first, err := claim(ctx, tx, consumer, env.ID); err != nil || !first {
@@ -262,14 +256,14 @@ func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env event
 		if added, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return fmt.Errorf("postgres: join collection: %w", err)
 		}
-		return changed(ctx, tx, env.OrgID, t.CollectionID, at, Membership{CollectionID: t.CollectionID, Added: added}, mk)
+		return changed(ctx, tx, env.OrgID, t.CollectionID, at, collection.Membership{CollectionID: t.CollectionID, Added: added}, mk)
 	})
 }
 
 // ThumbnailDeleted applies thumbnails.thumbnail.deleted.v1: the thumbnail
 // becomes a tombstone (created if it was not known yet) and leaves every
 // collection.
-func (s *Store) ThumbnailDeleted(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailDeleted, mk Events[Membership]) error {
+func (s *Store) ThumbnailDeleted(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailDeleted, mk service.Events[collection.Membership]) error {
 	at := occurred(env)
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		if first, err := claim(ctx, tx, consumer, env.ID); err != nil || !first {
@@ -291,7 +285,7 @@ func (s *Store) ThumbnailDeleted(ctx context.Context, consumer string, env event
 		}
 		slices.Sort(left)
 		for _, cid := range left {
-			if err := changed(ctx, tx, env.OrgID, cid, at, Membership{CollectionID: cid, Removed: []string{t.ThumbnailID}}, mk); err != nil {
+			if err := changed(ctx, tx, env.OrgID, cid, at, collection.Membership{CollectionID: cid, Removed: []string{t.ThumbnailID}}, mk); err != nil {
 				return err
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/assets/internal/face"
+	"hookline.dev/services/assets/internal/service"
 )
 
 const faceCols = `id::text, org_id::text, name, image_keys, thumbnail_key, created_at, updated_at`
@@ -19,7 +20,7 @@ func scanFace(r pgx.Row) (face.Face, error) {
 }
 
 // InsertFace stores a new face and its events.
-func (s *Store) InsertFace(ctx context.Context, f face.Face, mk Events[face.Face]) error {
+func (s *Store) InsertFace(ctx context.Context, f face.Face, mk service.Events[face.Face]) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, `INSERT INTO faces (id, org_id, name, image_keys, thumbnail_key, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`, f.ID, f.OrgID, f.Name, f.ImageKeys, f.ThumbnailKey, f.CreatedAt, f.UpdatedAt)
@@ -45,7 +46,7 @@ func (s *Store) Faces(ctx context.Context, orgID string, offset, limit int) ([]f
 
 // UpdateFace changes a face under a row lock: change receives the current
 // record and returns the new one. It returns the record before and after.
-func (s *Store) UpdateFace(ctx context.Context, orgID, id string, change func(face.Face) (face.Face, error), mk Events[face.Face]) (before, after face.Face, err error) {
+func (s *Store) UpdateFace(ctx context.Context, orgID, id string, change func(face.Face) (face.Face, error), mk service.Events[face.Face]) (before, after face.Face, err error) {
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err = one(tx.QueryRow(ctx, `SELECT `+faceCols+` FROM faces WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanFace, face.ErrNotFound)
 		if err != nil {
@@ -65,7 +66,7 @@ func (s *Store) UpdateFace(ctx context.Context, orgID, id string, change func(fa
 }
 
 // DeleteFace removes a face and returns it, or face.ErrNotFound.
-func (s *Store) DeleteFace(ctx context.Context, orgID, id string, mk Events[face.Face]) (face.Face, error) {
+func (s *Store) DeleteFace(ctx context.Context, orgID, id string, mk service.Events[face.Face]) (face.Face, error) {
 	var f face.Face
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
+	"hookline.dev/services/assets/internal/service"
 )
 
 // Store is the assets database. It is safe for concurrent use.
@@ -21,14 +21,13 @@ type Store struct {
 	pool *pgxpool.Pool
 }
 
+var _ service.Store = (*Store)(nil)
+
 // New returns a store over pool (whose search_path is the assets schema).
 func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 
-// Events builds the outbox events of a change from the record as written.
-type Events[T any] func(rec T) ([]events.Envelope, error)
-
 // outbox builds and writes the events of rec in tx.
-func outbox[T any](ctx context.Context, tx pgx.Tx, mk Events[T], rec T) error {
+func outbox[T any](ctx context.Context, tx pgx.Tx, mk service.Events[T], rec T) error {
 	if mk == nil {
 		return nil
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hookline.dev/pkg/pgkit"
+	"hookline.dev/services/assets/internal/service"
 	"hookline.dev/services/assets/internal/style"
 )
 
@@ -63,7 +64,7 @@ func scanStyle(r pgx.Row) (style.Style, error) {
 }
 
 // InsertStyle stores a new style and its events.
-func (s *Store) InsertStyle(ctx context.Context, st style.Style, mk Events[style.Style]) error {
+func (s *Store) InsertStyle(ctx context.Context, st style.Style, mk service.Events[style.Style]) error {
 	profile, err := encodeProfile(st.Profile)
 	if err != nil {
 		return err
@@ -91,7 +92,7 @@ func (s *Store) Styles(ctx context.Context, orgID string, offset, limit int) ([]
 }
 
 // UpdateStyle changes a style under a row lock.
-func (s *Store) UpdateStyle(ctx context.Context, orgID, id string, change func(style.Style) (style.Style, error), mk Events[style.Style]) (before, after style.Style, err error) {
+func (s *Store) UpdateStyle(ctx context.Context, orgID, id string, change func(style.Style) (style.Style, error), mk service.Events[style.Style]) (before, after style.Style, err error) {
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		before, err = one(tx.QueryRow(ctx, `SELECT `+styleCols+` FROM styles WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanStyle, style.ErrNotFound)
 		if err != nil {
@@ -115,7 +116,7 @@ func (s *Store) UpdateStyle(ctx context.Context, orgID, id string, change func(s
 }
 
 // DeleteStyle removes a style and returns it, or style.ErrNotFound.
-func (s *Store) DeleteStyle(ctx context.Context, orgID, id string, mk Events[style.Style]) (style.Style, error) {
+func (s *Store) DeleteStyle(ctx context.Context, orgID, id string, mk service.Events[style.Style]) (style.Style, error) {
 	var st style.Style
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error

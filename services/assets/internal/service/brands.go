@@ -17,6 +17,24 @@ import (
 	"hookline.dev/services/assets/internal/style"
 )
 
+// BrandStore keeps brands. Every method may also return a database
+// failure.
+type BrandStore interface {
+	// InsertBrand stores b with the events mk builds.
+	InsertBrand(ctx context.Context, b brand.Brand, mk Events[brand.Brand]) error
+	// Brand errors: brand.ErrNotFound (also another organization's).
+	Brand(ctx context.Context, orgID, id string) (brand.Brand, error)
+	// Brands returns a page, newest first, and the total.
+	Brands(ctx context.Context, orgID string, offset, limit int) ([]brand.Brand, int, error)
+	// UpdateBrand writes what change makes of the brand, under a row lock,
+	// with mk's events, and returns the brand before and after. Errors:
+	// brand.ErrNotFound, or change's.
+	UpdateBrand(ctx context.Context, orgID, id string, change func(brand.Brand) (brand.Brand, error), mk Events[brand.Brand]) (before, after brand.Brand, err error)
+	// DeleteBrand removes a brand with mk's events and returns it. Errors:
+	// brand.ErrNotFound.
+	DeleteBrand(ctx context.Context, orgID, id string, mk Events[brand.Brand]) (brand.Brand, error)
+}
+
 // logoBudget bounds the time an import spends trying logo candidates.
 const logoBudget = 15 * time.Second
 
@@ -28,7 +46,7 @@ func logoKey(orgID, id, rev string, img imageinput.Image) string {
 	return p + "logo." + img.Ext()
 }
 
-func (s *Service) brandEvent(ctx context.Context, typ string) func(brand.Brand) ([]events.Envelope, error) {
+func (s *Service) brandEvent(ctx context.Context, typ string) Events[brand.Brand] {
 	return func(b brand.Brand) ([]events.Envelope, error) {
 		return newEvent(ctx, typ, b.OrgID, events.BrandChanged{
 			BrandID: b.ID, Name: b.Name, Colors: b.Colors, LogoURL: s.URL(b.LogoKey), Fonts: b.Fonts,

@@ -3,20 +3,53 @@ package service
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
 	"hookline.dev/services/assets/internal/collection"
-	"hookline.dev/services/assets/internal/postgres"
 )
 
 // ThumbnailsConsumer is the durable consumer (and inbox name) of the
 // thumbnails projection.
 const ThumbnailsConsumer = events.DurableAssetsThumbnails
 
-func collectionEvent(ctx context.Context, typ string) func(collection.Collection) ([]events.Envelope, error) {
+// CollectionStore keeps collections and the projection of the thumbnails
+// they hold. Every method may also return a database failure.
+type CollectionStore interface {
+	// InsertCollection stores c with the events mk builds.
+	InsertCollection(ctx context.Context, c collection.Collection, mk Events[collection.Collection]) error
+	// Collection returns a collection with its thumbnails, most recently
+	// added first. Errors: collection.ErrNotFound (also another
+	// organization's).
+	Collection(ctx context.Context, orgID, id string) (collection.Collection, []collection.Thumbnail, error)
+	// Collections returns a page, newest first, and the total.
+	Collections(ctx context.Context, orgID string, offset, limit int) ([]collection.Collection, int, error)
+	// UpdateCollection writes what change makes of the collection, under
+	// a row lock, with mk's events. Errors: collection.ErrNotFound, or
+	// change's.
+	UpdateCollection(ctx context.Context, orgID, id string, change func(collection.Collection) (collection.Collection, error), mk Events[collection.Collection]) (collection.Collection, error)
+	// DeleteCollection removes a collection (not its thumbnails) with mk's
+	// events. Errors: collection.ErrNotFound.
+	DeleteCollection(ctx context.Context, orgID, id string, mk Events[collection.Collection]) error
+	// AddThumbnails adds live thumbnails of the organization to a
+	// collection, all or none; mk is called only when something changed.
+	// Errors: collection.ErrNotFound, *collection.UnknownThumbnailsError.
+	AddThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk Events[collection.Membership]) error
+	// RemoveThumbnails takes thumbnails out of a collection, like
+	// AddThumbnails (ids not in it are ignored).
+	RemoveThumbnails(ctx context.Context, orgID, id string, ids []string, at time.Time, mk Events[collection.Membership]) error
+	// ThumbnailCreated applies thumbnails.thumbnail.created.v1 to the
+	// projection once per event id (consumer names the inbox), joining
+	// the collection it names with mk's events.
+	ThumbnailCreated(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailCreated, mk Events[collection.Membership]) error
+	// ThumbnailDeleted applies thumbnails.thumbnail.deleted.v1 once per
+	// event id: the thumbnail leaves every collection, with mk's events.
+	ThumbnailDeleted(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailDeleted, mk Events[collection.Membership]) error
+}
+
+func collectionEvent(ctx context.Context, typ string) Events[collection.Collection] {
 	return func(c collection.Collection) ([]events.Envelope, error) {
 		if typ == events.AssetsCollectionDeleted {
 			return newEvent(ctx, typ, c.OrgID, events.CollectionDeleted{CollectionID: c.ID})
@@ -25,8 +58,8 @@ func collectionEvent(ctx context.Context, typ string) func(collection.Collection
 	}
 }
 
-func membershipEvent(ctx context.Context, orgID string) func(postgres.Membership) ([]events.Envelope, error) {
-	return func(m postgres.Membership) ([]events.Envelope, error) {
+func membershipEvent(ctx context.Context, orgID string) Events[collection.Membership] {
+	return func(m collection.Membership) ([]events.Envelope, error) {
 		return newEvent(ctx, events.AssetsCollectionThumbnailsChanged, orgID, events.CollectionThumbnailsChanged{
 			CollectionID: m.CollectionID, Added: m.Added, Removed: m.Removed,
 		})
@@ -104,17 +137,17 @@ func canonicalUUID(s string) (string, bool) {
 func (s *Service) HandleThumbnailEvent(ctx context.Context, env events.Envelope) error {
 	org, ok := canonicalUUID(env.OrgID)
 	if !ok {
-		return messaging.Permanent(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
+		return events.Invalid(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
 	}
 	env.OrgID = org
 	switch env.Type {
 	case events.ThumbnailsThumbnailCreated:
 		var t events.ThumbnailCreated
 		if err := env.Decode(&t); err != nil {
-			return messaging.Permanent(err)
+			return events.Invalid(err)
 		}
 		if t.ThumbnailID, ok = canonicalUUID(t.ThumbnailID); !ok {
-			return messaging.Permanent(fmt.Errorf("event %s: thumbnailId is not a uuid", env.ID))
+			return events.Invalid(fmt.Errorf("event %s: thumbnailId is not a uuid", env.ID))
 		}
 		if t.CollectionID != "" {
 			cid, ok := canonicalUUID(t.CollectionID)
@@ -128,10 +161,10 @@ func (s *Service) HandleThumbnailEvent(ctx context.Context, env events.Envelope)
 	case events.ThumbnailsThumbnailDeleted:
 		var t events.ThumbnailDeleted
 		if err := env.Decode(&t); err != nil {
-			return messaging.Permanent(err)
+			return events.Invalid(err)
 		}
 		if t.ThumbnailID, ok = canonicalUUID(t.ThumbnailID); !ok {
-			return messaging.Permanent(fmt.Errorf("event %s: thumbnailId is not a uuid", env.ID))
+			return events.Invalid(fmt.Errorf("event %s: thumbnailId is not a uuid", env.ID))
 		}
 		return s.Store.ThumbnailDeleted(ctx, ThumbnailsConsumer, env, t, membershipEvent(ctx, org))
 	default:

@@ -17,6 +17,23 @@ import (
 	"hookline.dev/services/assets/internal/face"
 )
 
+// FaceStore keeps faces. Every method may also return a database failure.
+type FaceStore interface {
+	// InsertFace stores f with the events mk builds.
+	InsertFace(ctx context.Context, f face.Face, mk Events[face.Face]) error
+	// Face errors: face.ErrNotFound (also another organization's).
+	Face(ctx context.Context, orgID, id string) (face.Face, error)
+	// Faces returns a page, newest first, and the total.
+	Faces(ctx context.Context, orgID string, offset, limit int) ([]face.Face, int, error)
+	// UpdateFace writes what change makes of the face, under a row lock,
+	// with mk's events, and returns the face before and after. Errors:
+	// face.ErrNotFound, or change's.
+	UpdateFace(ctx context.Context, orgID, id string, change func(face.Face) (face.Face, error), mk Events[face.Face]) (before, after face.Face, err error)
+	// DeleteFace removes a face with mk's events and returns it. Errors:
+	// face.ErrNotFound.
+	DeleteFace(ctx context.Context, orgID, id string, mk Events[face.Face]) (face.Face, error)
+}
+
 // facePrepared is the outcome of the image work of a face: the objects to
 // write and their keys.
 type facePrepared struct {
@@ -87,7 +104,7 @@ func facePrefix(orgID, id, rev string) string {
 	return p
 }
 
-func (s *Service) faceEvent(ctx context.Context, typ string) func(face.Face) ([]events.Envelope, error) {
+func (s *Service) faceEvent(ctx context.Context, typ string) Events[face.Face] {
 	return func(f face.Face) ([]events.Envelope, error) {
 		return newEvent(ctx, typ, f.OrgID, events.FaceChanged{
 			FaceID: f.ID, Name: f.Name, ImageURLs: s.URLs(f.ImageKeys), ThumbnailURL: s.URL(f.ThumbnailKey),

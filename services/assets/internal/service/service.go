@@ -9,6 +9,10 @@
 // behind; objects a committed change replaced are removed after the
 // commit. A crash between the two leaves at most unreferenced objects,
 // never a record pointing at a missing one.
+//
+// The service owns the interfaces of what it uses (Store, Blobs, Images,
+// Fetcher, Detector); the adapters are internal/postgres, pkg/s3store,
+// pkg/imageinput, pkg/safefetch and pkg/vision, wired by internal/app.
 package service
 
 import (
@@ -16,29 +20,81 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"image"
+	"io"
 	"log/slog"
 	"sync"
 	"time"
 
+	"hookline.dev/pkg/clock"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/pgkit"
-	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/assets/internal/postgres"
 )
 
 // Source names the service in event envelopes.
 const Source = "assets"
 
+// Store is the assets database (*postgres.Store), one part per record
+// kind. Every write commits together with the outbox events its Events
+// builds.
+type Store interface {
+	FaceStore
+	StyleStore
+	BrandStore
+	CollectionStore
+}
+
+// Events builds the outbox events of a change from the record as the store
+// writes it: after the change, or as it was when deleted.
+type Events[T any] func(rec T) ([]events.Envelope, error)
+
+// Blobs is the bucket (*s3store.Store). Errors are storage failures.
+type Blobs interface {
+	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// Remove deletes key; a missing key is not an error.
+	Remove(ctx context.Context, key string) error
+	// PresignPut returns a URL that accepts one PUT of key until ttl
+	// passes, of exactly contentType and size bytes.
+	PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (string, error)
+	PublicURL(key string) string
+}
+
+// Images loads and verifies the pictures a request names by URL
+// (*imageinput.Source): the organization's own objects, or external URLs
+// through the safe fetcher.
+type Images interface {
+	// Load errors: an apierr.InvalidRequest naming field, or an internal
+	// failure.
+	Load(ctx context.Context, orgID, field, rawURL string) (imageinput.Image, error)
+	// LoadAll loads urls, in their order. Errors: one
+	// apierr.InvalidRequest naming every bad URL as field[i], or an
+	// internal failure.
+	LoadAll(ctx context.Context, orgID, field string, urls []string) ([]imageinput.Image, error)
+}
+
+// Fetcher reads the web pages a brand import names (*safefetch.Fetcher).
+type Fetcher interface {
+	// Get fetches rawURL. Errors wrap safefetch.ErrForbiddenAddress,
+	// ErrInvalidURL or another safefetch error when the address is at
+	// fault, or carry the network error.
+	Get(ctx context.Context, rawURL string) (*safefetch.Response, error)
+}
+
+// Detector finds faces (*vision.Detector): the frontal faces in img, most
+// confident first, none when it shows no face.
+type Detector interface {
+	Detect(img image.Image) []vision.Face
+}
+
 // Service is the assets application. Fields are set once before use.
 type Service struct {
-	Store    *postgres.Store
-	Blobs    *s3store.Store
-	Images   *imageinput.Source
-	Fetcher  *safefetch.Fetcher
-	Detector *vision.Detector
+	Store    Store
+	Blobs    Blobs
+	Images   Images
+	Fetcher  Fetcher
+	Detector Detector
 	// UploadTTL is how long a presigned upload URL stays valid.
 	UploadTTL time.Duration
 	Log       *slog.Logger
@@ -46,7 +102,7 @@ type Service struct {
 	Now func() time.Time
 }
 
-func (s *Service) now() time.Time { return pgkit.Now(s.Now) }
+func (s *Service) now() time.Time { return clock.Now(s.Now) }
 
 func (s *Service) log() *slog.Logger {
 	if s.Log != nil {

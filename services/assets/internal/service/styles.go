@@ -14,6 +14,24 @@ import (
 	"hookline.dev/services/assets/internal/style"
 )
 
+// StyleStore keeps styles. Every method may also return a database
+// failure.
+type StyleStore interface {
+	// InsertStyle stores st with the events mk builds.
+	InsertStyle(ctx context.Context, st style.Style, mk Events[style.Style]) error
+	// Style errors: style.ErrNotFound (also another organization's).
+	Style(ctx context.Context, orgID, id string) (style.Style, error)
+	// Styles returns a page, newest first, and the total.
+	Styles(ctx context.Context, orgID string, offset, limit int) ([]style.Style, int, error)
+	// UpdateStyle writes what change makes of the style, under a row lock,
+	// with mk's events, and returns the style before and after. Errors:
+	// style.ErrNotFound, or change's.
+	UpdateStyle(ctx context.Context, orgID, id string, change func(style.Style) (style.Style, error), mk Events[style.Style]) (before, after style.Style, err error)
+	// DeleteStyle removes a style with mk's events and returns it. Errors:
+	// style.ErrNotFound.
+	DeleteStyle(ctx context.Context, orgID, id string, mk Events[style.Style]) (style.Style, error)
+}
+
 type stylePrepared struct {
 	blobs   []blob
 	keys    []string
@@ -69,7 +87,7 @@ func StyleProfileEvent(p style.Profile) events.StyleProfile {
 	return out
 }
 
-func (s *Service) styleEvent(ctx context.Context, typ string) func(style.Style) ([]events.Envelope, error) {
+func (s *Service) styleEvent(ctx context.Context, typ string) Events[style.Style] {
 	return func(st style.Style) ([]events.Envelope, error) {
 		return newEvent(ctx, typ, st.OrgID, events.StyleChanged{
 			StyleID: st.ID, Name: st.Name, Description: st.Description,

@@ -184,7 +184,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
-	store := postgres.New(p.Pool)
+	store := postgres.New(p.Pool, cc)
 	svc := &service.Service{
 		Store:          store,
 		Renders:        store,
@@ -215,18 +215,30 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if !worker {
 		handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
-			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveRender),
+			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 			func(ctx context.Context) error {
-				return p.Bus.Consume(ctx, service.AssetsConsumer, svc.HandleAssetEvent)
+				return p.Bus.Consume(ctx, messaging.ConsumerConfig{
+					Durable: events.DurableClipsAssets, Stream: events.StreamAssets, Subjects: service.AssetsSubjects,
+				}, svc.HandleAssetEvent)
 			})
 	}
 	handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
-			return p.Bus.Consume(ctx, svc.PrepareConsumerConfig(cfg.Workers, cfg.JobAckWait), svc.HandlePrepare)
+			return p.Bus.Consume(ctx, jobConsumer(&cfg, svc, events.DurableClipsPrepare, events.ClipsJobPrepareSource), svc.HandlePrepare)
 		},
 		func(ctx context.Context) error {
-			return p.Bus.Consume(ctx, svc.RenderConsumerConfig(cfg.Workers, cfg.JobAckWait), svc.HandleRender)
+			return p.Bus.Consume(ctx, jobConsumer(&cfg, svc, events.DurableClipsRender, events.ClipsJobRender), svc.HandleRender)
 		},
 	)
+}
+
+// jobConsumer is the durable consumer of one kind of CLIPS_JOBS job:
+// cfg.Workers run at once in this process, and a crashed worker's job
+// waits cfg.JobAckWait before another takes it.
+func jobConsumer(cfg *Config, svc *service.Service, durable, subject string) messaging.ConsumerConfig {
+	return messaging.ConsumerConfig{
+		Durable: durable, Stream: events.StreamClipsJobs, Subjects: []string{subject},
+		MaxDeliver: svc.MaxDeliveries(), AckWait: cfg.JobAckWait, Workers: cfg.Workers, MaxAckPending: 64,
+	}
 }

@@ -1,10 +1,13 @@
 // Package postgres is the clips service's storage: projects and the
-// sources prepared for them. A project is inserted with its preparation
-// job in the outbox, in one transaction, so no project is left without
-// the job that readies it. Preparation ends a project once: the final
-// update only applies to a project still `downloading`. Every project
-// query is scoped by organization; another organization's project is
-// indistinguishable from a missing one.
+// sources prepared for them, renders, the brands read model and the music
+// and b-roll libraries. A project is inserted with its preparation job in
+// the outbox, in one transaction, so no project is left without the job
+// that readies it. Preparation ends a project once: the final update only
+// applies to a project still `downloading`. A render ends in the
+// transaction that settles its credit reservation (credits.Complete or
+// Fail): the store side of the saga as pkg/credits describes it. Every
+// project query is scoped by organization; another organization's project
+// is indistinguishable from a missing one.
 package postgres
 
 import (
@@ -17,19 +20,32 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/videosite"
-	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/service"
 )
 
 // Store is the clips database. It is safe for concurrent use.
-type Store struct{ pool *pgxpool.Pool }
+type Store struct {
+	pool    *pgxpool.Pool
+	credits *credits.Client
+}
 
-// New returns a store over pool (whose search_path is the clips schema).
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
+var (
+	_ service.Store   = (*Store)(nil)
+	_ service.Renders = (*Store)(nil)
+	_ service.Brands  = (*Store)(nil)
+	_ service.Music   = (*Store)(nil)
+	_ service.Broll   = (*Store)(nil)
+)
+
+// New returns a store over pool (whose search_path is the clips schema);
+// c settles render reservations inside the store's transactions.
+func New(pool *pgxpool.Pool, c *credits.Client) *Store { return &Store{pool: pool, credits: c} }
 
 const projectCols = `id::text, org_id::text, source_url, source_key, video_title, format, download_status, step,
 	coalesce(download_error, ''), duration, transcript, analysis, clips, attempts, created_at, updated_at, ready_at`
@@ -175,21 +191,10 @@ func (s *Store) Fail(ctx context.Context, id, reason string, now time.Time) (boo
 	return tag.RowsAffected() == 1, nil
 }
 
-// Source is a prepared source.
-type Source struct {
-	OrgID, Key, MediaKey string
-	Duration             float64
-	Width, Height        int
-	TranscriptOrigin     string
-	Segments             []videosite.Segment
-	Signals              moments.Signals
-	PreparedAt           time.Time
-}
-
 // Source returns the organization's prepared source key, ok false when
 // there is none.
-func (s *Store) Source(ctx context.Context, orgID, key string) (Source, bool, error) {
-	src := Source{OrgID: orgID, Key: key}
+func (s *Store) Source(ctx context.Context, orgID, key string) (project.Source, bool, error) {
+	src := project.Source{OrgID: orgID, Key: key}
 	var segs, sig []byte
 	err := s.pool.QueryRow(ctx, `SELECT media_key, duration, width, height, transcript_origin, segments, signals, prepared_at
 		FROM sources WHERE org_id = $1 AND source_key = $2`, orgID, key).
@@ -209,7 +214,7 @@ func (s *Store) Source(ctx context.Context, orgID, key string) (Source, bool, er
 // Ready stores src (unless the organization has it already) and ends the
 // downloading project p as ready with its final fields, in one
 // transaction. It reports whether this call ended the project.
-func (s *Store) Ready(ctx context.Context, src Source, p project.Project, now time.Time) (bool, error) {
+func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project, now time.Time) (bool, error) {
 	segs, err := json.Marshal(nonNil(src.Segments))
 	if err != nil {
 		return false, err

@@ -80,9 +80,10 @@ func (s *Store) Renders(ctx context.Context, orgID, projectID string, offset, li
 		[]any{orgID, projectID}, offset, limit, scanRender)
 }
 
-// RenderByReservation finds the render a reservation pays for, in tx.
-func (s *Store) RenderByReservation(ctx context.Context, tx pgx.Tx, reservationID string) (render.Render, error) {
-	return oneRender(tx.QueryRow(ctx, `SELECT `+renderCols+` FROM renders WHERE reservation_id = $1`, reservationID))
+// RenderByReservation finds the render a reservation pays for, or
+// render.ErrNotFound.
+func (s *Store) RenderByReservation(ctx context.Context, reservationID string) (render.Render, error) {
+	return oneRender(s.pool.QueryRow(ctx, `SELECT `+renderCols+` FROM renders WHERE reservation_id = $1`, reservationID))
 }
 
 // AttemptRender starts a render attempt: counted, rendering. A render
@@ -106,7 +107,7 @@ func (s *Store) RenderProgress(ctx context.Context, id, step string, progress in
 // CompleteRender ends r as completed with its objects and settles its
 // reservation with completed, in one transaction. credits.ErrSettled
 // means the reservation was failed meanwhile: nothing is stored.
-func (s *Store) CompleteRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, completed events.Envelope, now time.Time) error {
+func (s *Store) CompleteRender(ctx context.Context, r render.Render, res credits.Reservation, completed events.Envelope, now time.Time) error {
 	notes, err := json.Marshal(nonNil(r.Notes))
 	if err != nil {
 		return err
@@ -121,13 +122,13 @@ func (s *Store) CompleteRender(ctx context.Context, cc *credits.Client, r render
 		if tag.RowsAffected() == 0 {
 			return nil // ended by another delivery
 		}
-		return cc.Complete(ctx, tx, res, completed)
+		return s.credits.Complete(ctx, tx, res, completed)
 	})
 }
 
 // FailRender ends r as failed with reason and refunds its reservation, in
 // one transaction. A render already ended is left alone.
-func (s *Store) FailRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, reason string, now time.Time) error {
+func (s *Store) FailRender(ctx context.Context, r render.Render, res credits.Reservation, reason string, now time.Time) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE renders SET status = 'failed', error = $2, current_step = 'done', updated_at = $3
 			WHERE id = $1 AND status IN ('pending', 'rendering')`, r.ID, reason, now)
@@ -137,19 +138,7 @@ func (s *Store) FailRender(ctx context.Context, cc *credits.Client, r render.Ren
 		if tag.RowsAffected() == 0 {
 			return nil
 		}
-		return cc.Fail(ctx, tx, res, reason)
-	})
-}
-
-// FailReservations refunds reservations whose renders were never stored.
-func (s *Store) FailReservations(ctx context.Context, cc *credits.Client, rs []credits.Reservation, reason string) error {
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		for _, r := range rs {
-			if err := cc.Fail(ctx, tx, r, reason); err != nil {
-				return err
-			}
-		}
-		return nil
+		return s.credits.Fail(ctx, tx, res, reason)
 	})
 }
 

@@ -81,6 +81,20 @@ type Project struct {
 	ReadyAt    *time.Time
 }
 
+// Source is a video an organization prepared: the stored media, its words
+// and its measured signals, kept once per organization and source key and
+// reused by every later project of the same video.
+type Source struct {
+	OrgID, Key, MediaKey string
+	Duration             float64
+	Width, Height        int
+	// TranscriptOrigin is TranscriptCaptions or TranscriptRecognition.
+	TranscriptOrigin string
+	Segments         []videosite.Segment
+	Signals          moments.Signals
+	PreparedAt       time.Time
+}
+
 // CreateInput is the body of POST /clips/projects.
 type CreateInput struct {
 	VideoSiteURL *string

@@ -12,36 +12,37 @@ import (
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
 	"hookline.dev/services/clips/internal/render"
 )
 
 // Brands is the brands read model (*postgres.Store).
 type Brands interface {
+	// ApplyBrand applies one brand event, once per eventID (consumer
+	// names the inbox); an older change, or one reviving a deleted brand,
+	// changes nothing. Errors: a database failure.
 	ApplyBrand(ctx context.Context, consumer, eventID string, b render.Brand, deleted bool, at time.Time) error
+	// Brand errors: render.ErrNoBrand (unknown, deleted or another
+	// organization's), or a database failure.
 	Brand(ctx context.Context, orgID, id string) (render.Brand, error)
 }
 
-// AssetsConsumer is the durable consumer of the assets events the brands
-// read model is built from.
-var AssetsConsumer = messaging.ConsumerConfig{
-	Durable: events.DurableClipsAssets, Stream: events.StreamAssets,
-	Subjects: []string{events.AssetsBrandCreated, events.AssetsBrandUpdated, events.AssetsBrandDeleted},
-}
+// AssetsSubjects are the assets events the brands read model is built
+// from, by the consumer events.DurableClipsAssets.
+var AssetsSubjects = []string{events.AssetsBrandCreated, events.AssetsBrandUpdated, events.AssetsBrandDeleted}
 
 // HandleAssetEvent applies an assets.brand.* event to the brands view.
 func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) error {
 	org, err := uuid.Parse(env.OrgID)
 	if err != nil {
-		return messaging.Permanent(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
+		return events.Invalid(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
 	}
 	var b events.BrandChanged
 	if err := env.Decode(&b); err != nil {
-		return messaging.Permanent(err)
+		return events.Invalid(err)
 	}
 	id, err := uuid.Parse(b.BrandID)
 	if err != nil {
-		return messaging.Permanent(fmt.Errorf("event %s: brandId %q is not a uuid", env.ID, b.BrandID))
+		return events.Invalid(fmt.Errorf("event %s: brandId %q is not a uuid", env.ID, b.BrandID))
 	}
 	at := env.OccurredAt
 	if at.IsZero() {

@@ -13,9 +13,11 @@ import (
 	"hookline.dev/services/clips/internal/renderer"
 )
 
-// Broll is the b-roll library (*postgres.Store).
+// Broll is the b-roll library (*postgres.Store). Every method may return a
+// database failure.
 type Broll interface {
 	AddFootage(ctx context.Context, f render.Footage) error
+	// Footage returns a page of the library, newest first, and the total.
 	Footage(ctx context.Context, offset, limit int) ([]render.Footage, int, error)
 	AllFootage(ctx context.Context) ([]render.Footage, error)
 }

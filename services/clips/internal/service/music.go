@@ -17,10 +17,13 @@ import (
 	"hookline.dev/services/clips/internal/render"
 )
 
-// Music is the music library (*postgres.Store).
+// Music is the music library (*postgres.Store). Every method may return a
+// database failure.
 type Music interface {
 	AddTrack(ctx context.Context, t render.Track) error
+	// Track errors: render.ErrNoTrack.
 	Track(ctx context.Context, id string) (render.Track, error)
+	// Tracks returns a page of the library, newest first, and the total.
 	Tracks(ctx context.Context, offset, limit int) ([]render.Track, int, error)
 	AllTracks(ctx context.Context) ([]render.Track, error)
 }

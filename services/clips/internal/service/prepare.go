@@ -10,40 +10,28 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
-	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/project"
 )
 
 func newID() string { return uuid.NewString() }
 
-// Worker settings of the preparation consumer.
-const (
-	PrepareConsumer = events.DurableClipsPrepare
-	// maxDeliver exceeds the attempts a project allows, so the attempt
-	// that gives up runs (and fails the project) before the message
-	// would be dead-lettered.
-	maxDeliverSlack = 2
-)
+// maxDeliverSlack is what MaxDeliveries adds to the attempts a job
+// allows.
+const maxDeliverSlack = 2
 
-// PrepareConsumerConfig is the durable consumer of the preparation jobs;
-// workers is how many run at once in this process, ackWait how long a
-// crashed worker's job waits before another takes it.
-func (s *Service) PrepareConsumerConfig(workers int, ackWait time.Duration) messaging.ConsumerConfig {
-	return messaging.ConsumerConfig{
-		Durable: PrepareConsumer, Stream: events.StreamClipsJobs, Subjects: []string{events.ClipsJobPrepareSource},
-		MaxDeliver: s.maxAttempts() + maxDeliverSlack, AckWait: ackWait, Workers: workers, MaxAckPending: 64,
-	}
-}
+// MaxDeliveries is how many deliveries of a preparation or render job its
+// consumer allows: more than the attempts a job allows, so the attempt
+// that gives up runs (and fails the project or render) before the message
+// would be dead-lettered.
+func (s *Service) MaxDeliveries() int { return s.maxAttempts() + maxDeliverSlack }
 
 func (s *Service) maxAttempts() int {
 	if s.MaxAttempts <= 0 {
@@ -66,7 +54,7 @@ func fail(format string, args ...any) error { return &failure{reason: fmt.Sprint
 func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
 	var job events.ClipsPrepareJob
 	if err := json.Unmarshal(e.Data, &job); err != nil || job.ProjectID == "" {
-		return messaging.Permanent(fmt.Errorf("prepare job %s: bad payload: %w", e.ID, err))
+		return events.Invalid(fmt.Errorf("prepare job %s: bad payload: %w", e.ID, err))
 	}
 	p, captions, err := s.Store.Attempt(ctx, e.OrgID, job.ProjectID, s.now())
 	if errors.Is(err, project.ErrNotFound) {
@@ -169,8 +157,8 @@ func (s *Service) prepare(ctx context.Context, p project.Project, captions []vid
 }
 
 // fetchSource downloads and measures p's video.
-func (s *Service) fetchSource(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) (postgres.Source, error) {
-	src := postgres.Source{OrgID: p.OrgID, Key: p.SourceKey, Segments: captions, TranscriptOrigin: project.TranscriptCaptions}
+func (s *Service) fetchSource(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) (project.Source, error) {
+	src := project.Source{OrgID: p.OrgID, Key: p.SourceKey, Segments: captions, TranscriptOrigin: project.TranscriptCaptions}
 	vs, err := videosite.Parse(p.SourceURL)
 	if err != nil {
 		return src, fail("the video address is no longer valid")

@@ -13,12 +13,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/videosite"
@@ -29,17 +26,34 @@ import (
 	"hookline.dev/services/clips/internal/renderer"
 )
 
-// Renders is the render side of the store (*postgres.Store).
+// Renders is the render side of the store (*postgres.Store); it settles a
+// render's reservation in the transaction that ends the render. Every
+// method may also return a database failure.
 type Renders interface {
+	// CreateRenders stores renders and their jobs in one transaction.
 	CreateRenders(ctx context.Context, rs []render.Render, jobs []events.Envelope) error
+	// Render errors: render.ErrNotFound (also another organization's).
 	Render(ctx context.Context, orgID, id string) (render.Render, error)
+	// Renders returns a page of a project's renders, newest first, and
+	// the total.
 	Renders(ctx context.Context, orgID, projectID string, offset, limit int) ([]render.Render, int, error)
-	RenderByReservation(ctx context.Context, tx pgx.Tx, reservationID string) (render.Render, error)
+	// RenderByReservation errors: render.ErrNotFound (never stored).
+	RenderByReservation(ctx context.Context, reservationID string) (render.Render, error)
+	// AttemptRender counts an attempt of a pending or rendering render
+	// and marks it rendering; one that ended comes back as it is. Errors:
+	// render.ErrNotFound.
 	AttemptRender(ctx context.Context, orgID, id string, now time.Time) (render.Render, error)
+	// RenderProgress records the step and progress of a running render.
 	RenderProgress(ctx context.Context, id, step string, progress int, now time.Time) error
-	CompleteRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, completed events.Envelope, now time.Time) error
-	FailRender(ctx context.Context, cc *credits.Client, r render.Render, res credits.Reservation, reason string, now time.Time) error
-	FailReservations(ctx context.Context, cc *credits.Client, rs []credits.Reservation, reason string) error
+	// CompleteRender ends r as completed with its objects and completes
+	// res with completed, in one transaction; a render already ended is
+	// left alone. Errors: credits.ErrSettled (res was failed meanwhile;
+	// nothing stored).
+	CompleteRender(ctx context.Context, r render.Render, res credits.Reservation, completed events.Envelope, now time.Time) error
+	// FailRender ends r as failed with reason and refunds res, in one
+	// transaction; a render already ended is left alone. Errors:
+	// credits.ErrSettled (res completed already).
+	FailRender(ctx context.Context, r render.Render, res credits.Reservation, reason string, now time.Time) error
 }
 
 // RenderSettings are the renders' output settings.
@@ -108,7 +122,7 @@ func (s *Service) StartRenders(ctx context.Context, p principal.Principal, proje
 	}
 	if err := s.Renders.CreateRenders(ctx, rs, jobs); err != nil {
 		// Nothing is queued: refund now (the recovery pass would, later).
-		if ferr := s.Renders.FailReservations(context.WithoutCancel(ctx), s.Credits, reservations, "the renders could not be stored"); ferr != nil {
+		if ferr := s.Credits.Refund(ctx, "the renders could not be stored", reservations...); ferr != nil {
 			s.log().ErrorContext(ctx, "refunding unstored renders", "err", ferr)
 		}
 		return Batch{}, err
@@ -130,14 +144,6 @@ func (s *Service) ProjectRenders(ctx context.Context, orgID, projectID string, o
 	return s.Renders.Renders(ctx, orgID, projectID, offset, limit)
 }
 
-// RenderConsumerConfig is the durable consumer of the render jobs.
-func (s *Service) RenderConsumerConfig(workers int, ackWait time.Duration) messaging.ConsumerConfig {
-	return messaging.ConsumerConfig{
-		Durable: events.DurableClipsRender, Stream: events.StreamClipsJobs, Subjects: []string{events.ClipsJobRender},
-		MaxDeliver: s.maxAttempts() + maxDeliverSlack, AckWait: ackWait, Workers: workers, MaxAckPending: 64,
-	}
-}
-
 // reservation is the journal's view of r's reservation.
 func reservation(r render.Render) credits.Reservation {
 	return credits.Reservation{ID: r.ReservationID, OrgID: r.OrgID, Operation: render.Operation, Credits: r.Credits,
@@ -148,7 +154,7 @@ func reservation(r render.Render) credits.Reservation {
 func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
 	var job events.ClipsRenderJob
 	if err := json.Unmarshal(e.Data, &job); err != nil || job.RenderID == "" {
-		return messaging.Permanent(fmt.Errorf("render job %s: bad payload: %w", e.ID, err))
+		return events.Invalid(fmt.Errorf("render job %s: bad payload: %w", e.ID, err))
 	}
 	r, err := s.Renders.AttemptRender(ctx, e.OrgID, job.RenderID, s.now())
 	if errors.Is(err, render.ErrNotFound) {
@@ -164,7 +170,7 @@ func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
 		kind: "rendering", table: "renders", id: r.ID, count: r.Attempts,
 		work: func() error { return s.renderAndSettle(ctx, r) },
 		end: func(reason string) error {
-			return s.Renders.FailRender(ctx, s.Credits, r, reservation(r), reason, s.now())
+			return s.Renders.FailRender(ctx, r, reservation(r), reason, s.now())
 		},
 	})
 }
@@ -179,7 +185,7 @@ func (s *Service) renderAndSettle(ctx context.Context, r render.Render) error {
 	if err != nil {
 		return err
 	}
-	err = s.Renders.CompleteRender(ctx, s.Credits, r, reservation(r), completed, s.now())
+	err = s.Renders.CompleteRender(ctx, r, reservation(r), completed, s.now())
 	if errors.Is(err, credits.ErrSettled) {
 		// The reservation was failed meanwhile (refunded): the render is
 		// not delivered as paid.
@@ -421,12 +427,12 @@ func (s *Service) putFile(ctx context.Context, file, key, contentType string) er
 	return s.Blobs.Put(ctx, key, f, st.Size(), contentType)
 }
 
-// ResolveRender tells the credits recovery pass what became of a
-// reservation's render: none stored (the API died between reserve and
-// queueing) is failed; a completed one is completed; a running one is
+// ResolveReservation is the recovery pass's judge (credits.Resolver) of a
+// render reservation left open: none stored (the API died between reserve
+// and queueing) is failed; a completed one is completed; a running one is
 // left to its worker.
-func (s *Service) ResolveRender(ctx context.Context, tx pgx.Tx, res credits.Reservation) (credits.Resolution, error) {
-	r, err := s.Renders.RenderByReservation(ctx, tx, res.ID)
+func (s *Service) ResolveReservation(ctx context.Context, res credits.Reservation) (credits.Resolution, error) {
+	r, err := s.Renders.RenderByReservation(ctx, res.ID)
 	switch {
 	case errors.Is(err, render.ErrNotFound):
 		return credits.Resolution{Verdict: credits.Failed, Reason: "the render was never queued"}, nil

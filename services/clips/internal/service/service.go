@@ -1,8 +1,12 @@
 // Package service is the clips service's use cases: creating a project
-// (answered at once from the video's captions), reading projects, and the
-// preparation job a worker runs from the CLIPS_JOBS work queue. It holds
-// the rules; storage, the video site, media tools, speech recognition and
-// the object store are ports.
+// (answered at once from the video's captions), reading projects, the
+// preparation and render jobs a worker runs from the CLIPS_JOBS work queue,
+// and the libraries renders draw from. It holds the rules; storage, the
+// video site, media tools, speech recognition, the renderer, the fetcher,
+// the object store and billing are ports. Each render is its own credit
+// saga, wired as pkg/credits describes: reserved through the Credits port,
+// settled by the Renders port in the transaction that ends the render,
+// and judged after a crash by ResolveReservation.
 package service
 
 import (
@@ -14,16 +18,14 @@ import (
 	"time"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/clock"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
-	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/renderer"
 )
@@ -31,18 +33,66 @@ import (
 // Source names the service in event envelopes.
 const Source = "clips"
 
-// Store is the clips database (*postgres.Store).
+// Store is the projects side of the clips database (*postgres.Store).
+// Every method may also return a database failure.
 type Store interface {
+	// Create stores p, the captions fetched for it and its preparation
+	// job, in one transaction.
 	Create(ctx context.Context, p project.Project, captions []videosite.Segment, job events.Envelope) error
+	// Project errors: project.ErrNotFound (also another organization's).
 	Project(ctx context.Context, orgID, id string) (project.Project, error)
+	// Projects returns a page, newest first, and the total.
 	Projects(ctx context.Context, orgID string, offset, limit int) ([]project.Project, int, error)
+	// Attempt counts a preparation attempt of a downloading project and
+	// returns it with its captions; one no longer downloading comes back
+	// as it is, uncounted. Errors: project.ErrNotFound.
 	Attempt(ctx context.Context, orgID, id string, now time.Time) (project.Project, []videosite.Segment, error)
+	// Progress records the step of a downloading project.
 	Progress(ctx context.Context, id string, step project.Step, now time.Time) error
+	// RecordError keeps a failed attempt's reason (internal, never shown).
 	RecordError(ctx context.Context, id, reason string, now time.Time) error
-	Fail(ctx context.Context, id, reason string, now time.Time) (bool, error)
-	Source(ctx context.Context, orgID, key string) (postgres.Source, bool, error)
-	Ready(ctx context.Context, src postgres.Source, p project.Project, now time.Time) (bool, error)
+	// Fail ends a downloading project as failed; ended reports whether
+	// this call did.
+	Fail(ctx context.Context, id, reason string, now time.Time) (ended bool, err error)
+	// Source returns the organization's prepared source, ok false when
+	// there is none.
+	Source(ctx context.Context, orgID, key string) (src project.Source, ok bool, err error)
+	// Ready stores src (unless kept already) and ends the downloading
+	// project p as ready, in one transaction; ended reports whether this
+	// call did.
+	Ready(ctx context.Context, src project.Source, p project.Project, now time.Time) (ended bool, err error)
+	// Uncount takes back an attempt of a project or render ("projects" or
+	// "renders"); another table is an error.
 	Uncount(ctx context.Context, table, id string) error
+}
+
+// Credits is billing's side of the render sagas (*credits.Client).
+type Credits interface {
+	// Reserve holds the credits of every item, all or nothing. Errors: an
+	// *apierr.Error (402, 403, 409, 503), or an internal failure.
+	Reserve(ctx context.Context, req credits.Request) ([]credits.Reservation, error)
+	// Refund fails reservations whose renders were never stored, even
+	// after ctx is cancelled. Errors: credits.ErrSettled (one completed
+	// already; none is refunded), or a database failure.
+	Refund(ctx context.Context, reason string, rs ...credits.Reservation) error
+}
+
+// Fetcher fetches the operator's music and b-roll files (the safe fetcher,
+// *safefetch.Fetcher).
+type Fetcher interface {
+	// Stream copies at most maxBytes of rawURL's body to w. Errors wrap
+	// safefetch.ErrTooLarge, ErrForbiddenAddress, ErrScheme or
+	// ErrInvalidURL when the address is at fault, or carry the network
+	// error.
+	Stream(ctx context.Context, rawURL string, w io.Writer, maxBytes int64) (contentType string, n int64, err error)
+}
+
+// Renderer renders a clip with ffmpeg (*renderer.Renderer).
+type Renderer interface {
+	// Render runs j, telling progress of each step. Errors wrap
+	// renderer.ErrFFmpeg when ffmpeg refused the job, or carry ctx's or a
+	// file error.
+	Render(ctx context.Context, j renderer.Job, progress renderer.Progress) (renderer.Result, error)
 }
 
 // Videos reads and downloads videos (*videosite.Client).
@@ -88,11 +138,10 @@ type Service struct {
 	Brands  Brands
 	Music   Music
 	Broll   Broll
-	// Fetch fetches the operator's music and b-roll files (the safe
-	// fetcher).
-	Fetch          *safefetch.Fetcher
-	Credits        *credits.Client
-	Renderer       *renderer.Renderer
+	// Fetch fetches the operator's music and b-roll files.
+	Fetch          Fetcher
+	Credits        Credits
+	Renderer       Renderer
 	RenderSettings RenderSettings
 	PublicURL      func(key string) string
 	Log            *slog.Logger
@@ -106,7 +155,7 @@ type Service struct {
 	Now func() time.Time
 }
 
-func (s *Service) now() time.Time { return pgkit.Now(s.Now) }
+func (s *Service) now() time.Time { return clock.Now(s.Now) }
 
 func (s *Service) log() *slog.Logger {
 	if s.Log == nil {

@@ -215,7 +215,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 				Durable: service.AssetsConsumer, Stream: events.StreamAssets, Subjects: service.AssetsSubjects,
 			}, svc.HandleAssetEvent)
 		},
-		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, store.Resolver(svc.CompletedEvent, svc.RemoveOrphan)),
+		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 		svc.PreviewWorker(previewRetry),
 	)
 }

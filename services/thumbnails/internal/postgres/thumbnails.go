@@ -78,13 +78,6 @@ func insertThumbnail(ctx context.Context, tx pgx.Tx, t thumbnail.Thumbnail, evs 
 	return nil
 }
 
-// Fail refunds r: its failed event goes to the outbox and the journal
-// closes it. Failing a failed reservation does nothing; errors:
-// credits.ErrSettled for a completed one, or a database failure.
-func (s *Store) Fail(ctx context.Context, r credits.Reservation, reason string) error {
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error { return s.credits.Fail(ctx, tx, r, reason) })
-}
-
 // Thumbnail returns the organization's thumbnail, or thumbnail.ErrNotFound.
 func (s *Store) Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error) {
 	return one(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = $2`, orgID, id),
@@ -141,24 +134,13 @@ func (s *Store) DeleteThumbnail(ctx context.Context, orgID, id string, mk func(t
 	return t, err
 }
 
-// Resolver is the recovery pass's judge of an unsettled reservation of
-// this service: its thumbnail (or critique) exists (Completed, with the completed event
-// completed builds) or it does not and never will (Failed; orphan is told,
-// to remove an object the work may have written). Work still running
-// cannot be told apart, so the recovery grace must exceed the longest
-// generation.
-func (s *Store) Resolver(completed func(ctx context.Context, r credits.Reservation) (events.Envelope, error), orphan func(ctx context.Context, r credits.Reservation)) credits.Resolver {
-	return func(ctx context.Context, tx pgx.Tx, r credits.Reservation) (credits.Resolution, error) {
-		var n int
-		if err := tx.QueryRow(ctx, `SELECT (SELECT count(*) FROM thumbnails WHERE reservation_id = $1)
-			+ (SELECT count(*) FROM critiques WHERE reservation_id = $1)`, r.ID).Scan(&n); err != nil {
-			return credits.Resolution{}, fmt.Errorf("postgres: resolve %s: %w", r.ID, err)
-		}
-		if n > 0 {
-			env, err := completed(ctx, r)
-			return credits.Resolution{Verdict: credits.Completed, Event: env}, err
-		}
-		orphan(ctx, r)
-		return credits.Resolution{Verdict: credits.Failed, Reason: "the service stopped before the thumbnail was stored"}, nil
+// HasResult reports whether a thumbnail or a critique paid by the
+// reservation is stored.
+func (s *Store) HasResult(ctx context.Context, reservationID string) (bool, error) {
+	var stored bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT FROM thumbnails WHERE reservation_id = $1)
+		OR EXISTS (SELECT FROM critiques WHERE reservation_id = $1)`, reservationID).Scan(&stored); err != nil {
+		return false, fmt.Errorf("postgres: result of %s: %w", reservationID, err)
 	}
+	return stored, nil
 }

@@ -12,7 +12,6 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
@@ -33,7 +32,7 @@ var AssetsSubjects = []string{"assets.face.>", "assets.style.>", "assets.brand.>
 func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) error {
 	org, err := uuid.Parse(env.OrgID)
 	if err != nil {
-		return messaging.Permanent(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
+		return events.Invalid(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
 	}
 	var kind assetview.Kind
 	var ids struct {
@@ -43,7 +42,7 @@ func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) err
 		Collection string `json:"collectionId"`
 	}
 	if err := env.Decode(&ids); err != nil {
-		return messaging.Permanent(err)
+		return events.Invalid(err)
 	}
 	var id string
 	switch p := strings.Split(env.Type, "."); {
@@ -62,7 +61,7 @@ func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) err
 	}
 	rid, err := uuid.Parse(id)
 	if err != nil {
-		return messaging.Permanent(fmt.Errorf("event %s: record id %q is not a uuid", env.ID, id))
+		return events.Invalid(fmt.Errorf("event %s: record id %q is not a uuid", env.ID, id))
 	}
 	at := env.OccurredAt
 	if at.IsZero() {

@@ -221,11 +221,11 @@ func (s *Service) fail(ctx context.Context, t thumbnail.Thumbnail, r *credits.Re
 	}
 }
 
-// refund fails r, detached from the request: a client that hung up must
-// still get its credits back. When even that fails the reservation stays
-// open and the recovery pass fails it.
+// refund fails r (Credits.Refund outlives the request: a client that hung
+// up still gets its credits back). When even that fails the reservation
+// stays open and the recovery pass fails it.
 func (s *Service) refund(ctx context.Context, r credits.Reservation, reason string) {
-	if err := s.Store.Fail(context.WithoutCancel(ctx), r, reason); err != nil {
+	if err := s.Credits.Refund(ctx, reason, r); err != nil {
 		s.log().ErrorContext(ctx, "refunding reservation", "reservation_id", r.ID, "err", err)
 	}
 }
@@ -244,9 +244,28 @@ func (s *Service) CompletedEvent(ctx context.Context, r credits.Reservation) (ev
 		events.OperationCompleted{ReservationID: r.ID, Operation: r.Operation, ResourceID: r.ResourceID})
 }
 
-// RemoveOrphan removes the picture a job of reservation r may have put in
+// ResolveReservation is the recovery pass's judge (credits.Resolver) of a
+// reservation of this service left open: its thumbnail or critique is
+// stored (Completed, with the completed event the request writes), or it
+// is not and never will be (Failed, and the picture the work may have put
+// in the bucket is removed). Work still running cannot be told apart, so
+// the recovery grace must exceed the longest generation.
+func (s *Service) ResolveReservation(ctx context.Context, r credits.Reservation) (credits.Resolution, error) {
+	stored, err := s.Store.HasResult(ctx, r.ID)
+	switch {
+	case err != nil:
+		return credits.Resolution{}, err
+	case stored:
+		env, err := s.CompletedEvent(ctx, r)
+		return credits.Resolution{Verdict: credits.Completed, Event: env}, err
+	}
+	s.removeOrphan(ctx, r)
+	return credits.Resolution{Verdict: credits.Failed, Reason: "the service stopped before the thumbnail was stored"}, nil
+}
+
+// removeOrphan removes the picture a job of reservation r may have put in
 // the bucket before the process stopped (its row was never written).
-func (s *Service) RemoveOrphan(ctx context.Context, r credits.Reservation) {
+func (s *Service) removeOrphan(ctx context.Context, r credits.Reservation) {
 	if _, err := uuid.Parse(r.ResourceID); err != nil || r.ResourceType != "thumbnail" {
 		return
 	}

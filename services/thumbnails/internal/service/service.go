@@ -2,10 +2,12 @@
 // with the domain packages, resolves the assets records they name from the
 // local read model, loads input pictures through the shared imageinput
 // verifier, and runs every paid call as the credit saga of ARCHITECTURE
-// §3: reserve, draw with the configured engine, put the picture in the
-// bucket, then one transaction storing the thumbnail with its events and
-// the reservation's completion — or, when anything fails, the
-// reservation's refund.
+// §3, wired as pkg/credits describes: reserve through the Credits port,
+// draw with the configured engine, put the picture in the bucket, then
+// Store.Save stores the thumbnail with its events and completes the
+// reservation in one transaction — or, when anything fails, the
+// reservation is refunded. ResolveReservation judges the reservations a
+// crash left open.
 //
 // The service owns the interfaces of what it uses (Store, Blobs, Images,
 // Credits, engine.Engine, Previewer); the adapters live in internal/postgres,
@@ -19,10 +21,10 @@ import (
 	"log/slog"
 	"time"
 
+	"hookline.dev/pkg/clock"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
@@ -42,9 +44,9 @@ type Store interface {
 	// transaction. Errors: credits.ErrSettled (r was failed meanwhile;
 	// nothing stored), or a database failure.
 	Save(ctx context.Context, t thumbnail.Thumbnail, r credits.Reservation, evs []events.Envelope, completed events.Envelope) error
-	// Fail refunds r. Errors: credits.ErrSettled (r completed already), or
-	// a database failure.
-	Fail(ctx context.Context, r credits.Reservation, reason string) error
+	// HasResult reports whether the result a reservation paid for (a
+	// thumbnail or a critique) is stored. Errors: a database failure.
+	HasResult(ctx context.Context, reservationID string) (bool, error)
 	// Thumbnail errors: thumbnail.ErrNotFound, or a database failure.
 	Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error)
 	// ThumbnailByImage returns the organization's thumbnail whose picture
@@ -100,10 +102,15 @@ type Images interface {
 	Decode(ctx context.Context, orgID, field string, img imageinput.Image) (imageinput.Image, error)
 }
 
-// Credits reserves credits with billing (*credits.Client). Errors: an
-// *apierr.Error (402, 403, 409, 503), or an internal failure.
+// Credits is billing's side of the saga (*credits.Client).
 type Credits interface {
+	// Reserve holds the credits of every item, all or nothing. Errors: an
+	// *apierr.Error (402, 403, 409, 503), or an internal failure.
 	Reserve(ctx context.Context, req credits.Request) ([]credits.Reservation, error)
+	// Refund fails reservations whose work stored nothing, even after ctx
+	// is cancelled. Errors: credits.ErrSettled (one completed already;
+	// none is refunded), or a database failure.
+	Refund(ctx context.Context, reason string, rs ...credits.Reservation) error
 }
 
 // Previewer draws a template's preview (the local compositor, whatever
@@ -139,7 +146,7 @@ type Service struct {
 	Now func() time.Time
 }
 
-func (s *Service) now() time.Time { return pgkit.Now(s.Now) }
+func (s *Service) now() time.Time { return clock.Now(s.Now) }
 
 func (s *Service) log() *slog.Logger {
 	if s.Log != nil {

@@ -1,4 +1,4 @@
-package service_test
+package postgres_test
 
 import (
 	"bytes"
@@ -277,9 +277,8 @@ func TestCrashRecovery(t *testing.T) {
 	if err := w.blobs.Put(w.ctx, key, bytes.NewReader(pic.Data), int64(len(pic.Data)), pic.ContentType); err != nil {
 		t.Fatal(err)
 	}
-	resolver := w.store.Resolver(w.svc.CompletedEvent, w.svc.RemoveOrphan)
 	testkit.Eventually(t, 10*time.Second, "recovery settled the reservation", func() bool {
-		n, err := w.client.Recover(w.ctx, 100*time.Millisecond, resolver)
+		n, err := w.client.Recover(w.ctx, 100*time.Millisecond, w.svc.ResolveReservation)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -324,19 +323,13 @@ func TestRecoveryCompletes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := credits.Reservation{ID: th.ReservationID, OrgID: org, Operation: service.OpGenerate, ResourceType: "thumbnail", ResourceID: th.ID}
-	err = pgx.BeginFunc(w.ctx, w.pool, func(tx pgx.Tx) error {
-		got, err := w.store.Resolver(w.svc.CompletedEvent, w.svc.RemoveOrphan)(w.ctx, tx, r)
-		if err != nil {
-			return err
-		}
-		want, _ := w.svc.CompletedEvent(w.ctx, r)
-		if got.Verdict != credits.Completed || got.Event.ID != want.ID {
-			t.Errorf("resolution %+v", got)
-		}
-		return nil
-	})
+	got, err := w.svc.ResolveReservation(w.ctx, r)
 	if err != nil {
 		t.Fatal(err)
+	}
+	want, _ := w.svc.CompletedEvent(w.ctx, r)
+	if got.Verdict != credits.Completed || got.Event.ID != want.ID {
+		t.Errorf("resolution %+v", got)
 	}
 }
 
@@ -360,7 +353,6 @@ func TestRecoveryJudgesCritiques(t *testing.T) {
 	if err != nil || again.ID != c.ID {
 		t.Fatalf("a retry of the same request answers the stored critique: %v %v", again.ID, err)
 	}
-	resolve := w.store.Resolver(w.svc.CompletedEvent, w.svc.RemoveOrphan)
 	for _, tc := range []struct {
 		id   string
 		want credits.Verdict
@@ -371,15 +363,12 @@ func TestRecoveryJudgesCritiques(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		err := pgx.BeginFunc(w.ctx, w.pool, func(tx pgx.Tx) error {
-			got, err := resolve(w.ctx, tx, r)
-			if err == nil && got.Verdict != tc.want {
-				t.Errorf("critique %s: verdict %v, want %v", tc.id, got.Verdict, tc.want)
-			}
-			return err
-		})
+		got, err := w.svc.ResolveReservation(w.ctx, r)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if got.Verdict != tc.want {
+			t.Errorf("critique %s: verdict %v, want %v", tc.id, got.Verdict, tc.want)
 		}
 	}
 }
