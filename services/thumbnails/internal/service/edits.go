@@ -16,9 +16,9 @@ import (
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/edits/backdrop"
 	"hookline.dev/services/thumbnails/internal/edits/combine"
 	"hookline.dev/services/thumbnails/internal/edits/faceswap"
-	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
@@ -238,7 +238,7 @@ func (s *Service) renderEdit(ctx context.Context, orgID string, spec thumbnail.E
 		if err != nil {
 			return engine.Result{}, err
 		}
-		img, keepPNG = matte.Replace(cut, spec.Background), false
+		img, keepPNG = backdrop.Replace(cut, spec.Background), false
 	case thumbnail.OpFaceSwap:
 		img = faceswap.Swap(src.Img, in.tFace, in.face.Img, in.sFace)
 	case thumbnail.OpEdit:

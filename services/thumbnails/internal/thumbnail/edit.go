@@ -6,9 +6,9 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/edits/backdrop"
 	"hookline.dev/services/thumbnails/internal/edits/combine"
 	"hookline.dev/services/thumbnails/internal/edits/instruct"
-	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
@@ -73,7 +73,7 @@ type EditSpec struct {
 	Filter     adjust.Filter
 	Program    instruct.Program
 	Layout     combine.Layout
-	Background matte.Background
+	Background backdrop.Background
 	// Provider is set when the prompt is outside the local grammar and
 	// only the configured image provider can carry it out.
 	Provider   bool
@@ -208,7 +208,7 @@ func parsePrompt(s *EditSpec, provider bool) error {
 	case OpCombine:
 		s.Layout, err = combine.Parse(s.Prompt)
 	case OpBackgroundReplace:
-		s.Background, err = matte.ParseBackground(s.Prompt)
+		s.Background, err = backdrop.Parse(s.Prompt)
 	case OpFilter:
 		s.Filter, err = adjust.ParseFilter(s.Prompt)
 		return err
