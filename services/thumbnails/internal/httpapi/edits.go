@@ -1,12 +1,12 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
-	"time"
+	"reflect"
 
 	"hookline.dev/pkg/httpx"
-	"hookline.dev/services/thumbnails/internal/analyze/critique"
-	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/internal/edits"
 )
 
 // editDTO is the spec's edit result {id, imageUrl, prompt, creditsCost}
@@ -16,15 +16,16 @@ type editDTO struct {
 	CreditsCost int `json:"creditsCost"`
 }
 
-// editHandler decodes an edit endpoint's own body (an unknown field is a
-// 400) with in, which maps it to the shared input, and runs op.
-func (h *api) editHandler(op thumbnail.Op, decode func(r *http.Request) (thumbnail.EditInput, error)) func(w http.ResponseWriter, r *http.Request) error {
+// editHandler serves op's endpoint: its own body, decoded strictly, run
+// by the service.
+func (h *api) editHandler(op edits.Op) func(w http.ResponseWriter, r *http.Request) error {
+	body := newEditBody(op)
 	return func(w http.ResponseWriter, r *http.Request) error {
-		in, err := decode(r)
+		b, err := body.decode(r)
 		if err != nil {
 			return err
 		}
-		e, err := h.svc.Edit(r.Context(), caller(r), op, in)
+		e, err := h.svc.Edit(r.Context(), caller(r), op, b)
 		if err != nil {
 			return err
 		}
@@ -32,113 +33,61 @@ func (h *api) editHandler(op thumbnail.Op, decode func(r *http.Request) (thumbna
 	}
 }
 
-// bodyOf decodes a body of type T and maps it with to.
-func bodyOf[T any](to func(T) thumbnail.EditInput) func(r *http.Request) (thumbnail.EditInput, error) {
-	return func(r *http.Request) (thumbnail.EditInput, error) {
-		var in T
-		if err := httpx.Decode(r, &in); err != nil {
-			return thumbnail.EditInput{}, err
+// editBody is the body of one edit endpoint: a struct type with a field
+// for each field the op reads (edits.Fields), built once. httpx.Decode
+// fills it as it fills every other endpoint's body, so an edit refuses an
+// unknown field, a wrong type or forbidden text with the same 400s, in
+// the same order, and matches field names the same way.
+type editBody struct {
+	typ   reflect.Type
+	index map[string]int
+}
+
+func newEditBody(op edits.Op) editBody {
+	fields := edits.Fields(op)
+	b := editBody{index: make(map[string]int, len(fields))}
+	sf := make([]reflect.StructField, len(fields))
+	for i, f := range fields {
+		typ := reflect.TypeFor[*string]()
+		if f.List {
+			typ = reflect.TypeFor[[]string]()
 		}
-		return to(in), nil
+		sf[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: typ, Tag: reflect.StructTag(fmt.Sprintf("json:%q", f.Name))}
+		b.index[f.Name] = i
 	}
+	b.typ = reflect.StructOf(sf)
+	return b
 }
 
-type editIn struct {
-	ImageURL           *string  `json:"imageUrl"`
-	Prompt             *string  `json:"prompt"`
-	ReferenceImageURLs []string `json:"referenceImageUrls"`
-	AspectRatio        *string  `json:"aspectRatio"`
-}
-
-type faceSwapIn struct {
-	ImageURL     *string `json:"imageUrl"`
-	FaceImageURL *string `json:"faceImageUrl"`
-	FaceID       *string `json:"faceId"`
-}
-
-type imageIn struct {
-	ImageURL *string `json:"imageUrl"`
-}
-
-type backgroundReplaceIn struct {
-	ImageURL         *string `json:"imageUrl"`
-	BackgroundPrompt *string `json:"backgroundPrompt"`
-	AspectRatio      *string `json:"aspectRatio"`
-}
-
-type colorEnhanceIn struct {
-	ImageURL  *string `json:"imageUrl"`
-	Preset    *string `json:"preset"`
-	Intensity *string `json:"intensity"`
-}
-
-type upscaleIn struct {
-	ImageURL *string `json:"imageUrl"`
-	Scale    *string `json:"scale"`
-}
-
-type filterIn struct {
-	ImageURL     *string `json:"imageUrl"`
-	FilterPrompt *string `json:"filterPrompt"`
-}
-
-type combineIn struct {
-	ImageURL1   *string `json:"imageUrl1"`
-	ImageURL2   *string `json:"imageUrl2"`
-	Prompt      *string `json:"prompt"`
-	AspectRatio *string `json:"aspectRatio"`
-}
-
-// editRoutes are the eight edit endpoints, each with its own body.
-func (h *api) editRoutes() map[string]func(w http.ResponseWriter, r *http.Request) error {
-	return map[string]func(w http.ResponseWriter, r *http.Request) error{
-		"/thumbnails/edit": h.editHandler(thumbnail.OpEdit, bodyOf(func(in editIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL: in.ImageURL, Prompt: in.Prompt, ReferenceImageURLs: in.ReferenceImageURLs, AspectRatio: in.AspectRatio}
-		})),
-		"/thumbnails/edit/face-swap": h.editHandler(thumbnail.OpFaceSwap, bodyOf(func(in faceSwapIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL: in.ImageURL, FaceImageURL: in.FaceImageURL, FaceID: in.FaceID}
-		})),
-		"/thumbnails/edit/background-remove": h.editHandler(thumbnail.OpBackgroundRemove, bodyOf(func(in imageIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL: in.ImageURL}
-		})),
-		"/thumbnails/edit/background-replace": h.editHandler(thumbnail.OpBackgroundReplace, bodyOf(func(in backgroundReplaceIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL: in.ImageURL, BackgroundPrompt: in.BackgroundPrompt, AspectRatio: in.AspectRatio}
-		})),
-		"/thumbnails/edit/color-enhance": h.editHandler(thumbnail.OpColorEnhance, bodyOf(func(in colorEnhanceIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL: in.ImageURL, Preset: in.Preset, Intensity: in.Intensity}
-		})),
-		"/thumbnails/edit/upscale": h.editHandler(thumbnail.OpUpscale, bodyOf(func(in upscaleIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL: in.ImageURL, Scale: in.Scale}
-		})),
-		"/thumbnails/edit/filter": h.editHandler(thumbnail.OpFilter, bodyOf(func(in filterIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL: in.ImageURL, FilterPrompt: in.FilterPrompt}
-		})),
-		"/thumbnails/edit/combine": h.editHandler(thumbnail.OpCombine, bodyOf(func(in combineIn) thumbnail.EditInput {
-			return thumbnail.EditInput{ImageURL1: in.ImageURL1, ImageURL2: in.ImageURL2, Prompt: in.Prompt, AspectRatio: in.AspectRatio}
-		})),
+// decode reads r's body.
+func (b editBody) decode(r *http.Request) (*edits.Body, error) {
+	v := reflect.New(b.typ)
+	if err := httpx.Decode(r, v.Interface()); err != nil {
+		return nil, err
 	}
+	return edits.NewBody(bodyValues{v: v.Elem(), index: b.index}), nil
 }
 
-// critiqueDTO is the spec's critique object.
-type critiqueDTO struct {
-	ID string `json:"id"`
-	critique.Critique
-	CreditsCost int       `json:"creditsCost"`
-	Engine      string    `json:"engine"`
-	CreatedAt   time.Time `json:"createdAt"`
+// bodyValues are a decoded editBody's fields by name.
+type bodyValues struct {
+	v     reflect.Value
+	index map[string]int
 }
 
-func (h *api) critique(w http.ResponseWriter, r *http.Request) error {
-	var in struct {
-		ImageURL *string `json:"imageUrl"`
-		Niche    *string `json:"niche"`
+func (b bodyValues) String(name string) *string {
+	s, _ := b.field(name).(*string)
+	return s
+}
+
+func (b bodyValues) Strings(name string) []string {
+	s, _ := b.field(name).([]string)
+	return s
+}
+
+func (b bodyValues) field(name string) any {
+	i, ok := b.index[name]
+	if !ok {
+		return nil
 	}
-	if err := httpx.Decode(r, &in); err != nil {
-		return err
-	}
-	c, err := h.svc.Critique(r.Context(), caller(r), in.ImageURL, in.Niche)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, critiqueDTO{ID: c.ID, Critique: c.Critique, CreditsCost: 1, Engine: c.Engine, CreatedAt: utc(c.CreatedAt)})
+	return b.v.Field(i).Interface()
 }

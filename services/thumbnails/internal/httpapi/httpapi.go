@@ -17,6 +17,7 @@ import (
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
+	"hookline.dev/services/thumbnails/internal/edits"
 	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/service"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
@@ -35,8 +36,8 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Post("/thumbnails/extract-videosite", a.Wrap(h.extractVideoSite))
 		r.Post("/thumbnails/analyze/text-overlay", a.Wrap(h.textOverlay))
 		r.Post("/thumbnails/critique", a.Wrap(h.critique))
-		for path, fn := range h.editRoutes() {
-			r.Post(path, a.Wrap(fn))
+		for _, op := range edits.All() {
+			r.Post(edits.Path(op), a.Wrap(h.editHandler(op)))
 		}
 		r.Post("/seo/titles", a.Wrap(h.seoTitles))
 		r.Post("/seo/description", a.Wrap(h.seoDescription))

@@ -12,13 +12,9 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
-	"hookline.dev/services/thumbnails/internal/edits/combine"
-	"hookline.dev/services/thumbnails/internal/edits/faceswap"
-	"hookline.dev/services/thumbnails/internal/edits/matte"
+	"hookline.dev/services/thumbnails/internal/edits"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
@@ -33,48 +29,37 @@ type Edited struct {
 	Credits   int
 }
 
-// editInputs are an edit's loaded pictures.
-type editInputs struct {
-	srcs  []imageinput.Image
-	faces [][]vision.Face // per source, detected when the edit uses them
-	// face swap: the face picture and its largest face; the target face.
-	face         imageinput.Image
-	sFace, tFace vision.Face
-	refs         []imageinput.Image
-	parentID     string
-}
-
-// Edit runs one edit (ARCHITECTURE §7): validation, then the pictures are
-// loaded and checked, all before any credit is reserved, so a bad request
-// is a 400 that costs nothing even at a zero balance. Free edits are
-// stored at once; paid ones run the credit saga, and a retry of the same
-// request (Idempotency-Key) returns the picture it made.
-func (s *Service) Edit(ctx context.Context, p principal.Principal, op thumbnail.Op, in thumbnail.EditInput) (Edited, error) {
-	spec, err := thumbnail.ValidateEdit(op, in, s.Engine.Name() != localEngine)
+// Edit runs one edit of the registry (ARCHITECTURE §7): validation, then
+// the pictures are loaded and checked, all before any credit is reserved,
+// so a bad request is a 400 that costs nothing even at a zero balance.
+// Free edits are stored at once; paid ones run the credit saga, and a
+// retry of the same request (Idempotency-Key) returns the picture it
+// made. The saga reserves one credit a result, the price of every paid
+// edit.
+func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, body *edits.Body) (Edited, error) {
+	req, err := op.Parse(body, s.Engine.Name() != localEngine)
 	if err != nil {
 		return Edited{}, err
 	}
 	var pd *paid
 	if op.Credits() > 0 {
-		pd = newPaid(p, op.Operation(), 1)
+		pd = newPaid(p, edits.Operation(op), 1)
 		if done, err := s.replay(ctx, pd); err != nil || len(done) > 0 {
 			t, err := first(done, err)
 			return Edited{Thumbnail: t, Credits: op.Credits()}, err
 		}
 	}
-	inp, err := s.editInputs(ctx, p.OrgID, spec)
+	env := editEnv{s: s, orgID: p.OrgID}
+	in, err := s.loadEdit(ctx, env, req)
 	if err != nil {
 		return Edited{}, err
 	}
-	t := thumbnail.Thumbnail{Kind: thumbnail.Edit, Prompt: spec.Prompt, Aspect: spec.Aspect, Operation: op, Params: spec.Params,
-		ParentID: inp.parentID, FaceIDs: []string{}, Engine: localEngine}
-	if spec.FaceID != "" {
-		t.FaceIDs = []string{spec.FaceID}
-	}
-	if spec.Provider {
+	t := thumbnail.Thumbnail{Kind: thumbnail.Edit, Prompt: req.Prompt, Aspect: req.Aspect, Operation: op.Name(), Params: req.Params,
+		ParentID: in.parentID, FaceIDs: req.FaceIDs, Engine: localEngine}
+	if req.Provider {
 		t.Engine = s.Engine.Name()
 	}
-	render := func(ctx context.Context) (engine.Result, error) { return s.renderEdit(ctx, p.OrgID, spec, inp) }
+	render := func(ctx context.Context) (engine.Result, error) { return s.renderEdit(ctx, env, req, in) }
 	if pd == nil {
 		t.ID, t.OrgID = uuid.NewString(), p.OrgID
 		t.Seed = seedOf(t.ID)
@@ -93,215 +78,136 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op thumbnail.
 	return Edited{Thumbnail: t, Credits: op.Credits()}, err
 }
 
-// editInputs loads what spec names and checks what only the pictures
-// can tell: the faces of a face swap, the size of an upscale.
-func (s *Service) editInputs(ctx context.Context, orgID string, spec thumbnail.EditSpec) (editInputs, error) {
-	var in editInputs
+// editInputs are an edit's loaded pictures: what its run reads, and the
+// sources as loaded, which a failed run may still have to decode.
+type editInputs struct {
+	edits.Inputs
+	srcs     []imageinput.Image
+	parentID string
+}
+
+// loadEdit loads what req names and checks what only the pictures can
+// tell.
+func (s *Service) loadEdit(ctx context.Context, env editEnv, req *edits.Request) (*editInputs, error) {
+	in := &editInputs{}
 	load := s.EditImages.Load
-	if !usesPixels(spec) {
+	if !req.Pixels {
 		load = s.EditImages.Check
 	}
-	for _, src := range spec.Sources {
-		img, err := load(ctx, orgID, src.Field, src.URL)
+	for _, src := range req.Sources {
+		img, err := load(ctx, env.orgID, src.Field, src.URL)
 		if err != nil {
-			return in, err
+			return nil, err
 		}
 		in.srcs = append(in.srcs, img)
+		in.Sources = append(in.Sources, pictureOf(img))
 	}
-	refs, err := s.EditImages.LoadAll(ctx, orgID, "referenceImageUrls", spec.References)
+	refs, err := s.EditImages.LoadAll(ctx, env.orgID, "referenceImageUrls", req.References)
 	if err != nil {
-		return in, err
+		return nil, err
 	}
-	in.refs = refs
-	if err := s.parentOf(ctx, orgID, &in); err != nil {
-		return in, err
+	for _, img := range refs {
+		in.References = append(in.References, pictureOf(img))
 	}
-	if usesFaces(spec) {
+	if in.parentID, err = s.parentOf(ctx, env.orgID, in.srcs[0]); err != nil {
+		return nil, err
+	}
+	if req.Faces {
 		for _, img := range in.srcs {
-			in.faces = append(in.faces, s.Faces.Detect(img.Img))
+			in.Faces = append(in.Faces, s.Faces.Detect(img.Img))
 		}
 	}
-	switch spec.Op {
-	case thumbnail.OpUpscale:
-		if err := adjust.CheckUpscale(in.srcs[0].Width, in.srcs[0].Height, spec.Scale); err != nil {
-			return in, err
-		}
-	case thumbnail.OpFaceSwap:
-		return in, s.swapFaces(ctx, orgID, spec, &in)
+	if err := req.Check(ctx, env, &in.Inputs); err != nil {
+		return nil, err
 	}
 	return in, nil
 }
 
-// usesPixels says whether an edit works on decoded pictures in Go.
-// Color-enhance and upscale run on libvips from the file's bytes, so
-// their source is only checked up to its header (a corrupt one is told
-// apart after libvips fails, see libvipsEdit).
-func usesPixels(spec thumbnail.EditSpec) bool {
-	return spec.Op != thumbnail.OpColorEnhance && spec.Op != thumbnail.OpUpscale
-}
-
-// usesFaces says whether an edit places anything by the faces of its
-// sources: of the filters, only the background blur does.
-func usesFaces(spec thumbnail.EditSpec) bool {
-	if spec.Op == thumbnail.OpFilter {
-		return spec.Filter.Kind == adjust.FilterBlurBackground
+// parentOf is the parent of an edit: the caller's thumbnail whose picture
+// the (first) source is, "" for none.
+func (s *Service) parentOf(ctx context.Context, orgID string, src imageinput.Image) (string, error) {
+	if src.Key == "" {
+		return "", nil
 	}
-	return usesPixels(spec) && !spec.Provider
-}
-
-// parentOf sets the parent of the edit: the caller's thumbnail whose
-// picture the (first) source is.
-func (s *Service) parentOf(ctx context.Context, orgID string, in *editInputs) error {
-	if in.srcs[0].Key == "" {
-		return nil
-	}
-	t, err := s.Store.ThumbnailByImage(ctx, orgID, in.srcs[0].Key)
+	t, err := s.Store.ThumbnailByImage(ctx, orgID, src.Key)
 	switch {
 	case errors.Is(err, thumbnail.ErrNotFound):
-		return nil
+		return "", nil
 	case err != nil:
-		return err
+		return "", err
 	}
-	in.parentID = t.ID
-	return nil
+	return t.ID, nil
 }
 
-// swapFaces loads the face to put in (a URL, or a saved face's original
-// picture) and finds the largest face of both pictures: a picture without
-// one is a 400 naming its field.
-func (s *Service) swapFaces(ctx context.Context, orgID string, spec thumbnail.EditSpec, in *editInputs) error {
-	field, url := "faceImageUrl", spec.FaceImageURL
-	if spec.FaceID != "" {
-		field = "faceId"
-		ref := assetview.Ref{Kind: assetview.Face, ID: spec.FaceID, Field: field}
-		recs, err := s.Store.Assets(ctx, orgID, []assetview.Ref{ref})
-		if err != nil {
-			return err
-		}
-		rec, ok := recs[ref]
-		if !ok {
-			return apierr.New(apierr.NotFound, "faceId: face not found").With("fields", map[string]string{field: "not found"})
-		}
-		var d events.FaceChanged
-		if err := json.Unmarshal(rec.Data, &d); err != nil {
-			return fmt.Errorf("face %s in the read model: %w", rec.ID, err)
-		}
-		url = d.ThumbnailURL
-		if len(d.ImageURLs) > 0 {
-			url = d.ImageURLs[0]
-		}
+// renderEdit runs req. A source checked only up to its header
+// (req.Pixels false) may be corrupt past it: when the run fails with
+// anything but a 400, the sources are decoded the way Load would have, so
+// that a corrupt picture is the caller's 400 (and refunded, were the
+// edit paid) and any other failure ours.
+func (s *Service) renderEdit(ctx context.Context, env editEnv, req *edits.Request, in *editInputs) (engine.Result, error) {
+	res, err := req.Render(ctx, env, &in.Inputs)
+	if err == nil || req.Pixels || apierr.Is(err, apierr.InvalidRequest) {
+		return res, err
 	}
-	img, err := s.EditImages.Load(ctx, orgID, field, url)
-	if err != nil {
-		return err
-	}
-	in.face = img
-	var ok bool
-	if in.tFace, ok = faceswap.Largest(in.faces[0]); !ok {
-		return apierr.Field("imageUrl", "no face was found in the picture to put the face on")
-	}
-	if in.sFace, ok = faceswap.Largest(s.Faces.Detect(img.Img)); !ok {
-		return apierr.Field(field, "no face was found in the face picture")
-	}
-	return nil
-}
-
-// renderEdit draws the edit of spec from its loaded inputs.
-func (s *Service) renderEdit(ctx context.Context, orgID string, spec thumbnail.EditSpec, in editInputs) (engine.Result, error) {
-	if spec.Provider {
-		return s.providerEdit(ctx, spec, in)
-	}
-	src := in.srcs[0]
-	var faces []vision.Face
-	if len(in.faces) > 0 {
-		faces = in.faces[0]
-	}
-	keepPNG := src.Format == "png"
-	var img image.Image
-	switch spec.Op {
-	case thumbnail.OpColorEnhance:
-		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (adjust.Output, error) {
-			return adjust.ColorEnhance(src.Data, spec.Preset, spec.Intensity)
-		})
-	case thumbnail.OpUpscale:
-		return s.libvipsEdit(ctx, orgID, spec.Sources[0].Field, src, func() (adjust.Output, error) { return adjust.Upscale(src.Data, spec.Scale) })
-	case thumbnail.OpFilter:
-		img = adjust.ApplyFilter(src.Img, spec.Filter, faces)
-	case thumbnail.OpBackgroundRemove:
-		cut, err := s.Matte.Remove(ctx, src.Img, faces)
-		if err != nil {
-			return engine.Result{}, err
+	for i, src := range req.Sources {
+		if _, derr := s.EditImages.Decode(ctx, env.orgID, src.Field, in.srcs[i]); derr != nil {
+			return engine.Result{}, derr
 		}
-		return result(adjust.Encode(cut, true))
-	case thumbnail.OpBackgroundReplace:
-		cut, err := s.Matte.Remove(ctx, src.Img, faces)
-		if err != nil {
-			return engine.Result{}, err
-		}
-		img, keepPNG = matte.Replace(cut, spec.Background), false
-	case thumbnail.OpFaceSwap:
-		img = faceswap.Swap(src.Img, in.tFace, in.face.Img, in.sFace)
-	case thumbnail.OpEdit:
-		// The aspect crop is the program's last step, so that it follows
-		// the faces through the program's own mirrors and crops.
-		out, err := spec.Program.CroppedTo(string(spec.Aspect)).Apply(src.Img, faces, vision.Saliency(src.Img))
-		if err != nil {
-			return engine.Result{}, err
-		}
-		return result(adjust.Encode(out, keepPNG))
-	case thumbnail.OpCombine:
-		aspect := spec.Aspect
-		if aspect == "" {
-			aspect = engine.Landscape
-		}
-		c, err := combine.Combine(src.Img, in.srcs[1].Img, spec.Layout, string(aspect), faces, in.faces[1])
-		if err != nil {
-			return engine.Result{}, err
-		}
-		return result(adjust.Encode(c, false))
-	default:
-		return engine.Result{}, fmt.Errorf("edit: unknown operation %q", spec.Op)
-	}
-	if spec.Aspect != "" && ctx.Err() == nil {
-		img = imaging.Crop(img, string(spec.Aspect), faces, vision.Saliency(img))
-	}
-	return result(adjust.Encode(img, keepPNG))
-}
-
-// libvipsEdit runs an edit on a source Check accepted. When libvips
-// fails, the source is decoded the way Load would have: a corrupt picture
-// is the caller's 400 (nothing is charged: these edits are free), any
-// other failure is ours.
-func (s *Service) libvipsEdit(ctx context.Context, orgID, field string, src imageinput.Image, run func() (adjust.Output, error)) (engine.Result, error) {
-	out, err := run()
-	if err == nil || apierr.Is(err, apierr.InvalidRequest) {
-		return result(out, err)
-	}
-	if _, derr := s.EditImages.Decode(ctx, orgID, field, src); derr != nil {
-		return engine.Result{}, derr
 	}
 	return engine.Result{}, err
 }
 
-// providerEdit asks the configured image provider for an edit the local
-// grammar does not cover: the source as the parent of a variation steered
-// by the prompt, with the second picture (combine) and the references as
-// references.
-func (s *Service) providerEdit(ctx context.Context, spec thumbnail.EditSpec, in editInputs) (engine.Result, error) {
-	aspect := spec.Aspect
-	if aspect == "" {
-		aspect = engine.Landscape
-	}
-	req := engine.Request{Prompt: spec.Prompt, Tweak: spec.Prompt, Aspect: aspect,
-		Parent: &engine.Picture{Data: in.srcs[0].Data, Img: in.srcs[0].Img}}
-	req.References = pictures(append(in.srcs[1:], in.refs...))
-	return s.Engine.Vary(ctx, req)
+func pictureOf(img imageinput.Image) edits.Picture {
+	return edits.Picture{Data: img.Data, Img: img.Img, Width: img.Width, Height: img.Height, Format: img.Format}
 }
 
-// result turns an encoded edit into an engine result.
-func result(o adjust.Output, err error) (engine.Result, error) {
+// editEnv is what edits run with: the service's loaders, detector,
+// remover and engine, for one organization.
+type editEnv struct {
+	s     *Service
+	orgID string
+}
+
+var _ edits.Env = editEnv{}
+
+// Load implements edits.Env.
+func (e editEnv) Load(ctx context.Context, field, url string) (edits.Picture, error) {
+	img, err := e.s.EditImages.Load(ctx, e.orgID, field, url)
+	return pictureOf(img), err
+}
+
+// SavedFace implements edits.Env: the saved face's first original
+// picture, or its thumbnail, from the assets read model.
+func (e editEnv) SavedFace(ctx context.Context, id string) (string, error) {
+	const field = "faceId"
+	ref := assetview.Ref{Kind: assetview.Face, ID: id, Field: field}
+	recs, err := e.s.Store.Assets(ctx, e.orgID, []assetview.Ref{ref})
 	if err != nil {
-		return engine.Result{}, err
+		return "", err
 	}
-	return engine.Result{Data: o.Data, ContentType: o.ContentType, Width: o.Width, Height: o.Height}, nil
+	rec, ok := recs[ref]
+	if !ok {
+		return "", apierr.New(apierr.NotFound, "faceId: face not found").With("fields", map[string]string{field: "not found"})
+	}
+	var d events.FaceChanged
+	if err := json.Unmarshal(rec.Data, &d); err != nil {
+		return "", fmt.Errorf("face %s in the read model: %w", rec.ID, err)
+	}
+	if len(d.ImageURLs) > 0 {
+		return d.ImageURLs[0], nil
+	}
+	return d.ThumbnailURL, nil
+}
+
+// Faces implements edits.Env.
+func (e editEnv) Faces(img image.Image) []vision.Face { return e.s.Faces.Detect(img) }
+
+// Cut implements edits.Env.
+func (e editEnv) Cut(ctx context.Context, img image.Image, faces []vision.Face) (*image.NRGBA, error) {
+	return e.s.Matte.Remove(ctx, img, faces)
+}
+
+// Vary implements edits.Env.
+func (e editEnv) Vary(ctx context.Context, req engine.Request) (engine.Result, error) {
+	return e.s.Engine.Vary(ctx, req)
 }

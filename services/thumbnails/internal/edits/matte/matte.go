@@ -1,6 +1,7 @@
-// Package matte cuts the subject of a picture out of its background and
-// puts it in front of a new one: the background-remove and
-// background-replace edits (issue 15, ARCHITECTURE §7).
+// Package matte cuts the subject of a picture out of its background: the
+// background-remove edit, and the first step of background-replace
+// (issue 15, ARCHITECTURE §7), whose new backgrounds are package
+// backdrop's.
 //
 // The default remover is classical segmentation, so the service works
 // offline and the same picture always gives the same cut-out: GrabCut-class
@@ -8,8 +9,6 @@
 // into heads and torsos) or, without faces, by saliency, a graph cut on a
 // small working grid, and an edge-aware refinement of the alpha at full
 // resolution. A user-supplied ONNX matting model can replace it (see ONNX).
-// Backgrounds are drawn from a small documented grammar of colour and
-// scene words (see ParseBackground).
 //
 // The package works on decoded images; loading, encoding and storage
 // belong to the caller.

@@ -13,6 +13,7 @@ import (
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/backdrop"
 )
 
 func detector(t testing.TB) *vision.Detector {
@@ -62,7 +63,7 @@ func checkCut(t *testing.T, s scene, cut *image.NRGBA) {
 func TestClassicalPerson(t *testing.T) {
 	const w, h = 640, 360
 	det := detector(t)
-	city := Background{Scenes: []Scene{City}}.Render(w, h)
+	city := backdrop.Background{Scenes: []backdrop.Scene{backdrop.City}}.Render(w, h)
 	for name, bg := range map[string]func(x, y int) color.RGBA{
 		"plain":    plainBackground(color.RGBA{40, 110, 200, 255}),
 		"gradient": gradientBackground(w, h, color.RGBA{250, 150, 60, 255}, color.RGBA{60, 40, 140, 255}),

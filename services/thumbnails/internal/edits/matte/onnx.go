@@ -11,6 +11,7 @@ import (
 	ort "github.com/yalue/onnxruntime_go"
 
 	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
 
 // ONNX is a remover that runs a user-supplied matting model (U²-Net,
@@ -207,11 +208,11 @@ func (o *ONNX) Remove(ctx context.Context, img image.Image, _ []vision.Face) (*i
 	if err != nil {
 		return nil, err
 	}
-	alpha := resize(matte, fw, fh)
-	for i, v := range alpha.v {
-		alpha.v[i] = min(max(v, 0), 1)
+	alpha := plane.Resize(matte, fw, fh)
+	for i, v := range alpha.V {
+		alpha.V[i] = min(max(v, 0), 1)
 	}
-	return unmix(full, alpha, max(2, 3*fw/matte.w)), nil
+	return unmix(full, alpha, max(2, 3*fw/matte.W)), nil
 }
 
 // tensorData is the picture stretched to w×h, normalised, in N×3×H×W
@@ -219,12 +220,12 @@ func (o *ONNX) Remove(ctx context.Context, img image.Image, _ []vision.Face) (*i
 // bilinear step does not alias.
 func (o *ONNX) tensorData(full *image.RGBA, w, h int) []float32 {
 	src := vision.RGBA8(full, 2*max(w, h))
-	planes := colourPlanes(src)
+	planes := plane.Channels(src)
 	data := make([]float32, 3*w*h)
 	for c := range 3 {
-		p := resize(planes[c], w, h)
+		p := plane.Resize(planes[c], w, h)
 		dst := data[c*w*h : (c+1)*w*h]
-		for i, v := range p.v {
+		for i, v := range p.V {
 			dst[i] = (v - o.Mean[c]) / o.Std[c]
 		}
 	}
@@ -235,32 +236,32 @@ func (o *ONNX) tensorData(full *image.RGBA, w, h int) []float32 {
 // two dimensions are the matte's height and width, and the first such
 // slice is the matte. Logits (values well outside 0..1) go through the
 // logistic function.
-func matteFromOutput(v ort.Value) (plane, error) {
+func matteFromOutput(v ort.Value) (plane.Plane, error) {
 	t, ok := v.(*ort.Tensor[float32])
 	if !ok {
-		return plane{}, fmt.Errorf("%w: output is %T, want a float tensor", ErrModel, v)
+		return plane.Plane{}, fmt.Errorf("%w: output is %T, want a float tensor", ErrModel, v)
 	}
 	shape := t.GetShape()
 	if len(shape) < 2 || shape[len(shape)-1] <= 0 || shape[len(shape)-2] <= 0 {
-		return plane{}, fmt.Errorf("%w: output shape %v", ErrModel, shape)
+		return plane.Plane{}, fmt.Errorf("%w: output shape %v", ErrModel, shape)
 	}
 	w, h := int(shape[len(shape)-1]), int(shape[len(shape)-2])
 	values := t.GetData()
 	if len(values) < w*h {
-		return plane{}, fmt.Errorf("%w: output shape %v with %d values", ErrModel, shape, len(values))
+		return plane.Plane{}, fmt.Errorf("%w: output shape %v with %d values", ErrModel, shape, len(values))
 	}
-	p := newPlane(w, h)
-	copy(p.v, values[:w*h])
+	p := plane.New(w, h)
+	copy(p.V, values[:w*h])
 	logits := false
-	for _, x := range p.v {
+	for _, x := range p.V {
 		if x < -0.01 || x > 1.01 {
 			logits = true
 			break
 		}
 	}
 	if logits {
-		for i, x := range p.v {
-			p.v[i] = float32(1 / (1 + math.Exp(-float64(x))))
+		for i, x := range p.V {
+			p.V[i] = float32(1 / (1 + math.Exp(-float64(x))))
 		}
 	}
 	return p, nil

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
 
 // seed is where segmentation starts from, on the working grid: a
@@ -215,15 +216,15 @@ func (s *seed) fixOutside(out []bool) {
 
 // dilate returns m grown by r pixels (square window).
 func dilate(m []bool, w, h, r int) []bool {
-	p := newPlane(w, h)
+	p := plane.New(w, h)
 	for i, v := range m {
 		if v {
-			p.v[i] = 1
+			p.V[i] = 1
 		}
 	}
-	p = boxMean(p, r)
+	p = plane.BoxMean(p, r)
 	out := make([]bool, len(m))
-	for i, v := range p.v {
+	for i, v := range p.V {
 		out[i] = v > 0
 	}
 	return out

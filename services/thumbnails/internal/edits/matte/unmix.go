@@ -3,6 +3,8 @@ package matte
 import (
 	"image"
 	"math"
+
+	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
 
 // unmix builds the cut-out from the picture and its alpha. At the edge a
@@ -12,21 +14,21 @@ import (
 // pure background, and F solved from the blend; where that is unstable
 // (α small) F leans on the nearby pure subject colour. r is the radius of
 // the window searched for pure colours.
-func unmix(full *image.RGBA, alpha plane, r int) *image.NRGBA {
-	w, h := alpha.w, alpha.h
+func unmix(full *image.RGBA, alpha plane.Plane, r int) *image.NRGBA {
+	w, h := alpha.W, alpha.H
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
 	// The means are only needed around the edge pixels.
 	edge := image.Rectangle{}
 	for y := range h {
-		for x, a := range alpha.v[y*w : (y+1)*w] {
+		for x, a := range alpha.V[y*w : (y+1)*w] {
 			if a > 0 && a < 1 {
 				edge = edge.Union(image.Rect(x, y, x+1, y+1))
 			}
 		}
 	}
 	area := edge.Inset(-r - 1).Intersect(image.Rect(0, 0, w, h))
-	var fgMean, bgMean [3]plane
-	var fgWeight, bgWeight plane
+	var fgMean, bgMean [3]plane.Plane
+	var fgWeight, bgWeight plane.Plane
 	if !area.Empty() {
 		fgMean, fgWeight = weightedMeans(full, alpha, area, r, func(a float32) bool { return a >= 0.995 })
 		bgMean, bgWeight = weightedMeans(full, alpha, area, r, func(a float32) bool { return a <= 0.005 })
@@ -35,12 +37,12 @@ func unmix(full *image.RGBA, alpha plane, r int) *image.NRGBA {
 		src := full.Pix[y*full.Stride:]
 		dst := out.Pix[y*out.Stride:]
 		for x := range w {
-			a := alpha.v[y*w+x]
+			a := alpha.V[y*w+x]
 			s, d := src[4*x:4*x+4:4*x+4], dst[4*x:4*x+4:4*x+4]
 			j := -1
 			if image.Pt(x, y).In(area) {
 				j = (y-area.Min.Y)*area.Dx() + x - area.Min.X
-				if fgWeight.v[j] >= minShare && bgWeight.v[j] >= minShare {
+				if fgWeight.V[j] >= minShare && bgWeight.V[j] >= minShare {
 					a = colourLineAlpha(a, s, fgMean, bgMean, j)
 				}
 			}
@@ -49,14 +51,14 @@ func unmix(full *image.RGBA, alpha plane, r int) *image.NRGBA {
 				continue
 			}
 			d[0], d[1], d[2], d[3] = s[0], s[1], s[2], uint8(a*255+0.5)
-			if a >= 1 || j < 0 || bgWeight.v[j] == 0 {
+			if a >= 1 || j < 0 || bgWeight.V[j] == 0 {
 				continue // solid, or no pure background nearby to unmix from
 			}
 			for c := range 3 {
-				f := (float32(s[c]) - (1-a)*bgMean[c].v[j]) / a
-				if fgWeight.v[j] > 0 && a < 0.5 {
+				f := (float32(s[c]) - (1-a)*bgMean[c].V[j]) / a
+				if fgWeight.V[j] > 0 && a < 0.5 {
 					t := a / 0.5
-					f = t*f + (1-t)*fgMean[c].v[j]
+					f = t*f + (1-t)*fgMean[c].V[j]
 				}
 				d[c] = uint8(min(max(f, 0), 255) + 0.5)
 			}
@@ -75,11 +77,11 @@ const minShare = 0.1
 // pixel's position between them along the line B→F is its alpha. This
 // catches what the guided filter leaves: a rim of pixels that are mostly
 // old background but got alpha near 1, which would show as a halo.
-func colourLineAlpha(a float32, s []uint8, fg, bg [3]plane, j int) float32 {
+func colourLineAlpha(a float32, s []uint8, fg, bg [3]plane.Plane, j int) float32 {
 	var dot, n2 float32
 	for c := range 3 {
-		d := fg[c].v[j] - bg[c].v[j]
-		dot += (float32(s[c]) - bg[c].v[j]) * d
+		d := fg[c].V[j] - bg[c].V[j]
+		dot += (float32(s[c]) - bg[c].V[j]) * d
 		n2 += d * d
 	}
 	// Confidence grows with the contrast between the two colours, in
@@ -96,31 +98,31 @@ func colourLineAlpha(a float32, s []uint8, fg, bg [3]plane, j int) float32 {
 // its window (within area) whose alpha passes keep, and the fraction of
 // the window they fill (0: none, the mean is meaningless). The planes
 // cover area, origin at its corner.
-func weightedMeans(full *image.RGBA, alpha plane, area image.Rectangle, r int, keep func(float32) bool) ([3]plane, plane) {
+func weightedMeans(full *image.RGBA, alpha plane.Plane, area image.Rectangle, r int, keep func(float32) bool) ([3]plane.Plane, plane.Plane) {
 	w, h := area.Dx(), area.Dy()
-	weight := newPlane(w, h)
-	var sums [3]plane
+	weight := plane.New(w, h)
+	var sums [3]plane.Plane
 	for c := range 3 {
-		sums[c] = newPlane(w, h)
+		sums[c] = plane.New(w, h)
 	}
 	for y := range h {
 		pix := full.Pix[(y+area.Min.Y)*full.Stride+4*area.Min.X:]
 		for x := range w {
 			i := y*w + x
-			if keep(alpha.v[(y+area.Min.Y)*alpha.w+x+area.Min.X]) {
-				weight.v[i] = 1
+			if keep(alpha.V[(y+area.Min.Y)*alpha.W+x+area.Min.X]) {
+				weight.V[i] = 1
 				for c := range 3 {
-					sums[c].v[i] = float32(pix[4*x+c])
+					sums[c].V[i] = float32(pix[4*x+c])
 				}
 			}
 		}
 	}
-	weight = boxMean(weight, r)
+	weight = plane.BoxMean(weight, r)
 	for c := range 3 {
-		sums[c] = boxMean(sums[c], r)
-		for i, wt := range weight.v {
+		sums[c] = plane.BoxMean(sums[c], r)
+		for i, wt := range weight.V {
 			if wt > 0 {
-				sums[c].v[i] /= wt
+				sums[c].V[i] /= wt
 			}
 		}
 	}

@@ -1,4 +1,9 @@
-package matte
+// Package backdrop draws the new backgrounds of the background-replace
+// edit: a small documented grammar of colour and scene words (see Parse),
+// procedural scenes seeded by the prompt, and the composition of a
+// cut-out in front of them with a light wrap at its edges. The cut-out
+// itself is package matte's.
+package backdrop
 
 import (
 	"fmt"
@@ -77,12 +82,12 @@ var modifierWords = map[string]func(color.RGBA) color.RGBA{
 // make a muddier gradient.
 const maxColours = 4
 
-// ParseBackground reads a backgroundPrompt. Words are matched case-
-// insensitively; words outside the grammar are ignored (a prompt reads
-// "a sunset beach behind me"), but a prompt with no scene or colour word
-// at all is refused with apierr.UnsupportedPrompt, whose message lists
-// what is understood. An empty prompt is an invalid backgroundPrompt.
-func ParseBackground(prompt string) (Background, error) {
+// Parse reads a backgroundPrompt. Words are matched case-insensitively;
+// words outside the grammar are ignored (a prompt reads "a sunset beach
+// behind me"), but a prompt with no scene or colour word at all is
+// refused with apierr.UnsupportedPrompt, whose message lists what is
+// understood. An empty prompt is an invalid backgroundPrompt.
+func Parse(prompt string) (Background, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return Background{}, apierr.Field("backgroundPrompt", "is required")
 	}
@@ -125,7 +130,7 @@ func ParseBackground(prompt string) (Background, error) {
 }
 
 // String is the canonical prompt for b: its scenes, then its colours as
-// #rrggbb. ParseBackground(b.String()) gives b back.
+// #rrggbb. Parse(b.String()) gives b back.
 func (b Background) String() string {
 	parts := make([]string, 0, len(b.Scenes)+len(b.Colours))
 	for _, s := range b.Scenes {

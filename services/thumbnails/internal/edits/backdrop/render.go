@@ -1,4 +1,4 @@
-package matte
+package backdrop
 
 import (
 	"hash/fnv"
@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"golang.org/x/image/vector"
+
+	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
 
 // A background is drawn in layers: a base gradient (the sky, or a
@@ -356,19 +358,26 @@ func (n *noise) fbm(x, y float64, octaves int) float64 {
 
 // field samples f on a grid a quarter of the canvas size and returns it
 // upsampled: noise fields are smooth, so this costs a sixteenth.
-func (c *canvas) field(f func(u, v float64) float64) plane {
+func (c *canvas) field(f func(u, v float64) float64) plane.Plane {
 	qw, qh := max(1, c.w/4), max(1, c.h/4)
-	p := newPlane(qw, qh)
+	p := plane.New(qw, qh)
 	for y := range qh {
 		for x := range qw {
-			p.v[y*qw+x] = float32(f((float64(x)+0.5)/float64(qw), (float64(y)+0.5)/float64(qh)))
+			p.V[y*qw+x] = float32(f((float64(x)+0.5)/float64(qw), (float64(y)+0.5)/float64(qh)))
 		}
 	}
-	return resize(p, c.w, c.h)
+	return plane.Resize(p, c.w, c.h)
 }
 
 func luminance(c color.RGBA) float64 {
 	return (0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B)) / 255
+}
+
+// smoothstep eases t in 0..1 (clamped) with zero slope at both ends, so
+// gradients and glows have no visible seams.
+func smoothstep(t float64) float64 {
+	t = min(max(t, 0), 1)
+	return t * t * (3 - 2*t)
 }
 
 func drawSun(c *canvas) {
@@ -408,8 +417,8 @@ func drawSpace(c *canvas) {
 	for y := range c.h {
 		for x := range c.w {
 			i := y*c.w + x
-			d := smoothstep((float64(cloud.v[i]) - 0.4) / 0.35)
-			col := mixRGBA(c.accent(0), warm, smoothstep(float64(tint.v[i])*1.6-0.3))
+			d := smoothstep((float64(cloud.V[i]) - 0.4) / 0.35)
+			col := mixRGBA(c.accent(0), warm, smoothstep(float64(tint.V[i])*1.6-0.3))
 			c.add(x, y, col, 0.7*d)
 		}
 	}
@@ -425,7 +434,7 @@ func drawClouds(c *canvas) {
 		// Clouds thin out towards the horizon.
 		fade := 1 - smoothstep(float64(y)/float64(c.h)/0.8)
 		for x := range c.w {
-			d := smoothstep((float64(f.v[y*c.w+x]) - 0.5) / 0.25)
+			d := smoothstep((float64(f.V[y*c.w+x]) - 0.5) / 0.25)
 			c.blend(x, y, c.accent(0), 0.85*d*fade)
 		}
 	}
@@ -692,7 +701,7 @@ func drawFire(c *canvas) {
 		// Hotter towards the bottom.
 		heat := math.Pow(float64(y)/float64(c.h), 1.4)
 		for x := range c.w {
-			v := min(1, max(0, float64(f.v[y*c.w+x])*1.3*heat+0.35*heat-0.1))
+			v := min(1, max(0, float64(f.V[y*c.w+x])*1.3*heat+0.35*heat-0.1))
 			c.blend(x, y, skyAt(ramp, v), smoothstep(v*3))
 		}
 	}

@@ -1,6 +1,10 @@
-package matte
+package backdrop
 
-import "image"
+import (
+	"image"
+
+	"hookline.dev/services/thumbnails/internal/edits/plane"
+)
 
 // Light wrap: a subject placed on a new background looks pasted when its
 // edges keep the old light. Within a few pixels of its outline, part of
@@ -25,17 +29,17 @@ func Replace(cut *image.NRGBA, bg Background) *image.NRGBA {
 		return out
 	}
 	r := max(1, int(wrapFraction*float64(max(w, h))+0.5))
-	alpha := newPlane(w, h)
+	alpha := plane.New(w, h)
 	for y := range h {
 		row := cut.Pix[y*cut.Stride:]
 		for x := range w {
-			alpha.v[y*w+x] = float32(row[4*x+3]) / 255
+			alpha.V[y*w+x] = float32(row[4*x+3]) / 255
 		}
 	}
-	cover := boxMean(alpha, r)
-	light := colourPlanes(back)
+	cover := plane.BoxMean(alpha, r)
+	light := plane.Channels(back)
 	for c := range 3 {
-		light[c] = boxMean(light[c], r)
+		light[c] = plane.BoxMean(light[c], r)
 	}
 	for y := range h {
 		src := cut.Pix[y*cut.Stride:]
@@ -43,16 +47,16 @@ func Replace(cut *image.NRGBA, bg Background) *image.NRGBA {
 		dst := out.Pix[y*out.Stride:]
 		for x := range w {
 			i := y*w + x
-			a := alpha.v[i]
+			a := alpha.V[i]
 			s, b, d := src[4*x:4*x+4:4*x+4], bk[4*x:4*x+4:4*x+4], dst[4*x:4*x+4:4*x+4]
 			d[3] = 255
 			if a == 0 {
 				d[0], d[1], d[2] = b[0], b[1], b[2]
 				continue
 			}
-			wrap := wrapStrength * (1 - cover.v[i])
+			wrap := wrapStrength * (1 - cover.V[i])
 			for c := range 3 {
-				f := float32(s[c])*(1-wrap) + 255*light[c].v[i]*wrap
+				f := float32(s[c])*(1-wrap) + 255*light[c].V[i]*wrap
 				v := a*f + (1-a)*float32(b[c])
 				d[c] = uint8(min(max(v, 0), 255) + 0.5)
 			}

@@ -1,18 +1,21 @@
-package matte
+package backdrop
 
 import (
 	"bytes"
 	"image"
 	"image/color"
 	"image/jpeg"
-	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"golang.org/x/image/draw"
+
 	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/matte"
 )
 
 // discCut is a cut-out made by hand: a textured disc, opaque inside, with
@@ -37,7 +40,7 @@ func discCut(w, h int) *image.NRGBA {
 func TestReplace(t *testing.T) {
 	w, h := 320, 180
 	cut := discCut(w, h)
-	bg, err := ParseBackground("red")
+	bg, err := Parse("red")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +124,7 @@ func widePhoto(t testing.TB, h int) *image.RGBA {
 	pw := pb.Dx() * h / pb.Dy()
 	w := h * 16 / 9
 	scaled := image.NewRGBA(image.Rect(0, 0, pw, h))
-	drawScaled(scaled, scaled.Rect, photo)
+	draw.CatmullRom.Scale(scaled, scaled.Rect, photo, pb, draw.Src, nil)
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
 	off := (w - pw) / 2
 	for y := range h {
@@ -132,53 +135,39 @@ func widePhoto(t testing.TB, h int) *image.RGBA {
 	return img
 }
 
-// TestWriteExamples writes the background edits' example outputs
-// (testdata/examples/edits) for reviewers; run with
-// HOOKLINE_WRITE_EXAMPLES=1.
+// TestWriteExamples writes the background-replace example
+// (testdata/examples/edits/background-replace.jpg) for reviewers: the
+// sample portrait cut out by matte's classical remover, on a sunset
+// beach. Run with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
 	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
 		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples/edits")
+	}
+	det, err := vision.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := widePhoto(t, 720)
+	cut, err := matte.Classical{}.Remove(t.Context(), wide, det.Detect(wide))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg, err := Parse("sunset beach")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, Replace(cut, bg), &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() > 150<<10 {
+		t.Errorf("background-replace.jpg is %d KB", buf.Len()>>10)
 	}
 	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	det := detector(t)
-	write := func(name string, data []byte) {
-		if len(data) > 150<<10 {
-			t.Errorf("%s is %d KB", name, len(data)>>10)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil { //nolint:gosec // G306: example pictures are public
-			t.Fatal(err)
-		}
-	}
-
-	photo, err := jpeg.Decode(bytes.NewReader(testkit.FacePhoto(t)))
-	if err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "background-replace.jpg"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
 		t.Fatal(err)
 	}
-	cut, err := Classical{}.Remove(t.Context(), photo, det.Detect(photo))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, cut); err != nil {
-		t.Fatal(err)
-	}
-	write("background-remove.png", buf.Bytes())
-
-	wide := widePhoto(t, 720)
-	cut, err = Classical{}.Remove(t.Context(), wide, det.Detect(wide))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bg, err := ParseBackground("sunset beach")
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf.Reset()
-	if err := jpeg.Encode(&buf, Replace(cut, bg), &jpeg.Options{Quality: 85}); err != nil {
-		t.Fatal(err)
-	}
-	write("background-replace.jpg", buf.Bytes())
 }

@@ -1,4 +1,4 @@
-package matte
+package backdrop
 
 import (
 	"image"
@@ -12,7 +12,7 @@ import (
 	"hookline.dev/pkg/colour"
 )
 
-func TestParseBackground(t *testing.T) {
+func TestParse(t *testing.T) {
 	red, blue := colour.Names["red"], colour.Names["blue"]
 	tests := []struct {
 		prompt string
@@ -35,7 +35,7 @@ func TestParseBackground(t *testing.T) {
 		{"fire fire flames", Background{Scenes: []Scene{Fire}}},
 	}
 	for _, tt := range tests {
-		got, err := ParseBackground(tt.prompt)
+		got, err := Parse(tt.prompt)
 		if err != nil {
 			t.Errorf("%q: %v", tt.prompt, err)
 			continue
@@ -46,9 +46,9 @@ func TestParseBackground(t *testing.T) {
 	}
 }
 
-func TestParseBackgroundRefuses(t *testing.T) {
+func TestParseRefuses(t *testing.T) {
 	for _, prompt := range []string{"a dragon", "#12345", "#ggg", "dark", "sunsets? no: sun-set"} {
-		_, err := ParseBackground(prompt)
+		_, err := Parse(prompt)
 		if !apierr.Is(err, apierr.UnsupportedPrompt) {
 			t.Errorf("%q: err = %v, want unsupported_prompt", prompt, err)
 			continue
@@ -61,39 +61,39 @@ func TestParseBackgroundRefuses(t *testing.T) {
 		}
 	}
 	for _, prompt := range []string{"", "   "} {
-		if _, err := ParseBackground(prompt); !apierr.Is(err, apierr.InvalidRequest) {
+		if _, err := Parse(prompt); !apierr.Is(err, apierr.InvalidRequest) {
 			t.Errorf("%q: err = %v, want invalid_request", prompt, err)
 		}
 	}
 }
 
-func TestBackgroundStringRoundTrip(t *testing.T) {
-	b, err := ParseBackground("light blue sunset over a #123456 beach")
+func TestStringRoundTrip(t *testing.T) {
+	b, err := Parse("light blue sunset over a #123456 beach")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := b.String(), "sunset beach #87a9f4 #123456"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	again, err := ParseBackground(b.String())
+	again, err := Parse(b.String())
 	if err != nil || !reflect.DeepEqual(again, b) {
 		t.Errorf("re-parsed %+v, %v; want %+v", again, err, b)
 	}
 }
 
-func FuzzParseBackground(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{"sunset beach", "dark #ff0000 neon city", "#abc", "", "pastel", "red red red red red", "ÉTÉ sunset"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, prompt string) {
-		b, err := ParseBackground(prompt)
+		b, err := Parse(prompt)
 		if err != nil {
 			if !apierr.Is(err, apierr.UnsupportedPrompt) && !apierr.Is(err, apierr.InvalidRequest) {
 				t.Fatalf("%q: unexpected error %v", prompt, err)
 			}
 			return
 		}
-		again, err := ParseBackground(b.String())
+		again, err := Parse(b.String())
 		if err != nil || !reflect.DeepEqual(again, b) {
 			t.Fatalf("%q parsed to %+v (%q), which re-parses to %+v, %v", prompt, b, b.String(), again, err)
 		}

@@ -1,0 +1,133 @@
+package edits
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+)
+
+// ColorEnhance is POST /thumbnails/edit/color-enhance: a preset's tone
+// curve, saturation and white balance at an intensity, run by libvips on
+// the file, which keeps its size and format.
+type ColorEnhance struct{}
+
+// Name implements Op.
+func (ColorEnhance) Name() thumbnail.Op { return "color-enhance" }
+
+// Credits implements Op.
+func (ColorEnhance) Credits() int { return 0 }
+
+// Parse implements Op.
+func (ColorEnhance) Parse(b *Body, _ bool) (*Request, error) {
+	p := newForm(b)
+	p.source("imageUrl")
+	var r enhanceRun
+	if preset := b.String("preset"); preset == nil {
+		p.f.Add("preset", "is required: one of "+strings.Join(adjust.PresetNames(), ", "))
+	} else if v, ok := adjust.ParsePreset(*preset); ok {
+		r.preset = v
+	} else {
+		p.f.Add("preset", "must be one of "+strings.Join(adjust.PresetNames(), ", "))
+	}
+	r.intensity = adjust.Medium
+	if intensity := b.String("intensity"); intensity != nil {
+		if v, ok := adjust.ParseIntensity(*intensity); ok && *intensity != "" {
+			r.intensity = v
+		} else {
+			p.f.Add("intensity", `must be "subtle", "medium" or "strong"`)
+		}
+	}
+	p.req.Params["preset"], p.req.Params["intensity"] = string(r.preset), string(r.intensity)
+	p.req.Prompt = fmt.Sprintf("color-enhance: %s, %s", r.preset, r.intensity)
+	return p.done(r)
+}
+
+type enhanceRun struct {
+	preset    adjust.Preset
+	intensity adjust.Intensity
+}
+
+func (r enhanceRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+	return result(adjust.ColorEnhance(in.Sources[0].Data, r.preset, r.intensity))
+}
+
+// Upscale is POST /thumbnails/edit/upscale: the picture enlarged 2× or 4×
+// by libvips, up to 40 megapixels.
+type Upscale struct{}
+
+// Name implements Op.
+func (Upscale) Name() thumbnail.Op { return "upscale" }
+
+// Credits implements Op.
+func (Upscale) Credits() int { return 0 }
+
+// Parse implements Op.
+func (Upscale) Parse(b *Body, _ bool) (*Request, error) {
+	p := newForm(b)
+	p.source("imageUrl")
+	var r upscaleRun
+	switch scale := b.String("scale"); {
+	case scale == nil:
+		p.f.Add("scale", `is required: "2x" or "4x"`)
+	case *scale == "2x":
+		r.scale = 2
+	case *scale == "4x":
+		r.scale = 4
+	default:
+		p.f.Add("scale", `must be "2x" or "4x"`)
+	}
+	p.req.Params["scale"] = fmt.Sprintf("%dx", r.scale)
+	p.req.Prompt = fmt.Sprintf("upscale: %dx", r.scale)
+	return p.done(r)
+}
+
+type upscaleRun struct{ scale int }
+
+// check refuses a result over the size limit, which the source's header
+// tells.
+func (r upscaleRun) check(_ context.Context, _ Env, in *Inputs) error {
+	return adjust.CheckUpscale(in.Sources[0].Width, in.Sources[0].Height, r.scale)
+}
+
+func (r upscaleRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+	return result(adjust.Upscale(in.Sources[0].Data, r.scale))
+}
+
+// Filter is POST /thumbnails/edit/filter: a filter of the adjust grammar
+// (grayscale, sepia, blur background…); there is no provider fallback.
+type Filter struct{}
+
+// Name implements Op.
+func (Filter) Name() thumbnail.Op { return "filter" }
+
+// Credits implements Op.
+func (Filter) Credits() int { return 0 }
+
+// Parse implements Op.
+func (Filter) Parse(b *Body, _ bool) (*Request, error) {
+	p := newForm(b)
+	p.source("imageUrl")
+	p.prompt("filterPrompt")
+	if err := p.f.Err(); err != nil {
+		return nil, err
+	}
+	filter, err := adjust.ParseFilter(p.req.Prompt)
+	if err != nil {
+		return nil, err
+	}
+	// Of the filters only the background blur places anything by the
+	// faces.
+	p.req.Pixels, p.req.Faces = true, filter.Kind == adjust.FilterBlurBackground
+	return p.done(filterRun{filter: filter})
+}
+
+type filterRun struct{ filter adjust.Filter }
+
+func (r filterRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+	src := in.Sources[0]
+	return result(adjust.Encode(adjust.ApplyFilter(src.Img, r.filter, in.faces(0)), src.png()))
+}

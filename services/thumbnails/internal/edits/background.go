@@ -1,0 +1,86 @@
+package edits
+
+import (
+	"context"
+
+	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/edits/backdrop"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+)
+
+// BackgroundRemove is POST /thumbnails/edit/background-remove: the
+// subject cut out (package matte), a transparent PNG of the source's
+// size.
+type BackgroundRemove struct{}
+
+// Name implements Op.
+func (BackgroundRemove) Name() thumbnail.Op { return "background-remove" }
+
+// Credits implements Op.
+func (BackgroundRemove) Credits() int { return 0 }
+
+// Parse implements Op.
+func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
+	p := newForm(b)
+	p.source("imageUrl")
+	p.req.Prompt = "background-remove: transparent background"
+	p.req.Pixels, p.req.Faces = true, true
+	return p.done(removeRun{})
+}
+
+type removeRun struct{}
+
+func (removeRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
+	cut, err := env.Cut(ctx, in.Sources[0].Img, in.faces(0))
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return result(adjust.Encode(cut, true))
+}
+
+// BackgroundReplace is POST /thumbnails/edit/background-replace: the
+// subject cut out and put on a background drawn from backgroundPrompt
+// (package backdrop), cropped to aspectRatio around the faces when given.
+// A prompt outside the grammar goes to the image provider when one is
+// configured.
+type BackgroundReplace struct{}
+
+// Name implements Op.
+func (BackgroundReplace) Name() thumbnail.Op { return "background-replace" }
+
+// Credits implements Op.
+func (BackgroundReplace) Credits() int { return 1 }
+
+// Parse implements Op.
+func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
+	p := newForm(b)
+	p.source("imageUrl")
+	p.aspect()
+	p.prompt("backgroundPrompt")
+	p.req.Pixels, p.req.Faces = true, true
+	return p.orProvider(provider, func(prompt string) (run, error) {
+		bg, err := backdrop.Parse(prompt)
+		return replaceRun{background: bg, aspect: p.req.Aspect}, err
+	})
+}
+
+type replaceRun struct {
+	background backdrop.Background
+	aspect     engine.Aspect
+}
+
+func (r replaceRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
+	faces := in.faces(0)
+	cut, err := env.Cut(ctx, in.Sources[0].Img, faces)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	img := backdrop.Replace(cut, r.background)
+	if r.aspect != "" && ctx.Err() == nil {
+		img = imaging.Crop(img, string(r.aspect), faces, vision.Saliency(img))
+	}
+	return result(adjust.Encode(img, false))
+}

@@ -1,0 +1,54 @@
+package edits
+
+import (
+	"context"
+
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/edits/combine"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+)
+
+// Combine is POST /thumbnails/edit/combine: two pictures laid out by a
+// prompt of the combine grammar (side by side, before and after, versus,
+// picture-in-picture) on a 16:9 canvas, or 9:16 with aspectRatio. A
+// prompt outside the grammar goes to the image provider when one is
+// configured.
+type Combine struct{}
+
+// Name implements Op.
+func (Combine) Name() thumbnail.Op { return "combine" }
+
+// Credits implements Op.
+func (Combine) Credits() int { return 1 }
+
+// Parse implements Op.
+func (Combine) Parse(b *Body, provider bool) (*Request, error) {
+	p := newForm(b)
+	p.source("imageUrl1")
+	p.source("imageUrl2")
+	p.aspect()
+	p.prompt("prompt")
+	p.req.Pixels, p.req.Faces = true, true
+	return p.orProvider(provider, func(prompt string) (run, error) {
+		l, err := combine.Parse(prompt)
+		return combineRun{layout: l, aspect: p.req.Aspect}, err
+	})
+}
+
+type combineRun struct {
+	layout combine.Layout
+	aspect engine.Aspect
+}
+
+func (r combineRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+	aspect := r.aspect
+	if aspect == "" {
+		aspect = engine.Landscape
+	}
+	c, err := combine.Combine(in.Sources[0].Img, in.Sources[1].Img, r.layout, string(aspect), in.faces(0), in.faces(1))
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return result(adjust.Encode(c, false))
+}

@@ -1,0 +1,53 @@
+package edits
+
+import (
+	"context"
+
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/edits/instruct"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+)
+
+// Edit is POST /thumbnails/edit: a prompt in the instruct grammar
+// (brighter, mirror, add text…), the result cropped to aspectRatio when
+// given. A prompt outside the grammar goes to the image provider when one
+// is configured, with referenceImageUrls.
+type Edit struct{}
+
+// Name implements Op.
+func (Edit) Name() thumbnail.Op { return "edit" }
+
+// Credits implements Op.
+func (Edit) Credits() int { return 1 }
+
+// Parse implements Op.
+func (Edit) Parse(b *Body, provider bool) (*Request, error) {
+	p := newForm(b)
+	p.source("imageUrl")
+	p.aspect()
+	p.prompt("prompt")
+	p.req.References = thumbnail.EditReferences(p.f, b.Strings("referenceImageUrls"))
+	p.req.Pixels, p.req.Faces = true, true
+	return p.orProvider(provider, func(prompt string) (run, error) {
+		prog, err := instruct.Parse(prompt)
+		return editRun{program: prog, aspect: p.req.Aspect}, err
+	})
+}
+
+type editRun struct {
+	program instruct.Program
+	aspect  engine.Aspect
+}
+
+func (r editRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+	src := in.Sources[0]
+	// The aspect crop is the program's last step, so that it follows the
+	// faces through the program's own mirrors and crops.
+	out, err := r.program.CroppedTo(string(r.aspect)).Apply(src.Img, in.faces(0), vision.Saliency(src.Img))
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return result(adjust.Encode(out, src.png()))
+}

@@ -1,0 +1,187 @@
+// Package edits is the registry of the image edits served under POST
+// /thumbnails/edit…: one type per operation, each knowing its endpoint
+// name, its price, its body and the rules of its fields, what must be
+// loaded for it and how it runs. The HTTP edge registers one route per
+// entry of All and the service runs every entry through one path, so an
+// edit is added as its type and one line in All.
+//
+// The pixel work is the family packages' (adjust, instruct, combine,
+// faceswap, matte, backdrop); this package says which of them an edit
+// calls, with what.
+package edits
+
+import (
+	"context"
+	"image"
+
+	"hookline.dev/pkg/imagecheck"
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
+)
+
+// Op is one edit operation.
+type Op interface {
+	// Name is the op's path under /thumbnails/edit ("edit" is that path
+	// itself) and the operation its results record.
+	Name() thumbnail.Op
+	// Credits is what one run costs (the spec's credit table).
+	Credits() int
+	// Parse reads the op's fields from b and validates them: every field
+	// problem at once in one 400 naming the fields, then the prompt
+	// against the op's grammar (400 unsupported_prompt). provider says an
+	// image provider is configured; the ops with a free-form prompt hand
+	// it what their grammar does not cover. Parse reads all of the op's
+	// fields whatever the body holds: they are its schema (see Fields).
+	Parse(b *Body, provider bool) (*Request, error)
+}
+
+// All lists the edits, in the order the API documents them.
+func All() []Op {
+	return []Op{
+		Edit{},
+		FaceSwap{},
+		BackgroundRemove{},
+		BackgroundReplace{},
+		ColorEnhance{},
+		Upscale{},
+		Filter{},
+		Combine{},
+	}
+}
+
+// Path is op's endpoint: its name under /thumbnails/edit, and that path
+// itself for the op named "edit".
+func Path(op Op) string {
+	if op.Name() == "edit" {
+		return "/thumbnails/edit"
+	}
+	return "/thumbnails/edit/" + string(op.Name())
+}
+
+// Operation names op in billing's usage history.
+func Operation(op Op) string { return "thumbnails." + string(op.Name()) }
+
+// Request is a validated edit: what its result records, what must be
+// loaded for it, and the run that draws it.
+type Request struct {
+	// Sources are the pictures edited, with the fields that named them.
+	Sources []Source
+	// References are the pictures a provider edit is also shown
+	// (referenceImageUrls); they are loaded, and so checked, in any case.
+	References []string
+	// Aspect is "" when the result keeps its source's shape.
+	Aspect engine.Aspect
+	// Prompt is what the result records: the request's prompt, or a
+	// description of the operation.
+	Prompt string
+	// Params are the parameters recorded with the result.
+	Params map[string]string
+	// FaceIDs are the saved faces the result records.
+	FaceIDs []string
+	// Provider says the configured image provider draws the result: the
+	// prompt is outside the op's grammar.
+	Provider bool
+	// Pixels says the sources are decoded in Go. Without it they are
+	// checked up to their header only, and libvips decodes them as it
+	// runs.
+	Pixels bool
+	// Faces says the faces of every source are detected before the run.
+	Faces bool
+	run   run
+}
+
+// Source is an input picture and the request field that named it.
+type Source struct {
+	Field, URL string
+}
+
+// Inputs are a request's loaded pictures.
+type Inputs struct {
+	// Sources are the pictures of Request.Sources, in order.
+	Sources []Picture
+	// Faces are each source's faces when Request.Faces, else nil.
+	Faces [][]vision.Face
+	// References are the pictures of Request.References.
+	References []Picture
+}
+
+// faces returns source i's faces, nil when they were not detected.
+func (in *Inputs) faces(i int) []vision.Face {
+	if i < len(in.Faces) {
+		return in.Faces[i]
+	}
+	return nil
+}
+
+// Picture is a loaded picture.
+type Picture struct {
+	// Data is the file.
+	Data []byte
+	// Img is the decoded picture; nil for a source checked only up to its
+	// header (Request.Pixels false).
+	Img image.Image
+	// Width and Height are the picture's size as its header gives it.
+	Width, Height int
+	// Format is imagecheck.FormatJPEG or imagecheck.FormatPNG.
+	Format string
+}
+
+// png says the picture is a PNG: the edits that keep their source's
+// format answer one.
+func (p Picture) png() bool { return p.Format == imagecheck.FormatPNG }
+
+// Env is what a run needs from the service, for one organization's
+// request.
+type Env interface {
+	// Load loads and decodes the picture at url. Errors: a 400 naming
+	// field, or a failure of storage or the network.
+	Load(ctx context.Context, field, url string) (Picture, error)
+	// SavedFace returns the address of the picture of the organization's
+	// saved face id. Errors: a 404 naming faceId, or a database failure.
+	SavedFace(ctx context.Context, id string) (string, error)
+	// Faces returns the faces in img.
+	Faces(img image.Image) []vision.Face
+	// Cut returns img with its background transparent (a matte.Remover).
+	// Errors: ctx's, or the remover's.
+	Cut(ctx context.Context, img image.Image, faces []vision.Face) (*image.NRGBA, error)
+	// Vary asks the configured image provider for a variation. Errors:
+	// the engine's (engine.ErrUnavailable, engine.ErrRejected...).
+	Vary(ctx context.Context, req engine.Request) (engine.Result, error)
+}
+
+// Check checks what only the loaded pictures can tell (the size of an
+// upscale, the faces of a swap), loading what else the run needs. Errors:
+// a 400 or 404 naming the field, or a failure of env.
+func (r *Request) Check(ctx context.Context, env Env, in *Inputs) error {
+	if c, ok := r.run.(checker); ok {
+		return c.check(ctx, env, in)
+	}
+	return nil
+}
+
+// Render draws the result from the pictures Check accepted. Errors: a
+// 400 for a picture the run cannot read, ctx's, or env's and the family
+// packages' failures.
+func (r *Request) Render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
+	return r.run.render(ctx, env, in)
+}
+
+// run is the part of a request that differs by operation.
+type run interface {
+	render(ctx context.Context, env Env, in *Inputs) (engine.Result, error)
+}
+
+// checker is a run with checks of its own on the loaded pictures.
+type checker interface {
+	check(ctx context.Context, env Env, in *Inputs) error
+}
+
+// result turns an encoded picture into an engine result.
+func result(o adjust.Output, err error) (engine.Result, error) {
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return engine.Result{Data: o.Data, ContentType: o.ContentType, Width: o.Width, Height: o.Height}, nil
+}

@@ -1,0 +1,136 @@
+package httpapi
+
+import (
+	"errors"
+	"maps"
+	"net/http/httptest"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	yaml "go.yaml.in/yaml/v3"
+
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/services/thumbnails/internal/edits"
+)
+
+// openAPI is the public API's document, which the gateway serves.
+const openAPI = "../../../gateway/internal/openapi/openapi.yaml"
+
+// gatewayPrefix is where the gateway serves the service's paths.
+const gatewayPrefix = "/api/v1"
+
+// documented is what the document says of one POST operation.
+type documented struct {
+	Summary     string `yaml:"summary"`
+	RequestBody struct {
+		Content map[string]struct {
+			Schema struct {
+				Properties map[string]struct {
+					Type any `yaml:"type"`
+				} `yaml:"properties"`
+			} `yaml:"schema"`
+		} `yaml:"content"`
+	} `yaml:"requestBody"`
+}
+
+// creditsRe reads an operation's price from its summary: "(1 credit)",
+// "(free)".
+var creditsRe = regexp.MustCompile(`\((?:(\d+) credits?|(free))\)`)
+
+// Every edit of the registry is documented, and every documented edit is
+// in the registry: its path with a POST, a body whose properties are the
+// fields the op reads (arrays where it reads a list), and the price its
+// summary states.
+func TestEditsAreDocumented(t *testing.T) {
+	src, err := os.ReadFile(openAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]struct {
+			Post *documented `yaml:"post"`
+		} `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, op := range edits.All() {
+		path := gatewayPrefix + edits.Path(op)
+		served[path] = true
+		post := doc.Paths[path].Post
+		if post == nil {
+			t.Errorf("%s: no POST %s in %s", op.Name(), path, openAPI)
+			continue
+		}
+		// Each body field by name: whether it is an array.
+		documented, read := map[string]bool{}, map[string]bool{}
+		for name, p := range post.RequestBody.Content["application/json"].Schema.Properties {
+			documented[name] = p.Type == "array"
+		}
+		for _, f := range edits.Fields(op) {
+			read[f.Name] = f.List
+		}
+		if !maps.Equal(documented, read) {
+			t.Errorf("%s: the document's body is %v, the op reads %v (field: is an array)", path, documented, read)
+		}
+		if m := creditsRe.FindStringSubmatch(post.Summary); m != nil {
+			credits := 0
+			if m[2] == "" {
+				credits, _ = strconv.Atoi(m[1])
+			}
+			if credits != op.Credits() {
+				t.Errorf("%s: documented as costing %d, costs %d", path, credits, op.Credits())
+			}
+		}
+	}
+	for path, item := range doc.Paths {
+		if item.Post != nil && strings.HasPrefix(path, gatewayPrefix+"/thumbnails/edit") && !served[path] {
+			t.Errorf("%s is documented but not in the registry", path)
+		}
+	}
+	if len(served) == 0 {
+		t.Fatal("the registry is empty")
+	}
+}
+
+// An edit's body is decoded as strictly as any other: an unknown field or
+// a wrong type is a 400 naming it, field names match as encoding/json
+// matches them, and the op reads strings and lists.
+func TestEditBody(t *testing.T) {
+	var edit edits.Op
+	for _, op := range edits.All() {
+		if op.Name() == "edit" {
+			edit = op
+		}
+	}
+	body := newEditBody(edit)
+	decode := func(s string) (*edits.Body, error) {
+		return body.decode(httptest.NewRequest("POST", "/thumbnails/edit", strings.NewReader(s)))
+	}
+	for s, want := range map[string]map[string]string{
+		`{"imageUrl":"u","format":"png"}`:        {"format": "unknown field"},
+		`{"imageUrl":5}`:                         {"imageUrl": "must be a string"},
+		`{"referenceImageUrls":"u"}`:             {"referenceImageUrls": "must be an array"},
+		`{"prompt":"a\u0001b","Niche":"gaming"}`: {"Niche": "unknown field"},
+	} {
+		_, err := decode(s)
+		var ae *apierr.Error
+		if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Details["fields"], want) {
+			t.Errorf("%s: %v, want a 400 naming %v", s, err, want)
+		}
+	}
+	b, err := decode(`{"ImageURL":" u ","prompt":null,"referenceImageUrls":["a","b"]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := b.String("imageUrl"); u == nil || *u != " u " || b.String("prompt") != nil || b.String("aspectRatio") != nil ||
+		!slices.Equal(b.Strings("referenceImageUrls"), []string{"a", "b"}) {
+		t.Errorf("decoded %v %v %v", b.String("imageUrl"), b.String("prompt"), b.Strings("referenceImageUrls"))
+	}
+}
