@@ -47,7 +47,7 @@ func TestRateLimitHoldsAcrossGateways(t *testing.T) {
 
 	t.Run("shared", func(t *testing.T) {
 		g1 := startGateway(t, nil, sharedLimitEnv)
-		g2 := startGateway(t, nil, withEnv(sharedLimitEnv, "HOOKLINE_DB_SCHEMA", g1.schema))
+		g2 := startGateway(t, nil, withEnv(sharedLimitEnv, "HOOKLINE_DB_SCHEMA", g1.Schema))
 		tn := g1.newTenant(t, "free")
 		ok, refused, span, sent := overload(t, tn.Key, lim, []*gateway{g1, g2})
 		most := float64(lim.Burst) + lim.Rate*span.Seconds()
@@ -62,7 +62,7 @@ func TestRateLimitHoldsAcrossGateways(t *testing.T) {
 	t.Run("control: per-gateway buckets admit about twice the limit", func(t *testing.T) {
 		local := withEnv(sharedLimitEnv, "HOOKLINE_RATE_LIMIT_SHARED", "false")
 		g1 := startGateway(t, nil, local)
-		g2 := startGateway(t, nil, withEnv(local, "HOOKLINE_DB_SCHEMA", g1.schema))
+		g2 := startGateway(t, nil, withEnv(local, "HOOKLINE_DB_SCHEMA", g1.Schema))
 		tn := g1.newTenant(t, "free")
 		ok, _, span, _ := overload(t, tn.Key, lim, []*gateway{g1, g2})
 		if most := float64(lim.Burst) + lim.Rate*span.Seconds(); float64(ok) < 1.5*most {
@@ -91,7 +91,7 @@ func overload(t *testing.T, key string, lim ratelimit.Limit, gws []*gateway) (ok
 		g := gws[i%len(gws)]
 		lastSend = time.Now()
 		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, g.base+"/api/v1/auth/verify", nil)
+			req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, g.URL+"/api/v1/auth/verify", nil)
 			req.Header.Set("Authorization", "Bearer "+key)
 			resp, err := client.Do(req)
 			if err != nil {
@@ -160,7 +160,7 @@ func TestStalledUpstream(t *testing.T) {
 
 	t.Run("a trickled body never reaches the service", func(t *testing.T) {
 		before := up.callsFor(tn.OrgID)
-		conn, err := net.Dial("tcp", strings.TrimPrefix(g.base, "http://"))
+		conn, err := net.Dial("tcp", strings.TrimPrefix(g.URL, "http://"))
 		if err != nil {
 			t.Fatal(err)
 		}
