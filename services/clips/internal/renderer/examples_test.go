@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/mediatest"
@@ -88,7 +89,7 @@ func TestStylesLookDifferent(t *testing.T) {
 	}
 	plain := still(t, render("plain", captions.Spec{Style: captions.Clean}, false, 0), 1.5)
 	var stills []image.Image
-	write := os.Getenv("HOOKLINE_WRITE_EXAMPLES") != ""
+	examples := testkit.ExamplesDirIfAsked(t)
 	for _, st := range captions.Styles {
 		img := still(t, render(string(st), captions.Spec{Style: st, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true}, false, 0), 1.5)
 		if d := differ(plain, img); d < 0.003 {
@@ -100,8 +101,8 @@ func TestStylesLookDifferent(t *testing.T) {
 			}
 		}
 		stills = append(stills, img)
-		if write {
-			save(t, img, "style-"+string(st))
+		if examples != "" {
+			save(t, img, examples, "style-"+string(st))
 		}
 	}
 	cut := captions.Cutaways(text, []string{"solar mistake"}, 1, 1.4, 4, 1)
@@ -125,10 +126,10 @@ func TestStylesLookDifferent(t *testing.T) {
 	if d := differ(still(t, all, 0.6), card); d < 0.3 {
 		t.Errorf("the keyword cutaway covers only %.2f of the frame", d)
 	}
-	if write {
-		save(t, still(t, all, 0.6), "all-options")
-		save(t, card, "broll-cutaway")
-		save(t, still(t, all, 5.5), "end-card")
+	if examples != "" {
+		save(t, still(t, all, 0.6), examples, "all-options")
+		save(t, card, examples, "broll-cutaway")
+		save(t, still(t, all, 5.5), examples, "end-card")
 	}
 }
 
@@ -155,9 +156,9 @@ func logo(t *testing.T, dir string) string {
 	return path
 }
 
-func save(t *testing.T, img image.Image, name string) {
+func save(t *testing.T, img image.Image, dir, name string) {
 	t.Helper()
-	f, err := os.Create(filepath.Join("..", "..", "testdata", "examples", name+".png"))
+	f, err := os.Create(filepath.Join(dir, name+".png"))
 	if err != nil {
 		t.Fatal(err)
 	}

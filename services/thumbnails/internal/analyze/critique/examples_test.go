@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"hookline.dev/pkg/testkit"
 )
 
 // TestWriteExamples writes the critique of a face-and-text thumbnail to
@@ -18,13 +20,7 @@ import (
 // regions yellow), for a reviewer to look at. It runs only with
 // HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write the examples")
-	}
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	p, _ := poster(t, 1280, 720)
 	input := jpegOf(t, p, 85)
 	// The critique is of the JPEG as the service would load it.

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"hookline.dev/pkg/testkit"
 )
 
 // TestWriteExamples writes the example reviewers look at
@@ -22,9 +24,7 @@ import (
 // background. The result keeps the target's frame, hair and light and
 // shows the source's face: mirrored features, blue eyes.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples")
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	p := photo(t)
 	target := studioFrame(p)
 	blue := blueEyes(p)
@@ -34,10 +34,6 @@ func TestWriteExamples(t *testing.T) {
 	tFace, sFace := detectOne(t, target), detectOne(t, source)
 	got := Swap(target, tFace, source, sFace)
 
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	writeJPEG(t, filepath.Join(dir, "face-swap.jpg"), got, 88)
 
 	// The inputs, each fitted into a 640×360 half.
