@@ -27,13 +27,11 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/libvips"
 )
 
 // Options configures the compositor.
 type Options struct {
-	// Concurrency is how many threads libvips may use for one operation
-	// (0: 1). It is set once per process, by the first New.
-	Concurrency int
 	// Quality is the JPEG quality (0: 88).
 	Quality int
 }
@@ -53,18 +51,15 @@ type builtin struct {
 
 var _ engine.Engine = (*Engine)(nil)
 
-// New starts the compositor (libvips is started once per process).
+// New starts the compositor, and libvips if it is not started yet.
 func New(o Options) (*Engine, error) {
-	if o.Concurrency <= 0 {
-		o.Concurrency = 1
-	}
 	if o.Quality <= 0 {
 		o.Quality = 88
 	}
 	if o.Quality > 100 {
 		return nil, fmt.Errorf("compose: quality %d above 100", o.Quality)
 	}
-	startVips(o.Concurrency)
+	libvips.Start()
 	e := &Engine{quality: o.Quality}
 	for name, doc := range builtinLayouts {
 		l, err := layout.Parse([]byte(doc))
@@ -248,9 +243,9 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if err := ctx.Err(); err != nil {
 		return engine.Result{}, err
 	}
-	data, err := encodeJPEG(canvas, e.quality)
+	data, err := libvips.EncodeJPEG(canvas, e.quality)
 	if err != nil {
-		return engine.Result{}, err
+		return engine.Result{}, fmt.Errorf("compose: %w", err)
 	}
 	return engine.Result{Data: data, ContentType: "image/jpeg", Width: w, Height: h}, nil
 }
