@@ -1,8 +1,9 @@
 // Package compose is the local image engine: a layered compositor that
 // draws a real thumbnail offline, deterministic for a seed. libvips
-// (govips) decodes, cover-crops, blurs and encodes; backgrounds, masks,
-// shapes and text are drawn in Go with the fonts of pkg/fonts, so that
-// one seed gives the same bytes on every host.
+// (govips) decodes, cover-crops, blurs and encodes; backgrounds and
+// shapes are drawn in Go, and text, outlines and shadows with pkg/imaging
+// and the fonts of pkg/fonts, so that one seed gives the same bytes on
+// every host.
 //
 // A picture is built bottom-up: a background (a generated gradient,
 // glow, split, stripes or sunburst in the palette's colours, or a
@@ -237,7 +238,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	}
 	for _, pl := range texts {
 		if pl != nil {
-			placeLayer(canvas, pl.layer, pl.x, pl.y, pl.rotate)
+			pl.layer.Draw(canvas, pl.at)
 		}
 	}
 	if err := ctx.Err(); err != nil {
