@@ -4,6 +4,7 @@ import (
 	"image"
 	"math"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/vision"
 )
 
@@ -175,60 +176,10 @@ func product(a, b plane) plane {
 	return out
 }
 
-// boxMean averages each pixel's (2r+1)² window, clipped at the borders,
-// with running sums: its cost does not depend on r. The vertical pass
-// keeps one running sum per column and walks rows, so it reads memory in
-// order.
+// boxMean is imaging.BoxMean over a plane: each pixel's (2r+1)² window
+// mean, clipped at the borders, at a cost that does not depend on r.
 func boxMean(p plane, r int) plane {
-	w, h := p.w, p.h
-	tmp := newPlane(w, h)
-	for y := range h {
-		boxLine(p.v[y*w:(y+1)*w], tmp.v[y*w:(y+1)*w], r)
-	}
-	out := newPlane(w, h)
-	sums := make([]float64, w)
-	for y := 0; y < min(r, h); y++ {
-		for x, v := range tmp.v[y*w : (y+1)*w] {
-			sums[x] += float64(v)
-		}
-	}
-	for y := range h {
-		if j := y + r; j < h {
-			for x, v := range tmp.v[j*w : (j+1)*w] {
-				sums[x] += float64(v)
-			}
-		}
-		if j := y - r - 1; j >= 0 {
-			for x, v := range tmp.v[j*w : (j+1)*w] {
-				sums[x] -= float64(v)
-			}
-		}
-		inv := 1 / float64(min(h-1, y+r)-max(0, y-r)+1)
-		dst := out.v[y*w : (y+1)*w]
-		for x, s := range sums {
-			dst[x] = float32(s * inv)
-		}
-	}
-	return out
-}
-
-// boxLine writes the clipped window means of src to dst.
-func boxLine(src, dst []float32, r int) {
-	n := len(src)
-	var sum float64
-	for i := 0; i < min(r, n); i++ {
-		sum += float64(src[i])
-	}
-	for i := range n {
-		if j := i + r; j < n {
-			sum += float64(src[j])
-		}
-		if j := i - r - 1; j >= 0 {
-			sum -= float64(src[j])
-		}
-		lo, hi := max(0, i-r), min(n-1, i+r)
-		dst[i] = float32(sum / float64(hi-lo+1))
-	}
+	return plane{w: p.w, h: p.h, v: imaging.BoxMean(p.v, p.w, p.h, r)}
 }
 
 // resampler samples a sw×sh plane bilinearly at the pixel centres of a
