@@ -32,6 +32,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/httpapi"
+	"hookline.dev/services/thumbnails/internal/libvips"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
 	"hookline.dev/services/thumbnails/migrations"
@@ -149,6 +150,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Before anything decodes or encodes a picture: the one libvips
+	// configuration of the service.
+	libvips.Start()
 	local, err := compose.New(compose.Options{})
 	if err != nil {
 		return err
