@@ -24,7 +24,7 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
-	"hookline.dev/services/thumbnails/internal/libvips"
+	"hookline.dev/pkg/imaging/libvips"
 )
 
 // The content types of an Output.

@@ -26,9 +26,9 @@ import (
 	"sort"
 	"strings"
 
+	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
-	"hookline.dev/services/thumbnails/internal/libvips"
 )
 
 // Options configures the compositor.
