@@ -69,20 +69,8 @@ func scanProject(r pgx.Row) (project.Project, error) {
 	return p, nil
 }
 
-// one scans a single row, mapping "no rows" to notFound.
-func one[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, error) {
-	v, err := scan(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, notFound
-	}
-	if err != nil {
-		return v, fmt.Errorf("postgres: %w", err)
-	}
-	return v, nil
-}
-
 func oneProject(row pgx.Row) (project.Project, error) {
-	return one(row, scanProject, project.ErrNotFound)
+	return pgkit.One(row, scanProject, project.ErrNotFound)
 }
 
 // Create stores a new project, the captions fetched for it and its

@@ -35,7 +35,9 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	return r, errors.Join(json.Unmarshal(options, &r.Options), json.Unmarshal(notes, &r.Notes))
 }
 
-func oneRender(row pgx.Row) (render.Render, error) { return one(row, scanRender, render.ErrNotFound) }
+func oneRender(row pgx.Row) (render.Render, error) {
+	return pgkit.One(row, scanRender, render.ErrNotFound)
+}
 
 func nullable(s string) any {
 	if s == "" {

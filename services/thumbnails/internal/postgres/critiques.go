@@ -28,7 +28,7 @@ func (s *Store) SaveCritique(ctx context.Context, c critique.Record, r credits.R
 
 // Critique returns the organization's critique, or critique.ErrNotFound.
 func (s *Store) Critique(ctx context.Context, orgID, id string) (critique.Record, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT id::text, org_id::text, image_url, niche, engine, result, created_at
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT id::text, org_id::text, image_url, niche, engine, result, created_at
 		FROM critiques WHERE org_id = $1 AND id = $2`, orgID, id),
 		func(r pgx.Row) (critique.Record, error) {
 			var c critique.Record
