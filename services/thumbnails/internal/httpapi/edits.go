@@ -2,10 +2,8 @@ package httpapi
 
 import (
 	"net/http"
-	"time"
 
 	"hookline.dev/pkg/httpx"
-	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
@@ -119,15 +117,6 @@ func (h *api) editRoutes() map[string]func(w http.ResponseWriter, r *http.Reques
 	}
 }
 
-// critiqueDTO is the spec's critique object.
-type critiqueDTO struct {
-	ID string `json:"id"`
-	critique.Critique
-	CreditsCost int       `json:"creditsCost"`
-	Engine      string    `json:"engine"`
-	CreatedAt   time.Time `json:"createdAt"`
-}
-
 func (h *api) critique(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		ImageURL *string `json:"imageUrl"`
@@ -140,5 +129,5 @@ func (h *api) critique(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(w, critiqueDTO{ID: c.ID, Critique: c.Critique, CreditsCost: 1, Engine: c.Engine, CreatedAt: utc(c.CreatedAt)})
+	return httpx.OK(w, critiqueOut(c))
 }
