@@ -188,7 +188,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var critic *critique.Chat
+	var critic service.Critic // nil, not a nil *critique.Chat: the service keeps the local wording
 	if chat != nil {
 		critic = &critique.Chat{Model: chat}
 	}

@@ -10,13 +10,14 @@
 // crash left open.
 //
 // The service owns the interfaces of what it uses (Store, Blobs, Images,
-// Credits, engine.Engine, Previewer); the adapters live in internal/postgres,
-// pkg/s3store, pkg/imageinput, pkg/credits and the engine packages.
+// Credits, engine.Engine, Previewer, FaceDetector, Critic); the adapters
+// live in internal/postgres, pkg/s3store, pkg/imageinput, pkg/credits,
+// pkg/vision and the engine and analyze packages.
 package service
 
 import (
 	"context"
-	"hookline.dev/pkg/vision"
+	"image"
 	"io"
 	"log/slog"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
@@ -119,6 +121,19 @@ type Previewer interface {
 	Preview(ctx context.Context, name string, l layout.Layout, a engine.Aspect) (engine.Result, error)
 }
 
+// FaceDetector finds the faces in a picture (*vision.Detector). It has no
+// error: a picture it cannot read, or one without faces, has none.
+type FaceDetector interface {
+	Detect(img image.Image) []vision.Face
+}
+
+// Critic words a critique with a chat model (*critique.Chat). It has no
+// error: when the model is unreachable or answers badly, the critique
+// keeps the local wording and the engine says why ("local (fallback: …)").
+type Critic interface {
+	Analyze(ctx context.Context, img image.Image, faces []vision.Face, niche string) (critique.Critique, string)
+}
+
 // Service is the thumbnails application. Fields are set once before use.
 type Service struct {
 	Store  Store
@@ -131,7 +146,7 @@ type Service struct {
 	Matte matte.Remover
 	// Critic words critiques with a chat model; nil keeps the local
 	// wording.
-	Critic   *critique.Chat
+	Critic   Critic
 	Credits  Credits
 	Engine   engine.Engine
 	Previews Previewer
@@ -140,7 +155,7 @@ type Service struct {
 	// Videos reads hosted videos' captions and metadata.
 	Videos Videos
 	// Faces finds faces (text overlay placement).
-	Faces *vision.Detector
+	Faces FaceDetector
 	Log   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time

@@ -25,15 +25,15 @@ import (
 
 // Suggestion is one way to put text on the picture.
 type Suggestion struct {
-	Text        string `json:"text"`
-	Placement   string `json:"placement"`
-	Color       string `json:"color"`
-	StrokeColor string `json:"strokeColor"`
-	FontFamily  string `json:"fontFamily"`
+	Text        string
+	Placement   string
+	Color       string
+	StrokeColor string
+	FontFamily  string
 	// FontSize is in pixels at 1280×720.
-	FontSize int    `json:"fontSize"`
-	Styling  string `json:"styling"`
-	Reason   string `json:"reason"`
+	FontSize int
+	Styling  string
+	Reason   string
 }
 
 // Input is what Suggest reads.
