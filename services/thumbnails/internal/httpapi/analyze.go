@@ -1,7 +1,10 @@
 package httpapi
 
 import (
+	"net/http"
 	"time"
+
+	"hookline.dev/pkg/httpx"
 
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/analyze/overlay"
@@ -82,4 +85,19 @@ func suggestionsOut(ss []overlay.Suggestion) []suggestionDTO {
 		out[i] = suggestionDTO(s)
 	}
 	return out
+}
+
+func (h *api) critique(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		ImageURL *string `json:"imageUrl"`
+		Niche    *string `json:"niche"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	c, err := h.svc.Critique(r.Context(), caller(r), in.ImageURL, in.Niche)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, critiqueOut(c))
 }
