@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"hookline.dev/pkg/httpx"
-
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/analyze/overlay"
 )
