@@ -16,6 +16,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"image"
 	"io"
@@ -88,6 +89,7 @@ type Blobs interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
 	// Remove deletes key; a missing key is not an error.
 	Remove(ctx context.Context, key string) error
+	// PublicURL is the address that serves key, "" for "".
 	PublicURL(key string) string
 }
 
@@ -163,20 +165,10 @@ type Service struct {
 
 func (s *Service) now() time.Time { return clock.Now(s.Now) }
 
-func (s *Service) log() *slog.Logger {
-	if s.Log != nil {
-		return s.Log
-	}
-	return slog.Default()
-}
+func (s *Service) log() *slog.Logger { return cmp.Or(s.Log, slog.Default()) }
 
 // URL is the public URL of an object key, "" for "".
-func (s *Service) URL(key string) string {
-	if key == "" {
-		return ""
-	}
-	return s.Blobs.PublicURL(key)
-}
+func (s *Service) URL(key string) string { return s.Blobs.PublicURL(key) }
 
 // remove deletes an object, best effort: a leftover object costs storage,
 // not correctness, so a failure is logged rather than returned.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/testkit"
 )
 
@@ -100,7 +101,7 @@ func studioFrame(p *image.NRGBA) *image.NRGBA {
 					c = [3]float64{250, 205, 40}
 				}
 			}
-			out.SetNRGBA(x, y, color.NRGBA{to8(float32(c[0])), to8(float32(c[1])), to8(float32(c[2])), 255})
+			out.SetNRGBA(x, y, color.NRGBA{colour.Byte(float32(c[0])), colour.Byte(float32(c[1])), colour.Byte(float32(c[2])), 255})
 		}
 	}
 	return out
@@ -132,7 +133,7 @@ func blueEyes(p *image.NRGBA) *image.NRGBA {
 				a += k * (-4 - a)
 				b += k * (-32 - b)
 				r, g, bb := labToRGB(l, a, b)
-				out.SetNRGBA(x, y, color.NRGBA{to8(r), to8(g), to8(bb), 255})
+				out.SetNRGBA(x, y, color.NRGBA{colour.Byte(r), colour.Byte(g), colour.Byte(bb), 255})
 			}
 		}
 	}
