@@ -46,7 +46,7 @@ var (
 	// ErrStatus: the final response was not 2xx.
 	ErrStatus = errors.New("safefetch: unexpected status")
 	// ErrStalled: a stream received no byte for Stall.Idle, or less than
-	// Stall.MinRate bytes a second over a Stall.Window.
+	// Stall.MinRate bytes a second over a Stall.Window (a *StallError).
 	ErrStalled = errors.New("safefetch: download stalled")
 	// ErrTruncated: a stream's body ended before the length the server
 	// declared (the connection closed early, or a chunked body was cut).

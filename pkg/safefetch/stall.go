@@ -9,6 +9,18 @@ import (
 	"time"
 )
 
+// StallError is a stream cut off for its pace; it matches ErrStalled.
+type StallError struct {
+	// Detail says what the pace was: "no data for 30s", "1200 bytes in
+	// 1m0s, under the minimum of 32768 bytes a second".
+	Detail string
+}
+
+func (e *StallError) Error() string { return ErrStalled.Error() + ": " + e.Detail }
+
+// Is makes errors.Is(err, ErrStalled) hold.
+func (e *StallError) Is(target error) bool { return target == ErrStalled }
+
 // paced is a body whose pace a watchdog checks against a Stall: it cancels
 // the request, with an ErrStalled cause, when the body goes idle or falls
 // under the minimum rate. Reading sees the cancellation as an error; the
@@ -46,7 +58,7 @@ func watch(body io.Reader, s Stall, cancel context.CancelCauseFunc) *paced {
 				return
 			case now := <-t.C:
 				if idle := now.Sub(time.Unix(0, p.last.Load())); s.Idle > 0 && idle >= s.Idle {
-					cancel(fmt.Errorf("%w: no data for %s", ErrStalled, s.Idle))
+					cancel(&StallError{Detail: fmt.Sprintf("no data for %s", s.Idle)})
 					return
 				}
 				if s.MinRate <= 0 || now.Sub(windowStart) < s.Window {
@@ -54,7 +66,7 @@ func watch(body io.Reader, s Stall, cancel context.CancelCauseFunc) *paced {
 				}
 				got, span := p.got.Load()-windowBytes, now.Sub(windowStart)
 				if want := int64(float64(s.MinRate) * span.Seconds()); got < want {
-					cancel(fmt.Errorf("%w: %d bytes in %s, under the minimum of %d bytes a second", ErrStalled, got, span.Round(time.Second), s.MinRate))
+					cancel(&StallError{Detail: fmt.Sprintf("%d bytes in %s, under the minimum of %d bytes a second", got, span.Round(time.Second), s.MinRate)})
 					return
 				}
 				windowStart, windowBytes = now, p.got.Load()

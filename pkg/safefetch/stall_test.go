@@ -65,8 +65,9 @@ func TestStreamStalls(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		_, n, err := f.Stream(ctx, srv.URL+path, io.Discard, 1<<20)
 		cancel()
-		if !errors.Is(err, ErrStalled) || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %d bytes, err %v; want ErrStalled saying %q", path, n, err, want)
+		var se *StallError
+		if !errors.Is(err, ErrStalled) || !errors.As(err, &se) || !strings.Contains(se.Detail, want) {
+			t.Errorf("%s: %d bytes, err %v; want a StallError saying %q", path, n, err, want)
 		}
 		// Generous: the bound is a second, a stall without it lasts for ever.
 		if d := time.Since(start); d > 5*time.Second {
