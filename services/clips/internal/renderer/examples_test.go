@@ -34,6 +34,19 @@ func still(t *testing.T, file string, sec float64) image.Image {
 	return img
 }
 
+// output renders job, in a directory of its own, and returns the MP4.
+func output(t *testing.T, r *renderer.Renderer, job renderer.Job) string {
+	t.Helper()
+	if err := os.MkdirAll(job.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Render(context.Background(), job, func(string, float64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Output
+}
+
 // differ is the share of pixels that differ clearly between a and b.
 func differ(a, b image.Image) float64 {
 	n, d := 0, 0
@@ -78,14 +91,7 @@ func TestStylesLookDifferent(t *testing.T) {
 		if len(brand) == 2 {
 			job.Frame, job.Logo = brand[0], brand[1]
 		}
-		if err := os.MkdirAll(job.Dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		res, err := r.Render(context.Background(), job, func(string, float64) {})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Output
+		return output(t, r, job)
 	}
 	plain := still(t, render("plain", captions.Spec{Style: captions.Clean}, false, 0), 1.5)
 	var stills []image.Image

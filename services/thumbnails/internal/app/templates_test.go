@@ -110,7 +110,7 @@ func TestTemplatesAndRemix(t *testing.T) {
 	t.Run("remix prompt, aspect and errors", func(t *testing.T) {
 		tp := all[0]
 		var th thumb
-		h.Must(201, "POST", "/templates/"+tp.ID+"/remix", org, "").Into(t, &th)
+		h.Must(201, "POST", "/templates/"+tp.ID+"/remix", org, "{}").Into(t, &th)
 		if th.Prompt != tp.Name {
 			t.Fatalf("prompt %q, want the template name", th.Prompt)
 		}
@@ -119,6 +119,13 @@ func TestTemplatesAndRemix(t *testing.T) {
 			t.Fatalf("remix %+v", th)
 		}
 		before := h.reservations(org)
+		// The body is required, as the OpenAPI document says: none, or
+		// null, is a 400 before any charge.
+		for _, body := range []string{"", "null", " "} {
+			if r := h.Must(400, "POST", "/templates/"+tp.ID+"/remix", org, body); r.Code != "invalid_request" {
+				t.Errorf("body %q: %s", body, r.Raw)
+			}
+		}
 		h.Must(404, "POST", "/templates/"+uuid.NewString()+"/remix", org, map[string]any{})
 		h.Must(400, "POST", "/templates/nope/remix", org, map[string]any{})
 		for body, field := range map[string]string{
