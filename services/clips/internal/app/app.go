@@ -1,7 +1,8 @@
 // Package app wires the clips service in its two roles: the API (project
-// endpoints, answering creation at once) and the worker (the CLIPS_JOBS
-// work queue: source preparation). Both open the same dependencies in
-// order (telemetry, Postgres, NATS JetStream, S3) and stop together.
+// endpoints, answering creation at once; the brands read model and the
+// assets client asked on its misses) and the worker (the CLIPS_JOBS work
+// queue: source preparation). Both open the same dependencies in order
+// (telemetry, Postgres, NATS JetStream, S3) and stop together.
 package app
 
 import (
@@ -27,6 +28,7 @@ import (
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/natsrpc"
 	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
@@ -129,6 +131,11 @@ func (c *Config) transcriber() (transcribe.Engine, error) {
 	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout, c.Pocketsphinx)
 }
 
+// assetsTimeout bounds the wait for the assets service's answer about a
+// brand the read model has not seen: a primary-key read there, so past it
+// assets is as good as down and the render request answers 503.
+const assetsTimeout = 2 * time.Second
+
 // Run starts the API and blocks until ctx is cancelled or a part fails.
 func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
 	return run(ctx, getenv, stdout, false)
@@ -189,6 +196,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Store:          store,
 		Renders:        store,
 		Brands:         store,
+		BrandOwner:     &natsrpc.Assets{Bus: p.Bus, Timeout: assetsTimeout},
 		Music:          store,
 		Broll:          store,
 		Fetch:          safefetch.New(cfg.fetch()),
