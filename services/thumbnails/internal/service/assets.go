@@ -3,8 +3,10 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/color"
+	"maps"
 	"strings"
 	"time"
 
@@ -73,6 +75,62 @@ func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) err
 	})
 }
 
+// AssetOwner is the assets service, which owns the records the read model
+// follows (*natsrpc.Assets).
+type AssetOwner interface {
+	// Records returns the organization's records among refs as the owner
+	// holds them now, as changes to the view (At: when each last
+	// changed); a record it does not hold (never created, deleted,
+	// another organization's) is left out. Errors: ErrAssetsUnavailable
+	// when no answer came, or a fault.
+	Records(ctx context.Context, orgID string, refs []assetview.Ref) ([]assetview.Change, error)
+}
+
+// ErrAssetsUnavailable means the assets service did not answer (no
+// responder, timeout).
+var ErrAssetsUnavailable = errors.New("service: the assets service did not answer")
+
+// records returns the organization's live records among refs. The read
+// model answers first. An id it has never seen may have been created a
+// moment ago, its event still on the way, so the owner is asked for
+// those, and what it knows is learned into the view before the view is
+// read again (pkg/messaging, "Read models"). An id the view holds as
+// deleted or as another organization's is answered from the view alone:
+// a deletion is final and an id is never reused. When the owner does not
+// answer, the request fails with 503 rather than a 404 that may be false.
+func (s *Service) records(ctx context.Context, orgID string, refs []assetview.Ref) (map[assetview.Ref]assetview.Record, error) {
+	recs, err := s.Store.Assets(ctx, orgID, refs)
+	if err != nil {
+		return nil, err
+	}
+	missing := assetview.Missing(refs, recs)
+	if len(missing) == 0 {
+		return recs, nil
+	}
+	unseen, err := s.Store.UnseenAssets(ctx, missing)
+	if err != nil || len(unseen) == 0 {
+		return recs, err
+	}
+	learned, err := s.AssetOwner.Records(ctx, orgID, unseen)
+	if errors.Is(err, ErrAssetsUnavailable) {
+		return nil, apierr.Wrap(apierr.Unavailable, "the assets service did not answer; nothing was charged, retry later", err).With("service", "assets")
+	}
+	if err != nil || len(learned) == 0 {
+		return recs, err
+	}
+	if err := s.Store.LearnAssets(ctx, learned); err != nil {
+		return nil, err
+	}
+	// Read back rather than use the answer: an event applied meanwhile
+	// (a newer change, a deletion) wins over it.
+	found, err := s.Store.Assets(ctx, orgID, unseen)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(recs, found)
+	return recs, nil
+}
+
 // inputs are a request's resolved assets records, ready for an engine.
 type inputs struct {
 	style *engine.Style
@@ -97,14 +155,13 @@ func refsOf(styleID, brandID, collectionID string, faceIDs []string) []assetview
 	return refs
 }
 
-// resolve reads the records of refs from the view and loads what the
-// engine needs of them (face crops, the brand's logo). When strict, a
-// record the organization does not have is a 404 naming every such field;
-// otherwise (a variation inheriting its parent's, since deleted) it is
-// left out.
+// resolve reads the records of refs and loads what the engine needs of
+// them (face crops, the brand's logo). When strict, a record the
+// organization does not have is a 404 naming every such field; otherwise
+// (a variation inheriting its parent's, since deleted) it is left out.
 func (s *Service) resolve(ctx context.Context, orgID string, refs []assetview.Ref, strict bool) (inputs, error) {
 	var in inputs
-	recs, err := s.Store.Assets(ctx, orgID, refs)
+	recs, err := s.records(ctx, orgID, refs)
 	if err != nil {
 		return in, err
 	}
