@@ -62,8 +62,21 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if details == nil {
 		details = map[string]any{}
 	}
+	if ae.Code == apierr.Unavailable && w.Header().Get(RetryAfterHeader) == "" {
+		w.Header().Set(RetryAfterHeader, defaultRetryAfter)
+	}
 	writeJSON(w, ae.Code.Status(), envelope{Error: ae.Message, Code: ae.Code, Details: details})
 }
+
+// RetryAfterHeader tells a client how many seconds to wait before it
+// retries.
+const RetryAfterHeader = "Retry-After"
+
+// defaultRetryAfter is the Retry-After of a 503 whose handler set none.
+// What answers 503 (a dependency that does not answer, a service
+// restarting) passes in seconds; a client told nothing either hammers the
+// service or gives up on a request that a retry would have served.
+const defaultRetryAfter = "1"
 
 type dataEnvelope struct {
 	Data any `json:"data"`

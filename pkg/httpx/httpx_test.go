@@ -108,6 +108,31 @@ func TestListAndErrorEnvelopes(t *testing.T) {
 	}
 }
 
+// A 503 says when to retry, unless its handler already did; no other
+// error does.
+func TestUnavailableCarriesRetryAfter(t *testing.T) {
+	serve := func(h HandlerFunc) *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		Adapter{}.Wrap(h)(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		return rec
+	}
+	rec := serve(func(http.ResponseWriter, *http.Request) error { return apierr.New(apierr.Unavailable, "down") })
+	if rec.Code != 503 || rec.Header().Get(RetryAfterHeader) != "1" {
+		t.Fatalf("503: %d, Retry-After %q", rec.Code, rec.Header().Get(RetryAfterHeader))
+	}
+	rec = serve(func(w http.ResponseWriter, _ *http.Request) error {
+		w.Header().Set(RetryAfterHeader, "30")
+		return apierr.New(apierr.Unavailable, "down")
+	})
+	if got := rec.Header().Get(RetryAfterHeader); got != "30" {
+		t.Fatalf("the handler's Retry-After became %q", got)
+	}
+	rec = serve(func(http.ResponseWriter, *http.Request) error { return apierr.New(apierr.NotFound, "gone") })
+	if got := rec.Header().Get(RetryAfterHeader); got != "" {
+		t.Fatalf("a 404 carries Retry-After %q", got)
+	}
+}
+
 // FuzzDecode: any body either decodes or yields a 400 in the envelope; it
 // never panics and never produces an internal error.
 func FuzzDecode(f *testing.F) {

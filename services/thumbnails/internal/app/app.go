@@ -1,8 +1,9 @@
 // Package app wires the thumbnails service: configuration, dependencies in
 // order (telemetry, Postgres, NATS JetStream, S3), the image engine chosen
 // by configuration, the HTTP server, the outbox relay, the assets
-// read-model consumer, the credit recovery pass and the template preview
-// renderer, all stopped together.
+// read-model consumer (and the assets client asked on its misses), the
+// credit recovery pass and the template preview renderer, all stopped
+// together.
 package app
 
 import (
@@ -13,6 +14,7 @@ import (
 	"io/fs"
 	"time"
 
+	"hookline.dev/pkg/assetrecords"
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
@@ -115,6 +117,11 @@ func (c *Config) Validate() error {
 // longer cost gigabytes.
 const maxDecodedSide = 2048
 
+// assetsTimeout bounds the wait for the assets service's answer about ids
+// the read model has not seen: a primary-key read there, so past it assets
+// is as good as down and the request answers 503.
+const assetsTimeout = 2 * time.Second
+
 // previewRetry is how long the preview renderer waits after a failure.
 const previewRetry = 10 * time.Second
 
@@ -202,6 +209,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Matte:      remover,
 		Critic:     critic,
 		Credits:    cc,
+		AssetOwner: &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
 		Engine:     eng,
 		Previews:   local,
 		Text:       text,
