@@ -67,7 +67,9 @@ func (s *Service) brand(ctx context.Context, orgID, id string) (render.Brand, er
 		return b, err
 	}
 	if seen {
-		return b, render.ErrNoBrand
+		// Read again rather than answer 404 from the first read: the
+		// brand's event may have landed in between.
+		return s.Brands.Brand(ctx, orgID, id)
 	}
 	owned, at, err := s.ownersBrand(ctx, orgID, id)
 	if errors.Is(err, assetrecords.ErrUnavailable) {

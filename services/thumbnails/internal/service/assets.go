@@ -107,22 +107,26 @@ func (s *Service) records(ctx context.Context, orgID string, refs []assetview.Re
 		return recs, nil
 	}
 	unseen, err := s.Store.UnseenAssets(ctx, missing)
-	if err != nil || len(unseen) == 0 {
-		return recs, err
-	}
-	learned, err := s.ask(ctx, orgID, unseen)
-	if errors.Is(err, assetrecords.ErrUnavailable) {
-		return nil, apierr.Wrap(apierr.Unavailable, "the assets service did not answer; nothing was charged, retry later", err).With("service", "assets")
-	}
-	if err != nil || len(learned) == 0 {
-		return recs, err
-	}
-	if err := s.Store.LearnAssets(ctx, learned); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	// Read back rather than use the answer: an event applied meanwhile
-	// (a newer change, a deletion) wins over it.
-	found, err := s.Store.Assets(ctx, orgID, unseen)
+	if len(unseen) > 0 {
+		learned, err := s.ask(ctx, orgID, unseen)
+		if errors.Is(err, assetrecords.ErrUnavailable) {
+			return nil, apierr.Wrap(apierr.Unavailable, "the assets service did not answer; nothing was charged, retry later", err).With("service", "assets")
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := s.Store.LearnAssets(ctx, learned); err != nil {
+			return nil, err
+		}
+	}
+	// Read every missing id again, never answer from the first read: an
+	// event may have landed since it (the id is "seen" now, and live), and
+	// what was learned is read back so that an event applied meanwhile (a
+	// newer change, a deletion) wins over the answer.
+	found, err := s.Store.Assets(ctx, orgID, missing)
 	if err != nil {
 		return nil, err
 	}
