@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"hookline.dev/pkg/apierr"
 )
@@ -46,6 +47,9 @@ type envelope struct {
 
 // WriteError writes err as the error envelope. Errors that are not
 // *apierr.Error are logged and shown to the client only as "internal error".
+// An error whose details.retryAfter is a number of seconds (int64) also
+// sets the Retry-After header, which clients and proxies act on without
+// reading the body.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var ae *apierr.Error
 	if !errors.As(err, &ae) {
@@ -61,6 +65,9 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	details := ae.Details
 	if details == nil {
 		details = map[string]any{}
+	}
+	if secs, ok := details["retryAfter"].(int64); ok && secs > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
 	writeJSON(w, ae.Code.Status(), envelope{Error: ae.Message, Code: ae.Code, Details: details})
 }

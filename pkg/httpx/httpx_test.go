@@ -108,6 +108,24 @@ func TestListAndErrorEnvelopes(t *testing.T) {
 	}
 }
 
+// An error that says when to come back says it in Retry-After too; one
+// that does not sets no header.
+func TestRetryAfterHeader(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{apierr.New(apierr.Unavailable, "busy").With("retryAfter", int64(7)), "7"},
+		{apierr.New(apierr.Unavailable, "down"), ""},
+	} {
+		rec := httptest.NewRecorder()
+		WriteError(rec, httptest.NewRequest(http.MethodPost, "/", nil), nil, tc.err)
+		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != tc.want {
+			t.Errorf("%v: status %d, Retry-After %q, want %q", tc.err, rec.Code, rec.Header().Get("Retry-After"), tc.want)
+		}
+	}
+}
+
 // FuzzDecode: any body either decodes or yields a 400 in the envelope; it
 // never panics and never produces an internal error.
 func FuzzDecode(f *testing.F) {
