@@ -85,7 +85,11 @@ func (r *swapRun) check(ctx context.Context, env Env, in *Inputs) error {
 	return nil
 }
 
-func (r *swapRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r *swapRun) render(ctx context.Context, _ Env, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
-	return result(adjust.Encode(faceswap.Swap(src.Img, r.target, r.face.Img, r.source), src.png()))
+	out, err := faceswap.Swap(ctx, src.Img, r.target, r.face.Img, r.source)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return result(adjust.Encode(out, src.png()))
 }
