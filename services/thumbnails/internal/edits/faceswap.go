@@ -41,13 +41,16 @@ func (FaceSwap) Parse(b *Body, _ bool) (*Request, error) {
 			p.f.Add("faceImageUrl", "must not be empty")
 		}
 		p.req.Params["faceImageUrl"] = r.imageURL
+		p.req.Later = []Source{{Field: "faceImageUrl", URL: r.imageURL}}
 	default:
 		r.faceID = thumbnail.EditID(p.f, "faceId", *faceID)
 		p.req.Params["faceId"] = r.faceID
 		p.req.FaceIDs = []string{r.faceID}
+		p.req.loads = 1
 	}
 	p.req.Prompt = "face-swap: the largest face replaced"
 	p.req.Pixels, p.req.Faces = true, true
+	p.req.work = perPixel(29)
 	return p.done(r)
 }
 

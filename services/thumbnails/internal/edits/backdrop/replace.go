@@ -57,7 +57,7 @@ func wrapBand(out, cut *image.NRGBA, back *image.RGBA, y0, y1, r int) {
 		}
 	}
 	cover := plane.BoxMean(alpha, r)
-	light := plane.Channels(back.SubImage(image.Rect(0, top, w, bottom)).(*image.RGBA)) //nolint:forcetypeassert // an *image.RGBA's sub-image is one
+	light := plane.Channels(back.SubImage(image.Rect(0, top, w, bottom)).(*image.RGBA)) // an *image.RGBA's sub-image is one
 	for c := range 3 {
 		light[c] = plane.BoxMean(light[c], r)
 	}
