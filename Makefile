@@ -23,6 +23,7 @@ fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 
 lint: ## gofmt, go vet, then golangci-lint (.golangci.yml) in every module
 	@test -z "$$(gofmt -l $(LINT_DIRS))" || { gofmt -l $(LINT_DIRS); exit 1; }
+	@scripts/package-map.sh
 	@go vet $(MODULES) ./bench/...
 	@scripts/deps.sh lint-tools
 	@eval "$$(scripts/deps.sh env)"; rc=0; for m in $(LINT_DIRS); do \

@@ -3,6 +3,7 @@ module hookline.dev/pkg
 go 1.26.0
 
 require (
+	github.com/davidbyttow/govips/v2 v2.16.0
 	github.com/esimov/pigo v1.4.6
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/google/uuid v1.6.0

@@ -16,6 +16,8 @@ PATTERNS=("${MODULES[@]/#/./}"); PATTERNS=("${PATTERNS[@]/%//...}")
 echo "== gofmt"
 unformatted=$(gofmt -l pkg services e2e bench)
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
+echo "== package map (README.md)"
+scripts/package-map.sh
 echo "== go vet"
 go vet "${PATTERNS[@]}" ./bench/...
 echo "== golangci-lint"

@@ -74,3 +74,15 @@ func LabToLinear(l, a, b float64) (r, g, bb float64) {
 func SRGB8ToLab(r, g, b float64) (l, a, bb float64) {
 	return LinearToLab(SRGBToLinear(r/255), SRGBToLinear(g/255), SRGBToLinear(b/255))
 }
+
+// Byte rounds a channel value in 0..255 to the nearest byte, clamping
+// what falls outside (filters and blends overshoot).
+func Byte(v float32) uint8 {
+	switch {
+	case v <= 0:
+		return 0
+	case v >= 255:
+		return 255
+	}
+	return uint8(v + 0.5)
+}

@@ -268,13 +268,12 @@ func TestBillingAnswers(t *testing.T) {
 }
 
 func TestBillingDown(t *testing.T) {
-	e := setup(t, 2*time.Second)
-	start := time.Now()
+	// A timeout far beyond the test's life: the call must end on NATS's
+	// no-responders answer, which the journal tells apart from a timeout
+	// (refused, no event; a timeout writes a failed event to refund).
+	e := setup(t, 5*time.Minute)
 	_, err := e.client.Reserve(e.ctx, e.request("idem:down", 1, 1))
 	wantCode(t, err, apierr.Unavailable)
-	if took := time.Since(start); took > time.Second {
-		t.Fatalf("no responder took %s; NATS answers that at once", took)
-	}
 	// Nobody received the call: nothing can be charged, nothing to refund.
 	if ev := e.outbox(t); len(ev) != 0 {
 		t.Fatalf("events written: %+v", ev)

@@ -1,14 +1,11 @@
-// Package framing crops a picture to a shape around what matters in it.
+// Framing: Crop cuts a picture to a shape around what matters in it.
 // The crop is the largest window of that shape, so it is only ever
 // placed along one axis; it is placed so that the faces stay inside (all
 // of them when they fit together, else the largest), then so that it
 // holds as much of the picture's spectral-residual saliency as it can,
 // with that mass as central as it can be. Its pixels are the source's,
 // never resampled: resizing is the caller's choice.
-//
-// Edits with an aspectRatio, the edit grammar's "crop to 16:9" and the
-// halves of a combined picture all frame with it, so a face is kept the
-// same way everywhere.
+
 package imaging
 
 import (
@@ -40,7 +37,7 @@ func Crop(img image.Image, aspect string, faces []vision.Face, saliency []float6
 
 // Window is the largest rectangle inside b whose width/height is ratio
 // (each side within half a pixel of exact), placed to keep the faces and
-// the saliency inside, as described in the package comment. Faces are in
+// the saliency inside, as described at the top of this file. Faces are in
 // the coordinates of b; saliency is a vision.SaliencySize² map over b (any
 // other length is ignored). Without faces or saliency it is centred.
 func Window(b image.Rectangle, ratio float64, faces []vision.Face, saliency []float64) image.Rectangle {

@@ -298,19 +298,23 @@ func TestQueueClaimInbox(t *testing.T) {
 }
 
 // TestConsumerHeartbeatsLongHandlers: a handler slower than AckWait is not
-// redelivered while it runs.
+// redelivered while it runs. Heartbeats go every third of AckWait, so a
+// heartbeat may come up to two thirds of it late before the server
+// redelivers: AckWait is long enough for a loaded machine's stalls, and the
+// handler outlasts it more than twice.
 func TestConsumerHeartbeatsLongHandlers(t *testing.T) {
 	e := setup(t)
 	var d deliveries
+	const ackWait = 1500 * time.Millisecond
 	cfg := ConsumerConfig{
 		Durable: "slow", Stream: events.StreamClips, Subjects: []string{"clips.t4e.>"},
-		AckWait: 500 * time.Millisecond, Workers: 2,
+		AckWait: ackWait, Workers: 2,
 	}
 	done := make(chan struct{})
 	e.consume(t, cfg, func(ctx context.Context, ev events.Envelope) error {
 		if d.add(ev.ID) == 1 {
 			select {
-			case <-time.After(1500 * time.Millisecond):
+			case <-time.After(5 * ackWait / 2):
 			case <-ctx.Done():
 			}
 			close(done)
@@ -321,7 +325,7 @@ func TestConsumerHeartbeatsLongHandlers(t *testing.T) {
 	e.publishDirect(t, ev)
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		t.Fatal("handler never finished")
 	}
 	info := e.drained(t, cfg.Stream, cfg.Durable)

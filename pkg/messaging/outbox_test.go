@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
@@ -238,7 +239,7 @@ func TestRelayCrashLosesNothing(t *testing.T) {
 		return n == len(ids)
 	})
 	// Counters move just after the DELETE commits.
-	testkit.Eventually(t, 2*time.Second, "relay 2 saw >= 100 duplicate acks (the crashed batch)", func() bool {
+	testkit.Eventually(t, 30*time.Second, "relay 2 saw >= 100 duplicate acks (the crashed batch)", func() bool {
 		return counter(t, "hookline_messaging_relay_duplicates_total")-dupsBefore >= 100
 	})
 	if got := e.streamMsgs(t, events.StreamClips); got != uint64(len(ids)) {
@@ -375,26 +376,22 @@ func TestRelayQueueOutboxWakesWithoutNotify(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	notified := func() bool {
-		ctx, cancel := context.WithTimeout(e.ctx, 300*time.Millisecond)
-		defer cancel()
-		_, err := listener.Conn().WaitForNotification(ctx)
-		return err == nil
-	}
 
 	for i := 1; i <= 3; i++ {
 		commit(r)
 		r.Committed()
 		testkit.Eventually(t, 10*time.Second, "woken relay published", func() bool { return r.Published() == int64(i) })
 	}
-	if notified() {
-		t.Error("a commit queued through the leading relay sent a NOTIFY")
+	// A marker committed after them: a NOTIFY of theirs would come first.
+	notifyMarker(t, e, e.schema)
+	if n := nextNotification(t, listener.Conn()); n.Payload != "marker" {
+		t.Errorf("a commit queued through the leading relay sent a NOTIFY (%q before the marker)", n.Payload)
 	}
 	// A relay that does not lead cannot be woken in-process: its
 	// transactions notify the leader through Postgres.
 	commit(e.relay(t))
-	if !notified() {
-		t.Error("a commit queued through a standby relay sent no NOTIFY")
+	if n := nextNotification(t, listener.Conn()); n.Payload != "" {
+		t.Errorf("after a commit queued through a standby relay: notification %q, want the trigger's", n.Payload)
 	}
 	testkit.Eventually(t, 10*time.Second, "notified relay published", func() bool { return r.Published() == 4 })
 }
@@ -414,20 +411,15 @@ func TestOutboxNotifiesOwnSchemaOnly(t *testing.T) {
 		}
 	}
 	b.writeTx(t, "gateway.test.noticed.v1", 3)
-	ctx, cancel := context.WithTimeout(a.ctx, 5*time.Second)
-	defer cancel()
-	n, err := conn.Conn().WaitForNotification(ctx)
-	if err != nil {
-		t.Fatalf("no notification: %v", err)
-	}
-	if n.Channel != notifyChannel(b.schema) {
-		t.Errorf("notified on %q, want %q", n.Channel, notifyChannel(b.schema))
+	// Then a marker on a's channel: whatever the write sent arrives before
+	// it.
+	notifyMarker(t, a, a.schema)
+	if n := nextNotification(t, conn.Conn()); n.Channel != notifyChannel(b.schema) || n.Payload != "" {
+		t.Errorf("notified %q on %q, want the trigger on %q", n.Payload, n.Channel, notifyChannel(b.schema))
 	}
 	// One statement, one notification; nothing on a's channel.
-	ctx2, cancel2 := context.WithTimeout(a.ctx, 200*time.Millisecond)
-	defer cancel2()
-	if n, err := conn.Conn().WaitForNotification(ctx2); err == nil {
-		t.Errorf("unexpected second notification on %q", n.Channel)
+	if n := nextNotification(t, conn.Conn()); n.Channel != notifyChannel(a.schema) || n.Payload != "marker" {
+		t.Errorf("second notification %q on %q, want the marker on %q", n.Payload, n.Channel, notifyChannel(a.schema))
 	}
 	if _, err := conn.Exec(a.ctx, "UNLISTEN *"); err != nil {
 		t.Fatal(err)
@@ -527,44 +519,87 @@ func TestRelayHoldsBehindOpenTransaction(t *testing.T) {
 	r.MaxHold = -1 // strict
 	background(t, "relay", r.Run)
 
+	// early takes its txid before the open transaction and commits after
+	// the held rows: the round that publishes it has read the outbox with
+	// them committed in it, and must have left them there.
+	early, err := e.pool.Begin(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = early.Rollback(e.ctx) }()
+	first := envelope(t, e.ctx, "clips.held.early.v1", testData{})
+	if err := WriteOutbox(e.ctx, early, first); err != nil {
+		t.Fatal(err)
+	}
 	release := holdOpenTx(t, e)
 	ids := e.writeTx(t, "clips.held.one.v1", 2)
-	time.Sleep(400 * time.Millisecond)
-	if n := col.count(); n != 0 {
-		t.Fatalf("%d events published while an older transaction was open", n)
+	if err := early.Commit(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	testkit.Eventually(t, 30*time.Second, "the row older than the open transaction published", func() bool {
+		return col.snapshot()[first.ID] > 0 && r.Published() >= 1
+	})
+	if n, got := r.Published(), col.count(); n != 1 || got != 1 {
+		t.Fatalf("%d rows published and %d consumed while an older transaction was open; want only the row older than it", n, got)
 	}
 	release()
-	testkit.Eventually(t, 5*time.Second, "held events published after the old transaction ended", func() bool {
-		return col.count() == len(ids)
+	testkit.Eventually(t, 30*time.Second, "held events published after the old transaction ended", func() bool {
+		return col.count() == 1+len(ids)
 	})
 }
 
 // TestRelayForcesPastLongTransaction: with MaxHold, a transaction left open
-// (by anyone in the cluster) delays events by MaxHold, not forever.
+// (by anyone in the cluster) delays events by MaxHold, not forever; and a
+// commit that comes while the relay is forcing goes out in the next round,
+// without a hold of its own.
+//
+// The relay runs a round only when woken (Recheck and PollInterval are an
+// hour), so which round publishes what is decided by the test, not by how
+// fast a loaded machine gets there: a relay that held the second commit
+// for another MaxHold would not look again within the test.
 func TestRelayForcesPastLongTransaction(t *testing.T) {
 	e := setup(t)
 	col := newCollector()
 	e.consume(t, ConsumerConfig{Durable: "forced", Stream: events.StreamClips, Subjects: []string{"clips.forced.>"}}, col.handler)
 	r := e.relay(t)
 	r.MaxHold = time.Second
+	r.Recheck, r.PollInterval = time.Hour, time.Hour
+	// The first batch is the forced one (nothing else is in the outbox): it
+	// waits for the test to commit again before it publishes.
+	forcing, committed := make(chan struct{}), make(chan struct{})
+	var first sync.Once
+	r.onBatch = func(start bool) {
+		if start {
+			first.Do(func() {
+				close(forcing)
+				<-committed
+			})
+		}
+	}
 	background(t, "relay", r.Run)
 	before := counter(t, "hookline_messaging_relay_forced_total")
 
 	holdOpenTx(t, e)
 	ids := e.writeTx(t, "clips.forced.one.v1", 2)
-	testkit.Eventually(t, 5*time.Second, "events forced past the open transaction", func() bool {
-		return col.count() == len(ids)
-	})
-	// While the transaction stays open, new commits go out without waiting
-	// MaxHold again.
-	ids = append(ids, e.writeTx(t, "clips.forced.two.v1", 1)...)
-	start := time.Now()
-	testkit.Eventually(t, 5*time.Second, "next event published", func() bool { return col.count() == len(ids) })
-	if d := time.Since(start); d > 700*time.Millisecond {
-		t.Errorf("next event took %s while forcing; it should not wait MaxHold again", d)
+	// Wake the relay until a round finds the rows held for MaxHold.
+	deadline := time.After(30 * time.Second)
+	for wait := true; wait; {
+		select {
+		case <-forcing:
+			wait = false
+		case <-time.After(50 * time.Millisecond):
+			r.Committed()
+		case <-deadline:
+			t.Fatal("the relay did not force the held events within 30 s (MaxHold is 1 s)")
+		}
 	}
+	// While the transaction stays open and the relay is forcing, the next
+	// commit arrives; its notification is the relay's only wake-up.
+	ids = append(ids, e.writeTx(t, "clips.forced.two.v1", 1)...)
+	close(committed)
+	testkit.Eventually(t, 30*time.Second, "the held events and the next one published", func() bool { return col.count() == len(ids) })
 	// The counter moves after the relay's DELETE, which may trail delivery.
-	testkit.Eventually(t, 2*time.Second, "forced counter +3", func() bool { return counter(t, "hookline_messaging_relay_forced_total")-before >= 3 })
+	testkit.Eventually(t, 10*time.Second, "forced counter +3", func() bool { return counter(t, "hookline_messaging_relay_forced_total")-before >= 3 })
 }
 
 // TestRelayPoisonRowDoesNotStall: an event whose subject no stream captures
@@ -581,9 +616,32 @@ func TestRelayPoisonRowDoesNotStall(t *testing.T) {
 		ids = append(ids, e.writeTx(t, "assets.poison.ok.v1", 1)...)
 		time.Sleep(200 * time.Millisecond)
 	}
-	testkit.Eventually(t, 3*time.Second, "good events published past the poison row", func() bool {
+	testkit.Eventually(t, 30*time.Second, "good events published past the poison row", func() bool {
 		return col.count() == len(ids)
 	})
 	// Acked rows are deleted once the batch's poison publish has failed too.
-	testkit.Eventually(t, 3*time.Second, "only the poison row left", func() bool { return e.pending(t) == 1 })
+	testkit.Eventually(t, 30*time.Second, "only the poison row left", func() bool { return e.pending(t) == 1 })
+}
+
+// notifyMarker sends "marker" on the outbox channel of schema. Postgres
+// delivers notifications in commit order, so a listener that gets the
+// marker has got every notification committed before it.
+func notifyMarker(t *testing.T, e *env, schema string) {
+	t.Helper()
+	if _, err := e.pool.Exec(e.ctx, `SELECT pg_notify($1, 'marker')`, notifyChannel(schema)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nextNotification is the next notification conn receives (the outbox
+// trigger's payload is empty); 30 s without one fails the test.
+func nextNotification(t *testing.T, conn *pgx.Conn) *pgconn.Notification {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := conn.WaitForNotification(ctx)
+	if err != nil {
+		t.Fatalf("no notification within 30 s: %v", err)
+	}
+	return n
 }

@@ -201,3 +201,17 @@ func Page[T any](ctx context.Context, pool *pgxpool.Pool, countSQL, pageSQL stri
 	}
 	return items, total, nil
 }
+
+// One scans the single row of a query with scan. A missing row is
+// notFound, the domain's error for it; any other failure is wrapped as a
+// database error.
+func One[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, error) {
+	v, err := scan(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, notFound
+	}
+	if err != nil {
+		return v, fmt.Errorf("postgres: %w", err)
+	}
+	return v, nil
+}

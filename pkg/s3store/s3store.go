@@ -381,6 +381,9 @@ func Key(orgID, kind, id, ext string) string {
 // PublicURL returns the anonymous URL of key. Only keys under orgs/ are
 // actually readable through it.
 func (s *Store) PublicURL(key string) string {
+	if key == "" {
+		return "" // no object, no address: an optional picture not set
+	}
 	segs := strings.Split(key, "/")
 	for i, seg := range segs {
 		segs[i] = url.PathEscape(seg)

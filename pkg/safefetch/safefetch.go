@@ -2,7 +2,11 @@
 // request (ARCHITECTURE §5). Such URLs are attacker-controlled, so the fetcher
 // refuses anything but http(s), refuses to connect to loopback, private,
 // link-local, metadata and other non-public addresses, re-checks every
-// redirect, and caps time and size.
+// redirect, and caps time and size. A stream (a media download) is also
+// bounded in pace: a server that stops sending, or drips bytes, is cut off
+// (Config.Stall) rather than allowed to hold a worker for the whole
+// download timeout, and a body that ends before its declared length is an
+// error, never a short file taken for the whole.
 //
 // The address check runs at dial time, on the very IPs the connection is then
 // made to. Checking a hostname before the request and letting the transport
@@ -41,6 +45,12 @@ var (
 	ErrTooLarge = errors.New("safefetch: response too large")
 	// ErrStatus: the final response was not 2xx.
 	ErrStatus = errors.New("safefetch: unexpected status")
+	// ErrStalled: a stream received no byte for Stall.Idle, or less than
+	// Stall.MinRate bytes a second over a Stall.Window (a *StallError).
+	ErrStalled = errors.New("safefetch: download stalled")
+	// ErrTruncated: a stream's body ended before the length the server
+	// declared (the connection closed early, or a chunked body was cut).
+	ErrTruncated = errors.New("safefetch: the body ended early")
 )
 
 // Defaults applied by Config.withDefaults.
@@ -67,6 +77,34 @@ type Config struct {
 	// wins over an allow entry, since it names something that must never be
 	// fetched on a user's behalf.
 	DenyHosts []string
+	// Stall bounds the pace of a Stream (zero: only its context does).
+	Stall Stall
+}
+
+// Stall is the least pace a Stream must keep once the server has answered.
+// A download that keeps a slot of a shared worker must be making progress:
+// waiting out a whole download timeout for a server that sends nothing,
+// or two bytes a second, would let one source starve every other.
+type Stall struct {
+	// Idle fails a stream that receives no byte for this long (0: never).
+	Idle time.Duration
+	// MinRate fails a stream that receives, over a Window, less than
+	// MinRate bytes a second on average (0: no minimum).
+	MinRate int64
+	// Window is the span MinRate is averaged over: every consecutive
+	// Window since the answer's headers must carry MinRate×Window bytes.
+	Window time.Duration
+}
+
+// Validate reports a negative bound, or a MinRate without a Window.
+func (s Stall) Validate() error {
+	if s.Idle < 0 || s.MinRate < 0 || s.Window < 0 {
+		return errors.New("safefetch: the stall bounds must not be negative")
+	}
+	if s.MinRate > 0 && s.Window == 0 {
+		return errors.New("safefetch: a minimum rate needs the window it is averaged over")
+	}
+	return nil
 }
 
 func (c Config) withDefaults() Config {
@@ -86,7 +124,7 @@ func (c Config) withDefaults() Config {
 // entries it cannot parse, which for DenyHosts would silently weaken the
 // policy, so services should call Validate when loading configuration.
 func (c Config) Validate() error {
-	var errs []error
+	errs := []error{c.Stall.Validate()}
 	for _, list := range []struct {
 		name    string
 		entries []string
@@ -204,8 +242,11 @@ func (f *Fetcher) read(ctx context.Context, method, rawURL, reqType string, body
 // Stream copies rawURL's body to w, at most maxBytes of it (a download of
 // media, far over the in-memory limit), and returns the content type the
 // server declared and the bytes written. The fetcher's Timeout does not
-// bound a stream; ctx does.
+// bound a stream; ctx and Config.Stall do. Errors add ErrStalled and
+// ErrTruncated to Get's.
 func (f *Fetcher) Stream(ctx context.Context, rawURL string, w io.Writer, maxBytes int64) (string, int64, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	resp, err := f.openWith(ctx, f.streamer, http.MethodGet, rawURL, "", nil)
 	if err != nil {
 		return "", 0, err
@@ -215,7 +256,18 @@ func (f *Fetcher) Stream(ctx context.Context, rawURL string, w io.Writer, maxByt
 	if resp.ContentLength > maxBytes {
 		return "", 0, fmt.Errorf("%w: %s declares %d bytes, limit %d", ErrTooLarge, final, resp.ContentLength, maxBytes)
 	}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, maxBytes+1))
+	body := watch(resp.Body, f.cfg.Stall, cancel)
+	n, err := io.Copy(w, io.LimitReader(body, maxBytes+1))
+	body.stop()
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, ErrStalled) {
+		return "", n, fmt.Errorf("%w (%s)", cause, final)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		if resp.ContentLength > 0 {
+			return "", n, fmt.Errorf("%w: %s sent %d of the %d bytes it declared", ErrTruncated, final, n, resp.ContentLength)
+		}
+		return "", n, fmt.Errorf("%w: %s was cut after %d bytes", ErrTruncated, final, n)
+	}
 	if err != nil {
 		return "", n, fmt.Errorf("safefetch: read body of %s: %w", final, err)
 	}

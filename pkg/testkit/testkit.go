@@ -167,11 +167,23 @@ func Getenv(vars map[string]string) func(string) string {
 // WaitHTTP polls url until it answers 200 or the deadline passes.
 func WaitHTTP(t testing.TB, url string, within time.Duration) {
 	t.Helper()
+	waitHTTP(t, url, within, nil)
+}
+
+// waitHTTP is WaitHTTP that gives up as soon as r, the server behind url
+// (nil: not ours to watch), has exited.
+func waitHTTP(t testing.TB, url string, within time.Duration, r *running) {
+	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
 		resp, err := httpGet(url)
 		if err == nil && resp == 200 {
 			return
+		}
+		if r != nil {
+			if gone, rerr := r.exited(); gone {
+				t.Fatalf("testkit: %s exited before %s was ready: %v", r.name, url, rerr)
+			}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("testkit: %s not ready after %s (last: status %d, err %v)", url, within, resp, err)

@@ -63,8 +63,8 @@ func parseJSON3(data []byte) ([]Segment, error) {
 			if s.TOffsetMs != nil {
 				at = start + *s.TOffsetMs/1000
 			}
-			if w := strings.TrimSpace(s.UTF8); w != "" {
-				words = append(words, Word{Start: at, Text: html.UnescapeString(w)})
+			if w := cleanText(s.UTF8); w != "" {
+				words = append(words, Word{Start: at, Text: w})
 			}
 		}
 		t := cleanText(text.String())
@@ -138,7 +138,9 @@ func inlineWords(raw string, start, end float64) []Word {
 	at, prev := start, 0
 	flush := func(text string, from float64) {
 		for _, w := range strings.Fields(anyTag.ReplaceAllString(text, "")) {
-			words = append(words, Word{Start: from, Text: html.UnescapeString(w)})
+			if w = cleanText(w); w != "" {
+				words = append(words, Word{Start: from, Text: w})
+			}
 		}
 	}
 	for _, ix := range idx {
@@ -189,9 +191,9 @@ func clock(s string) (float64, bool) {
 	return total, true
 }
 
-func cleanText(s string) string {
-	return strings.Join(strings.Fields(html.UnescapeString(s)), " ")
-}
+// cleanText is caption text as one sanitised line, its HTML entities
+// decoded first (an entity can spell a control character, "&#1;").
+func cleanText(s string) string { return SanitizeLine(html.UnescapeString(s)) }
 
 var chapterLine = regexp.MustCompile(`^\s*[\[(]?((?:\d{1,2}:)?\d{1,2}:\d{2})[\])]?\s*[-–—:|]?\s*(.+?)\s*$`)
 

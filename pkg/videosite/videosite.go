@@ -15,7 +15,9 @@
 // site videos go through yt-dlp.
 //
 // Every request goes through pkg/safefetch, so HOOKLINE_FETCH_ALLOW_HOSTS
-// and _DENY_HOSTS apply to the configured bases too.
+// and _DENY_HOSTS apply to the configured bases too. Every text it hands
+// out (titles, descriptions, captions) is sanitised on the way out
+// (sanitize.go): callers store and draw it as it is.
 package videosite
 
 import (
@@ -211,7 +213,7 @@ func (c *Client) askPlayer(ctx context.Context, id string) (player, error) {
 		return player{}, fmt.Errorf("%w: the player API answered something that is not its JSON", ErrUnavailable)
 	}
 	if p.PlayabilityStatus.Status != "OK" {
-		reason := p.PlayabilityStatus.Reason
+		reason := SanitizeLine(p.PlayabilityStatus.Reason)
 		if reason == "" {
 			reason = strings.ToLower(p.PlayabilityStatus.Status)
 		}
@@ -227,8 +229,13 @@ func (c *Client) askPlayer(ctx context.Context, id string) (player, error) {
 }
 
 // Metadata reads a video's title, channel, length, description and
-// chapters. Errors: ErrUnavailable, ErrForbidden, ctx's.
+// chapters, sanitised. Errors: ErrUnavailable, ErrForbidden, ctx's.
 func (c *Client) Metadata(ctx context.Context, src Source) (Metadata, error) {
+	md, err := c.metadata(ctx, src)
+	return md.sanitized(), err
+}
+
+func (c *Client) metadata(ctx context.Context, src Source) (Metadata, error) {
 	if src.Kind == KindDirect {
 		u, err := url.Parse(src.URL)
 		if err != nil {
@@ -328,7 +335,7 @@ func (c *Client) Captions(ctx context.Context, src Source) (Captions, error) {
 		return Captions{}, fmt.Errorf("%w: the video has no caption track", ErrNoCaptions)
 	}
 	base := c.trackURL(t.BaseURL)
-	out := Captions{Language: t.LanguageCode, Automatic: t.Kind == "asr"}
+	out := Captions{Language: SanitizeLine(t.LanguageCode), Automatic: t.Kind == "asr"}
 	var lastErr error
 	for _, f := range []struct {
 		fmt   string
@@ -456,8 +463,11 @@ func mediaExt(raw string) bool {
 }
 
 // Download writes the video to dst (atomically: a temporary file renamed
-// into place). Errors: ErrUnavailable (yt-dlp missing or failing),
-// ErrForbidden, safefetch.ErrTooLarge, ctx's.
+// into place). Direct media keeps the fetcher's Stall pace; yt-dlp gives
+// up on a site that sends nothing for Stall.Idle. Errors: ErrUnavailable
+// (yt-dlp missing or failing), ErrForbidden, safefetch.ErrTooLarge,
+// safefetch.ErrStalled, safefetch.ErrTruncated (the body ended before
+// its declared length), ctx's.
 func (c *Client) Download(ctx context.Context, src Source, dst string) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.DownloadTimeout)
 	defer cancel()
@@ -476,7 +486,7 @@ func (c *Client) Download(ctx context.Context, src Source, dst string) error {
 			err = cerr
 		}
 		if err != nil {
-			if errors.Is(err, safefetch.ErrTooLarge) {
+			if errors.Is(err, safefetch.ErrTooLarge) || errors.Is(err, safefetch.ErrStalled) || errors.Is(err, safefetch.ErrTruncated) {
 				return err
 			}
 			return fetchErr("download", err)
@@ -491,12 +501,12 @@ func (c *Client) Download(ctx context.Context, src Source, dst string) error {
 	if err != nil {
 		return fmt.Errorf("%w: yt-dlp not installed (%s)", ErrUnavailable, bin)
 	}
-	cmd := exec.CommandContext(ctx, resolved, YTDLPArgs(src.URL, tmp, c.cfg.MaxDownloadBytes)...) //nolint:gosec // G204: fixed arguments; the URL is canonical and after "--"
+	cmd := exec.CommandContext(ctx, resolved, YTDLPArgs(src.URL, tmp, c.cfg.MaxDownloadBytes, c.cfg.Fetch.Stall.Idle)...) //nolint:gosec // G204: fixed arguments; the URL is canonical and after "--"
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		msg := strings.TrimSpace(string(out))
+		msg := SanitizeLine(string(out))
 		if len(msg) > 300 {
-			msg = msg[len(msg)-300:]
+			msg = strings.ToValidUTF8(msg[len(msg)-300:], "")
 		}
 		return fmt.Errorf("%w: yt-dlp: %w: %s", ErrUnavailable, err, msg)
 	}
@@ -507,9 +517,14 @@ func (c *Client) Download(ctx context.Context, src Source, dst string) error {
 }
 
 // YTDLPArgs is yt-dlp's argument list for one download: the best stream
-// up to 1080p merged to MP4, no playlist, capped in size, the URL after
-// "--" so it is never read as an option.
-func YTDLPArgs(watchURL, out string, maxBytes int64) []string {
-	return []string{"-f", "bv*[height<=1080]+ba/b[height<=1080]/b", "--merge-output-format", "mp4", "--no-playlist", "--no-progress",
-		"--max-filesize", strconv.FormatInt(maxBytes, 10), "-o", out, "--", watchURL}
+// up to 1080p merged to MP4, no playlist, capped in size, giving up on a
+// connection idle for idle (when positive, in whole seconds, at least
+// one), the URL after "--" so it is never read as an option.
+func YTDLPArgs(watchURL, out string, maxBytes int64, idle time.Duration) []string {
+	args := []string{"-f", "bv*[height<=1080]+ba/b[height<=1080]/b", "--merge-output-format", "mp4", "--no-playlist", "--no-progress",
+		"--max-filesize", strconv.FormatInt(maxBytes, 10)}
+	if idle > 0 {
+		args = append(args, "--socket-timeout", strconv.FormatInt(int64(max(idle.Round(time.Second), time.Second)/time.Second), 10))
+	}
+	return append(args, "-o", out, "--", watchURL)
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/videosite"
@@ -118,6 +119,11 @@ func FuzzParseVTT(f *testing.F) {
 		for _, g := range segs {
 			if g.End < g.Start || g.Text == "" {
 				t.Fatalf("segment %+v", g)
+			}
+			for _, w := range append([]videosite.Word{{Text: g.Text}}, g.Words...) {
+				if why := clean(w.Text, false); why != "" || w.Text == "" {
+					t.Fatalf("segment %+v: text %q: %s", g, w.Text, why)
+				}
 			}
 		}
 	})
@@ -319,11 +325,11 @@ func TestYTDLP(t *testing.T) {
 		t.Fatal(err)
 	}
 	dst := filepath.Join(dir, "v.mp4")
-	if err := videosite.New(videosite.Config{YTDLP: script}).Download(t.Context(), src, dst); err != nil {
+	if err := videosite.New(videosite.Config{YTDLP: script, Fetch: safefetch.Config{Stall: safefetch.Stall{Idle: 20 * time.Second}}}).Download(t.Context(), src, dst); err != nil {
 		t.Fatal(err)
 	}
 	args, _ := os.ReadFile(filepath.Join(dir, "args"))
-	if !strings.Contains(string(args), "--no-playlist") || !strings.HasSuffix(strings.TrimSpace(string(args)), "-- "+videosite.WatchURL(id)) {
+	if !strings.Contains(string(args), "--no-playlist") || !strings.Contains(string(args), "--socket-timeout 20 ") || !strings.HasSuffix(strings.TrimSpace(string(args)), "-- "+videosite.WatchURL(id)) {
 		t.Fatalf("args %q", args)
 	}
 	if b, _ := os.ReadFile(dst); string(b) != "video\n" {

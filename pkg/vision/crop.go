@@ -4,6 +4,8 @@ import (
 	"image"
 	"image/draw"
 	"math"
+
+	"hookline.dev/pkg/colour"
 )
 
 // cropMargin is how much larger than the detected face the crop is. The
@@ -130,23 +132,13 @@ func resizeSquare(src *image.RGBA, size int) *image.RGBA {
 			}
 			// Premultiplied colour may not exceed alpha; rounding error
 			// could otherwise make an invalid RGBA pixel.
-			a8 := to8(a)
-			out[4*x] = min(to8(r), a8)
-			out[4*x+1] = min(to8(g), a8)
-			out[4*x+2] = min(to8(b), a8)
+			a8 := colour.Byte(a)
+			out[4*x] = min(colour.Byte(r), a8)
+			out[4*x+1] = min(colour.Byte(g), a8)
+			out[4*x+2] = min(colour.Byte(b), a8)
 			out[4*x+3] = a8
 		}
 	}
 	return dst
 }
 
-func to8(v float32) uint8 {
-	switch {
-	case v <= 0:
-		return 0
-	case v >= 255:
-		return 255
-	default:
-		return uint8(v + 0.5)
-	}
-}

@@ -6,6 +6,7 @@ require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/google/uuid v1.6.0
 	github.com/jackc/pgx/v5 v5.12.0
+	golang.org/x/image v0.47.0
 	golang.org/x/sync v0.24.0
 	hookline.dev/pkg v0.0.0
 )

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/testkit/apptest"
 )
 
 // paced issues b.N GETs of path as org at rate per second (open loop: a
@@ -20,7 +21,7 @@ import (
 func paced(b *testing.B, h *harness, path, org string, rate int) {
 	b.Helper()
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}, Timeout: 10 * time.Second}
-	hdr := sign(b, org)
+	hdr := apptest.Sign(b, org, "")
 	lat := make([]time.Duration, b.N)
 	errs := make(chan error, b.N)
 	tick := time.NewTicker(time.Second / time.Duration(rate))
@@ -30,7 +31,7 @@ func paced(b *testing.B, h *harness, path, org string, rate int) {
 	for i := range b.N {
 		<-tick.C
 		wg.Go(func() {
-			req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, h.url+path, nil)
+			req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet, h.URL+path, nil)
 			req.Header.Set(principal.Header, hdr)
 			start := time.Now()
 			res, err := client.Do(req)
@@ -73,7 +74,7 @@ func BenchmarkListFaces(b *testing.B) {
 		id := uuid.NewString()
 		at := time.Now().Add(time.Duration(i) * time.Millisecond)
 		pre := "orgs/" + org + "/faces/" + id + "/"
-		if _, err := h.pool.Exec(ctx, `INSERT INTO faces (id, org_id, name, image_keys, thumbnail_key, created_at, updated_at)
+		if _, err := h.Pool.Exec(ctx, `INSERT INTO faces (id, org_id, name, image_keys, thumbnail_key, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $6)`, id, org, "Face", []string{pre + "0.jpg", pre + "1.jpg"}, pre+"thumb.jpg", at); err != nil {
 			b.Fatal(err)
 		}
@@ -89,16 +90,16 @@ func BenchmarkCollectionDetail(b *testing.B) {
 	var c struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/collections", org, map[string]any{"name": "Big"}).Into(b, &c)
+	h.Must(201, "POST", "/collections", org, map[string]any{"name": "Big"}).Into(b, &c)
 	ctx := context.Background()
 	for i := range 100 {
 		id := uuid.NewString()
 		at := time.Now().Add(time.Duration(i) * time.Millisecond)
-		if _, err := h.pool.Exec(ctx, `INSERT INTO thumbnails (id, org_id, image_url, prompt, created_at) VALUES ($1, $2, $3, $4, $5)`,
+		if _, err := h.Pool.Exec(ctx, `INSERT INTO thumbnails (id, org_id, image_url, prompt, created_at) VALUES ($1, $2, $3, $4, $5)`,
 			id, org, "https://cdn.example/t/"+id+".png", "a prompt of ordinary length for a thumbnail", at); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := h.pool.Exec(ctx, `INSERT INTO collection_thumbnails (collection_id, thumbnail_id, added_at) VALUES ($1, $2, $3)`, c.ID, id, at); err != nil {
+		if _, err := h.Pool.Exec(ctx, `INSERT INTO collection_thumbnails (collection_id, thumbnail_id, added_at) VALUES ($1, $2, $3)`, c.ID, id, at); err != nil {
 			b.Fatal(err)
 		}
 	}

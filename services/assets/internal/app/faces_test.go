@@ -28,10 +28,10 @@ func TestFaces(t *testing.T) {
 	photo := testkit.FacePhoto(t)
 	u1 := h.upload(org, "me.jpg", "image/jpeg", photo)
 	u2 := h.upload(org, "me-again.jpg", "image/jpeg", photo)
-	plain := h.upload(org, "wall.png", "image/png", gradientPNG(t, 400, 300))
+	plain := h.upload(org, "wall.png", "image/png", testkit.GradientPNG(t, 400, 300))
 
 	var f faceRec
-	h.must(201, "POST", "/faces", org, map[string]any{"name": "  Ann  ", "imageUrls": []string{u1, u2}}).Into(t, &f)
+	h.Must(201, "POST", "/faces", org, map[string]any{"name": "  Ann  ", "imageUrls": []string{u1, u2}}).Into(t, &f)
 	if f.Name != "Ann" || len(f.ImageURLs) != 2 || f.CreatedAt.IsZero() || !f.CreatedAt.Equal(f.UpdatedAt) {
 		t.Fatalf("unexpected record %+v", f)
 	}
@@ -39,7 +39,7 @@ func TestFaces(t *testing.T) {
 	if !strings.HasSuffix(f.ImageURLs[0], prefix+"0.jpg") || !strings.HasSuffix(f.ImageURLs[1], prefix+"1.jpg") || !strings.HasSuffix(f.ThumbnailURL, prefix+"thumb.jpg") {
 		t.Fatalf("records point outside our copies: %+v", f)
 	}
-	st, thumb := h.fetch(f.ThumbnailURL)
+	st, thumb := h.Fetch(f.ThumbnailURL)
 	if st != 200 {
 		t.Fatalf("thumbnail: %d", st)
 	}
@@ -47,22 +47,22 @@ func TestFaces(t *testing.T) {
 	if err != nil || format != "jpeg" || cfg.Width != 256 || cfg.Height != 256 {
 		t.Fatalf("thumbnail is %s %dx%d (%v), want a 256×256 JPEG", format, cfg.Width, cfg.Height, err)
 	}
-	if st, copy0 := h.fetch(f.ImageURLs[0]); st != 200 || !bytes.Equal(copy0, photo) {
+	if st, copy0 := h.Fetch(f.ImageURLs[0]); st != 200 || !bytes.Equal(copy0, photo) {
 		t.Fatalf("stored copy: %d", st)
 	}
 
 	t.Run("an image without a face is refused, naming it", func(t *testing.T) {
-		r := h.must(400, "POST", "/faces", org, map[string]any{"name": "Nobody", "imageUrls": []string{u1, plain}})
+		r := h.Must(400, "POST", "/faces", org, map[string]any{"name": "Nobody", "imageUrls": []string{u1, plain}})
 		if r.Field("imageUrls[1]") != "no face detected" || r.Field("imageUrls[0]") != "" || !strings.Contains(r.Error, plain) {
 			t.Fatalf("unexpected %s", r.Raw)
 		}
-		if r := h.must(200, "GET", "/faces", org, nil); r.Page.Total != 1 {
+		if r := h.Must(200, "GET", "/faces", org, nil); r.Page.Total != 1 {
 			t.Fatalf("a refused face was stored: total %d", r.Page.Total)
 		}
 	})
 
 	t.Run("validation", func(t *testing.T) {
-		r := h.must(400, "POST", "/faces", org, map[string]any{"name": "", "imageUrls": []string{"ftp://x/y.png", u1}})
+		r := h.Must(400, "POST", "/faces", org, map[string]any{"name": "", "imageUrls": []string{"ftp://x/y.png", u1}})
 		if r.Field("name") == "" || r.Field("imageUrls[0]") == "" || r.Field("imageUrls[1]") != "" {
 			t.Fatalf("want name and imageUrls[0]: %s", r.Raw)
 		}
@@ -70,76 +70,76 @@ func TestFaces(t *testing.T) {
 		for i := range eleven {
 			eleven[i] = u1
 		}
-		if r := h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": eleven}); r.Field("imageUrls") == "" {
+		if r := h.Must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": eleven}); r.Field("imageUrls") == "" {
 			t.Fatalf("11 images: %s", r.Raw)
 		}
-		h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": []string{}})
-		h.must(400, "POST", "/faces", org, map[string]any{"name": strings.Repeat("n", 101), "imageUrls": []string{u1}})
-		h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": []string{u1}, "extra": 1})
-		h.must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{})
-		h.must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": " "})
-		h.must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{}})
-		h.must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"thumbnailUrl": "https://x/y.jpg"})
+		h.Must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": []string{}})
+		h.Must(400, "POST", "/faces", org, map[string]any{"name": strings.Repeat("n", 101), "imageUrls": []string{u1}})
+		h.Must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": []string{u1}, "extra": 1})
+		h.Must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{})
+		h.Must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": " "})
+		h.Must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{}})
+		h.Must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"thumbnailUrl": "https://x/y.jpg"})
 	})
 
 	t.Run("get, list and patch", func(t *testing.T) {
 		var got faceRec
-		h.must(200, "GET", "/faces/"+f.ID, org, nil).Into(t, &got)
+		h.Must(200, "GET", "/faces/"+f.ID, org, nil).Into(t, &got)
 		if !reflect.DeepEqual(got, f) {
 			t.Fatalf("GET differs from POST:\n%+v\n%+v", got, f)
 		}
 		var second faceRec
-		h.must(201, "POST", "/faces", org, map[string]any{"name": "Bob", "imageUrls": []string{u2}}).Into(t, &second)
+		h.Must(201, "POST", "/faces", org, map[string]any{"name": "Bob", "imageUrls": []string{u2}}).Into(t, &second)
 		var list []faceRec
-		r := h.must(200, "GET", "/faces?limit=1", org, nil)
+		r := h.Must(200, "GET", "/faces?limit=1", org, nil)
 		r.Into(t, &list)
 		if len(list) != 1 || list[0].ID != second.ID || r.Page.Total != 2 || !r.Page.HasMore || r.Page.Limit != 1 {
 			t.Fatalf("page 1 is not the newest: %s", r.Raw)
 		}
-		r = h.must(200, "GET", "/faces?limit=1&page=2", org, nil)
+		r = h.Must(200, "GET", "/faces?limit=1&page=2", org, nil)
 		r.Into(t, &list)
 		if len(list) != 1 || list[0].ID != f.ID || r.Page.HasMore {
 			t.Fatalf("page 2: %s", r.Raw)
 		}
-		h.must(400, "GET", "/faces?limit=101", org, nil)
-		h.must(400, "GET", "/faces?page=0", org, nil)
+		h.Must(400, "GET", "/faces?limit=101", org, nil)
+		h.Must(400, "GET", "/faces?page=0", org, nil)
 
 		var renamed faceRec
-		h.must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": "Annie"}).Into(t, &renamed)
+		h.Must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": "Annie"}).Into(t, &renamed)
 		if renamed.Name != "Annie" || !reflect.DeepEqual(renamed.ImageURLs, f.ImageURLs) || !renamed.UpdatedAt.After(f.UpdatedAt) || !renamed.CreatedAt.Equal(f.CreatedAt) {
 			t.Fatalf("rename: %+v", renamed)
 		}
 		// A PATCH with a faceless photo changes nothing.
-		r = h.must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{plain}})
+		r = h.Must(400, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{plain}})
 		if r.Field("imageUrls[0]") != "no face detected" {
 			t.Fatalf("patch without face: %s", r.Raw)
 		}
 		var replaced faceRec
-		h.must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{u2}}).Into(t, &replaced)
+		h.Must(200, "PATCH", "/faces/"+f.ID, org, map[string]any{"imageUrls": []string{u2}}).Into(t, &replaced)
 		if len(replaced.ImageURLs) != 1 || replaced.ImageURLs[0] == f.ImageURLs[0] || replaced.ThumbnailURL == f.ThumbnailURL {
 			t.Fatalf("new photos were not stored as new objects: %+v", replaced)
 		}
-		if st, _ := h.fetch(replaced.ThumbnailURL); st != 200 {
+		if st, _ := h.Fetch(replaced.ThumbnailURL); st != 200 {
 			t.Fatalf("new thumbnail: %d", st)
 		}
-		if st, _ := h.fetch(f.ThumbnailURL); st == 200 {
+		if st, _ := h.Fetch(f.ThumbnailURL); st == 200 {
 			t.Fatal("the replaced thumbnail is still stored")
 		}
 		f = replaced
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		h.must(204, "DELETE", "/faces/"+f.ID, org, nil)
-		h.must(404, "GET", "/faces/"+f.ID, org, nil)
-		h.must(404, "DELETE", "/faces/"+f.ID, org, nil)
-		h.must(404, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": "x"})
-		if keys := h.objects("orgs/" + org + "/faces/" + f.ID + "/"); len(keys) != 0 {
+		h.Must(204, "DELETE", "/faces/"+f.ID, org, nil)
+		h.Must(404, "GET", "/faces/"+f.ID, org, nil)
+		h.Must(404, "DELETE", "/faces/"+f.ID, org, nil)
+		h.Must(404, "PATCH", "/faces/"+f.ID, org, map[string]any{"name": "x"})
+		if keys := h.Objects("orgs/" + org + "/faces/" + f.ID + "/"); len(keys) != 0 {
 			t.Fatalf("objects left after delete: %v", keys)
 		}
 	})
 
 	t.Run("events", func(t *testing.T) {
-		evs := h.assetsEvents()
+		evs := h.StreamEvents(events.StreamAssets)
 		want := []string{events.AssetsFaceCreated, events.AssetsFaceUpdated, events.AssetsFaceUpdated, events.AssetsFaceDeleted}
 		if got := typesFor(evs, f.ID); !reflect.DeepEqual(got, want) {
 			t.Fatalf("events of the face: %v, want %v", got, want)
@@ -160,19 +160,19 @@ func TestFaces(t *testing.T) {
 // website through the safe fetcher and stores our own copy.
 func TestFaceFromExternalURL(t *testing.T) {
 	photo := testkit.FacePhoto(t)
-	srv := testSite(t, map[string]siteFile{"/people/ann.jpg": {"image/jpeg", photo, ""}})
-	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", srv.host)
+	srv := testkit.ServeSite(t, map[string]testkit.File{"/people/ann.jpg": {ContentType: "image/jpeg", Body: photo}})
+	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", srv.Host)
 	org := newOrg()
 	var f faceRec
-	h.must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{srv.URL + "/people/ann.jpg"}}).Into(t, &f)
+	h.Must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{srv.URL + "/people/ann.jpg"}}).Into(t, &f)
 	if !strings.Contains(f.ImageURLs[0], "/orgs/"+org+"/faces/") {
 		t.Fatalf("external photo not copied: %+v", f)
 	}
-	st, thumb := h.fetch(f.ThumbnailURL)
+	st, thumb := h.Fetch(f.ThumbnailURL)
 	if _, err := jpeg.Decode(bytes.NewReader(thumb)); st != 200 || err != nil {
 		t.Fatalf("thumbnail: %d %v", st, err)
 	}
-	if srv.hits.Load() != 1 {
-		t.Fatalf("the site was fetched %d times, want once", srv.hits.Load())
+	if srv.Hits() != 1 {
+		t.Fatalf("the site was fetched %d times, want once", srv.Hits())
 	}
 }

@@ -104,7 +104,7 @@ func TestDecompressionBombs(t *testing.T) {
 	}
 
 	stop := heapPeak()
-	r := h.do("POST", "/styles", org, map[string]any{"name": "bombs", "referenceImageUrls": urls})
+	r := h.Do("POST", "/styles", org, map[string]any{"name": "bombs", "referenceImageUrls": urls})
 	grew := stop()
 	t.Logf("POST /styles with ten bombs: %d, heap peak +%d MiB", r.Status, grew>>20)
 	if r.Status != 400 {
@@ -119,7 +119,7 @@ func TestDecompressionBombs(t *testing.T) {
 	if grew > 64<<20 {
 		t.Errorf("heap grew by %d MiB while refusing; the images were decoded", grew>>20)
 	}
-	if r := h.must(200, "GET", "/styles", org, nil); r.Page.Total != 0 {
+	if r := h.Must(200, "GET", "/styles", org, nil); r.Page.Total != 0 {
 		t.Errorf("%d styles after a refused create", r.Page.Total)
 	}
 }
@@ -131,14 +131,14 @@ func TestDecompressionBombs(t *testing.T) {
 func TestTextFields(t *testing.T) {
 	h := newHarness(t)
 	org := newOrg()
-	png := solidPNG(t, 16, 16, color.RGBA{10, 120, 200, 255})
+	png := testkit.SolidPNG(t, 16, 16, color.RGBA{10, 120, 200, 255})
 	var face, style, brand, coll struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{h.upload(org, "ann.jpg", "image/jpeg", testkit.FacePhoto(t))}}).Into(t, &face)
-	h.must(201, "POST", "/styles", org, map[string]any{"name": "Blue", "referenceImageUrls": []string{h.upload(org, "s.png", "image/png", png)}}).Into(t, &style)
-	h.must(201, "POST", "/brands", org, map[string]any{"name": "Acme", "colors": []string{"#123456"}}).Into(t, &brand)
-	h.must(201, "POST", "/collections", org, map[string]any{"name": "Picks"}).Into(t, &coll)
+	h.Must(201, "POST", "/faces", org, map[string]any{"name": "Ann", "imageUrls": []string{h.upload(org, "ann.jpg", "image/jpeg", testkit.FacePhoto(t))}}).Into(t, &face)
+	h.Must(201, "POST", "/styles", org, map[string]any{"name": "Blue", "referenceImageUrls": []string{h.upload(org, "s.png", "image/png", png)}}).Into(t, &style)
+	h.Must(201, "POST", "/brands", org, map[string]any{"name": "Acme", "colors": []string{"#123456"}}).Into(t, &brand)
+	h.Must(201, "POST", "/collections", org, map[string]any{"name": "Picks"}).Into(t, &coll)
 	ref := h.upload(org, "ref.png", "image/png", png)
 
 	// Each body has one %s where the bad value goes, inside a JSON string.
@@ -177,7 +177,7 @@ func TestTextFields(t *testing.T) {
 	}
 	for _, c := range cases {
 		for what, v := range bad {
-			r := h.do(c.method, c.path, org, fmt.Sprintf(c.body, v))
+			r := h.Do(c.method, c.path, org, fmt.Sprintf(c.body, v))
 			if r.Status != 400 || r.Code != "invalid_request" || r.Field(c.field) == "" {
 				t.Errorf("%s %s with %s in %s: %d %s", c.method, c.path, what, c.field, r.Status, r.Raw)
 			}
@@ -188,19 +188,19 @@ func TestTextFields(t *testing.T) {
 		{"POST", "/brands", `{"name":"tab\there","colors":["#fff"]}`, "name"},
 		{"POST", "/uploads/presigned-url", `{"fileName":"a\nb.png","fileType":"image/png","fileSize":10}`, "fileName"},
 	} {
-		if r := h.do(c.method, c.path, org, c.body); r.Status != 400 || !strings.Contains(r.Field(c.field), "single line") {
+		if r := h.Do(c.method, c.path, org, c.body); r.Status != 400 || !strings.Contains(r.Field(c.field), "single line") {
 			t.Errorf("%s %s %s: %d %s", c.method, c.path, c.body, r.Status, r.Raw)
 		}
 	}
 	var multi struct {
 		Description string `json:"description"`
 	}
-	h.must(200, "PATCH", "/collections/"+coll.ID, org, map[string]any{"description": "line one\n\tline two"}).Into(t, &multi)
+	h.Must(200, "PATCH", "/collections/"+coll.ID, org, map[string]any{"description": "line one\n\tline two"}).Into(t, &multi)
 	if multi.Description != "line one\n\tline two" {
 		t.Errorf("multi-line description stored as %q", multi.Description)
 	}
 	for path, want := range map[string]int{"/faces": 1, "/styles": 1, "/brands": 1, "/collections": 1} {
-		if r := h.must(200, "GET", path, org, nil); r.Page.Total != want {
+		if r := h.Must(200, "GET", path, org, nil); r.Page.Total != want {
 			t.Errorf("GET %s: %d records, want %d", path, r.Page.Total, want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
 )
 
 func TestUnauthenticated(t *testing.T) {
@@ -22,7 +23,7 @@ func TestUnauthenticated(t *testing.T) {
 		{"GET", "/collections"}, {"POST", "/collections/" + uuid.NewString() + "/thumbnails"},
 	}
 	for _, rt := range routes {
-		if r := h.do(rt[0], rt[1], "", map[string]any{}); r.Status != 401 || r.Code != "unauthorized" {
+		if r := h.Do(rt[0], rt[1], "", map[string]any{}); r.Status != 401 || r.Code != "unauthorized" {
 			t.Errorf("%s %s without principal: %d %s", rt[0], rt[1], r.Status, r.Raw)
 		}
 	}
@@ -33,12 +34,12 @@ func TestUnauthenticated(t *testing.T) {
 			return s
 		}(),
 		func() string {
-			s, _ := principal.Sign([]byte(secret), principal.Principal{OrgID: newOrg(), Expires: time.Now().Add(-time.Second)})
+			s, _ := principal.Sign([]byte(apptest.Secret), principal.Principal{OrgID: newOrg(), Expires: time.Now().Add(-time.Second)})
 			return s
 		}(),
 		"garbage",
 	} {
-		req, _ := http.NewRequest("GET", h.url+"/faces", nil)
+		req, _ := http.NewRequest("GET", h.URL+"/faces", nil)
 		req.Header.Set(principal.Header, v)
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -57,7 +58,7 @@ func TestNonUUIDPathIDs(t *testing.T) {
 	for _, kind := range []string{"faces", "styles", "brands", "collections"} {
 		for _, bad := range []string{"123", "not-a-uuid", "6f9619ff8b86d011b42d00cf4fc964ff", uuid.NewString() + "0"} {
 			for _, m := range []string{"GET", "PATCH", "DELETE"} {
-				r := h.do(m, "/"+kind+"/"+bad, org, map[string]any{"name": "x"})
+				r := h.Do(m, "/"+kind+"/"+bad, org, map[string]any{"name": "x"})
 				if r.Status != 400 || r.Field("id") == "" {
 					t.Errorf("%s /%s/%s: %d %s", m, kind, bad, r.Status, r.Raw)
 				}
@@ -65,7 +66,7 @@ func TestNonUUIDPathIDs(t *testing.T) {
 		}
 	}
 	for _, m := range []string{"POST", "DELETE"} {
-		if r := h.do(m, "/collections/nope/thumbnails", org, map[string]any{"thumbnailId": uuid.NewString()}); r.Status != 400 {
+		if r := h.Do(m, "/collections/nope/thumbnails", org, map[string]any{"thumbnailId": uuid.NewString()}); r.Status != 400 {
 			t.Errorf("%s thumbnails of a non-uuid collection: %d", m, r.Status)
 		}
 	}
@@ -78,15 +79,15 @@ func TestCrossTenant(t *testing.T) {
 	h := newHarness(t)
 	a, b := newOrg(), newOrg()
 	photo := h.upload(a, "me.jpg", "image/jpeg", testkit.FacePhoto(t))
-	red := h.upload(a, "red.png", "image/png", solidPNG(t, 32, 32, color.RGBA{255, 0, 0, 255}))
+	red := h.upload(a, "red.png", "image/png", testkit.SolidPNG(t, 32, 32, color.RGBA{255, 0, 0, 255}))
 
 	var face, style, brand, coll struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/faces", a, map[string]any{"name": "A", "imageUrls": []string{photo}}).Into(t, &face)
-	h.must(201, "POST", "/styles", a, map[string]any{"name": "A", "referenceImageUrls": []string{red}}).Into(t, &style)
-	h.must(201, "POST", "/brands", a, map[string]any{"name": "A", "colors": []string{"#fff"}, "logoUrl": red}).Into(t, &brand)
-	h.must(201, "POST", "/collections", a, map[string]any{"name": "A"}).Into(t, &coll)
+	h.Must(201, "POST", "/faces", a, map[string]any{"name": "A", "imageUrls": []string{photo}}).Into(t, &face)
+	h.Must(201, "POST", "/styles", a, map[string]any{"name": "A", "referenceImageUrls": []string{red}}).Into(t, &style)
+	h.Must(201, "POST", "/brands", a, map[string]any{"name": "A", "colors": []string{"#fff"}, "logoUrl": red}).Into(t, &brand)
+	h.Must(201, "POST", "/collections", a, map[string]any{"name": "A"}).Into(t, &coll)
 	thumb := uuid.NewString()
 	h.thumbnailCreated(a, thumb, coll.ID)
 
@@ -101,23 +102,23 @@ func TestCrossTenant(t *testing.T) {
 			if m == "PATCH" {
 				body = patches[kind]
 			}
-			if r := h.do(m, path, b, body); r.Status != 404 || r.Code != "not_found" {
+			if r := h.Do(m, path, b, body); r.Status != 404 || r.Code != "not_found" {
 				t.Errorf("%s %s as another organization: %d %s", m, path, r.Status, r.Raw)
 			}
 		}
-		if r := h.must(200, "GET", "/"+kind, b, nil); r.Page.Total != 0 {
+		if r := h.Must(200, "GET", "/"+kind, b, nil); r.Page.Total != 0 {
 			t.Errorf("GET /%s as another organization lists %d records", kind, r.Page.Total)
 		}
-		h.must(200, "GET", path, a, nil) // still there for its owner
+		h.Must(200, "GET", path, a, nil) // still there for its owner
 	}
 	// B may not put A's thumbnail in B's collection, nor touch A's.
 	var bc struct {
 		ID string `json:"id"`
 	}
-	h.must(201, "POST", "/collections", b, map[string]any{"name": "B"}).Into(t, &bc)
-	h.must(404, "POST", "/collections/"+bc.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
-	h.must(404, "POST", "/collections/"+coll.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
-	h.must(404, "DELETE", "/collections/"+coll.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
+	h.Must(201, "POST", "/collections", b, map[string]any{"name": "B"}).Into(t, &bc)
+	h.Must(404, "POST", "/collections/"+bc.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
+	h.Must(404, "POST", "/collections/"+coll.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
+	h.Must(404, "DELETE", "/collections/"+coll.ID+"/thumbnails", b, map[string]any{"thumbnailId": thumb})
 	if got := h.collection(a, coll.ID); len(got.Thumbnails) != 1 {
 		t.Fatalf("A's collection changed: %+v", got)
 	}
@@ -127,7 +128,7 @@ func TestCrossTenant(t *testing.T) {
 		"/styles": map[string]any{"name": "B", "referenceImageUrls": []string{red}},
 		"/brands": map[string]any{"name": "B", "colors": []string{"#000"}, "logoUrl": red},
 	} {
-		r := h.must(400, "POST", path, b, body)
+		r := h.Must(400, "POST", path, b, body)
 		if !strings.Contains(string(r.Raw), "was not uploaded") {
 			t.Errorf("POST %s with another organization's upload: %s", path, r.Raw)
 		}
@@ -138,10 +139,10 @@ func TestCrossTenant(t *testing.T) {
 // metadata addresses; none is allow-listed, so every one is refused before
 // any connection (the local site counts requests and must see none).
 func TestSSRF(t *testing.T) {
-	web := testSite(t, map[string]siteFile{"/x.png": {"image/png", solidPNG(t, 8, 8, color.White), ""}})
+	web := testkit.ServeSite(t, map[string]testkit.File{"/x.png": {ContentType: "image/png", Body: testkit.SolidPNG(t, 8, 8, color.White)}})
 	h := newHarness(t) // no HOOKLINE_FETCH_ALLOW_HOSTS
 	org := newOrg()
-	_, port, _ := strings.Cut(web.host, ":")
+	_, port, _ := strings.Cut(web.Host, ":")
 	urls := []string{
 		web.URL + "/x.png",                         // 127.0.0.1
 		"http://localhost:" + port + "/x.png",      // a name resolving to loopback
@@ -156,30 +157,30 @@ func TestSSRF(t *testing.T) {
 		"http://[::ffff:127.0.0.1]:" + port + "/x.png",
 		"http://2130706433:" + port + "/x.png", // 127.0.0.1 as an integer
 	}
-	r := h.must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": urls[:10]})
+	r := h.Must(400, "POST", "/faces", org, map[string]any{"name": "x", "imageUrls": urls[:10]})
 	for i, u := range urls[:10] {
 		if got := r.Field("imageUrls[" + string(rune('0'+i)) + "]"); !strings.Contains(got, u) || !strings.Contains(got, "may not be fetched") {
 			t.Errorf("imageUrls[%d] %s: %q", i, u, got)
 		}
 	}
 	for _, u := range urls {
-		r := h.must(400, "POST", "/styles", org, map[string]any{"name": "x", "referenceImageUrls": []string{u}})
+		r := h.Must(400, "POST", "/styles", org, map[string]any{"name": "x", "referenceImageUrls": []string{u}})
 		if !strings.Contains(r.Field("referenceImageUrls[0]"), u) {
 			t.Errorf("style reference %s: %s", u, r.Raw)
 		}
-		h.must(400, "POST", "/brands", org, map[string]any{"name": "x", "colors": []string{"#fff"}, "logoUrl": u})
+		h.Must(400, "POST", "/brands", org, map[string]any{"name": "x", "colors": []string{"#fff"}, "logoUrl": u})
 	}
 	for _, d := range []string{web.URL, "localhost:" + port, "http://169.254.169.254/", "10.0.0.1", "http://[::1]:" + port} {
-		r := h.must(400, "POST", "/brands", org, map[string]any{"domain": d})
+		r := h.Must(400, "POST", "/brands", org, map[string]any{"domain": d})
 		if !strings.Contains(r.Field("domain"), "may not be fetched") {
 			t.Errorf("brand import from %s: %s", d, r.Raw)
 		}
 	}
-	if n := web.hits.Load(); n != 0 {
+	if n := web.Hits(); n != 0 {
 		t.Fatalf("the loopback site received %d requests", n)
 	}
 	for _, kind := range []string{"faces", "styles", "brands"} {
-		if r := h.must(200, "GET", "/"+kind, org, nil); r.Page.Total != 0 {
+		if r := h.Must(200, "GET", "/"+kind, org, nil); r.Page.Total != 0 {
 			t.Errorf("%s created from refused URLs", kind)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"hookline.dev/pkg/testkit"
 )
 
 type styleRec struct {
@@ -36,12 +38,12 @@ func (s styleRec) weight(hex string) float64 {
 func TestStyles(t *testing.T) {
 	h := newHarness(t)
 	org := newOrg()
-	red := h.upload(org, "red.png", "image/png", solidPNG(t, 1280, 720, color.RGBA{255, 0, 0, 255}))
-	blue := h.upload(org, "blue.png", "image/png", solidPNG(t, 1280, 720, color.RGBA{0, 0, 255, 255}))
-	white := h.upload(org, "white.png", "image/png", solidPNG(t, 64, 64, color.White))
+	red := h.upload(org, "red.png", "image/png", testkit.SolidPNG(t, 1280, 720, color.RGBA{255, 0, 0, 255}))
+	blue := h.upload(org, "blue.png", "image/png", testkit.SolidPNG(t, 1280, 720, color.RGBA{0, 0, 255, 255}))
+	white := h.upload(org, "white.png", "image/png", testkit.SolidPNG(t, 64, 64, color.White))
 
 	var s styleRec
-	h.must(201, "POST", "/styles", org, map[string]any{"name": "Red & Blue", "description": " bold ", "referenceImageUrls": []string{red, blue}}).Into(t, &s)
+	h.Must(201, "POST", "/styles", org, map[string]any{"name": "Red & Blue", "description": " bold ", "referenceImageUrls": []string{red, blue}}).Into(t, &s)
 	if math.Abs(s.weight("#ff0000")-0.5) > 0.01 || math.Abs(s.weight("#0000ff")-0.5) > 0.01 {
 		t.Fatalf("palette of solid red + solid blue: %+v", s.Profile.Palette)
 	}
@@ -56,37 +58,37 @@ func TestStyles(t *testing.T) {
 		t.Fatalf("record %+v", s)
 	}
 	var got styleRec
-	h.must(200, "GET", "/styles/"+s.ID, org, nil).Into(t, &got)
+	h.Must(200, "GET", "/styles/"+s.ID, org, nil).Into(t, &got)
 	if got.weight("#ff0000") != s.weight("#ff0000") || got.Profile.Brightness != s.Profile.Brightness {
 		t.Fatalf("stored profile differs: %+v", got.Profile)
 	}
 
 	// Validation, like POST for PATCH.
-	r := h.must(400, "POST", "/styles", org, map[string]any{"name": "", "description": strings.Repeat("d", 1001), "referenceImageUrls": []string{}})
+	r := h.Must(400, "POST", "/styles", org, map[string]any{"name": "", "description": strings.Repeat("d", 1001), "referenceImageUrls": []string{}})
 	for _, f := range []string{"name", "description", "referenceImageUrls"} {
 		if r.Field(f) == "" {
 			t.Errorf("no failure for %s: %s", f, r.Raw)
 		}
 	}
-	h.must(400, "PATCH", "/styles/"+s.ID, org, map[string]any{"description": strings.Repeat("d", 1001)})
-	h.must(400, "PATCH", "/styles/"+s.ID, org, map[string]any{})
+	h.Must(400, "PATCH", "/styles/"+s.ID, org, map[string]any{"description": strings.Repeat("d", 1001)})
+	h.Must(400, "PATCH", "/styles/"+s.ID, org, map[string]any{})
 
 	var patched styleRec
-	h.must(200, "PATCH", "/styles/"+s.ID, org, map[string]any{"referenceImageUrls": []string{white}, "description": ""}).Into(t, &patched)
+	h.Must(200, "PATCH", "/styles/"+s.ID, org, map[string]any{"referenceImageUrls": []string{white}, "description": ""}).Into(t, &patched)
 	if patched.weight("#ffffff") != 1 || patched.Profile.Brightness < 0.99 || patched.Description != nil || patched.Name != "Red & Blue" {
 		t.Fatalf("re-analysed profile %+v", patched)
 	}
-	if keys := h.objects("orgs/" + org + "/styles/" + s.ID + "/"); len(keys) != 1 {
+	if keys := h.Objects("orgs/" + org + "/styles/" + s.ID + "/"); len(keys) != 1 {
 		t.Fatalf("replaced references still stored: %v", keys)
 	}
 	var list []styleRec
-	h.must(200, "GET", "/styles", org, nil).Into(t, &list)
+	h.Must(200, "GET", "/styles", org, nil).Into(t, &list)
 	if len(list) != 1 || list[0].ID != s.ID {
 		t.Fatalf("list %+v", list)
 	}
-	h.must(204, "DELETE", "/styles/"+s.ID, org, nil)
-	h.must(404, "GET", "/styles/"+s.ID, org, nil)
-	if keys := h.objects("orgs/" + org + "/styles/"); len(keys) != 0 {
+	h.Must(204, "DELETE", "/styles/"+s.ID, org, nil)
+	h.Must(404, "GET", "/styles/"+s.ID, org, nil)
+	if keys := h.Objects("orgs/" + org + "/styles/"); len(keys) != 0 {
 		t.Fatalf("objects left: %v", keys)
 	}
 }

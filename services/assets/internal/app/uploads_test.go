@@ -2,7 +2,6 @@ package app_test
 
 import (
 	"bytes"
-	"context"
 	"image/color"
 	"net"
 	"net/url"
@@ -12,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/minio/minio-go/v7"
-
+	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/testkit"
 )
 
@@ -21,7 +19,7 @@ func TestPresignedUploads(t *testing.T) {
 	const ttl = 3 * time.Second
 	h := newHarness(t, "HOOKLINE_UPLOAD_URL_TTL", ttl.String())
 	org := newOrg()
-	data := solidPNG(t, 40, 30, color.RGBA{200, 10, 10, 255})
+	data := testkit.SolidPNG(t, 40, 30, color.RGBA{200, 10, 10, 255})
 
 	before := time.Now().UTC()
 	p := h.presign(org, "../My Holiday Photo!!.PNG", "image/png", len(data))
@@ -41,7 +39,7 @@ func TestPresignedUploads(t *testing.T) {
 		if st, body := h.put(p.UploadURL, "image/png", data); st != 200 {
 			t.Fatalf("PUT: %d %s", st, body)
 		}
-		st, got := h.fetch(p.PublicURL)
+		st, got := h.Fetch(p.PublicURL)
 		if st != 200 || string(got) != string(data) {
 			t.Fatalf("public read: %d, %d bytes", st, len(got))
 		}
@@ -55,7 +53,7 @@ func TestPresignedUploads(t *testing.T) {
 		if st, _ := h.put(q.UploadURL, "text/html", []byte("<script>")); st != 403 {
 			t.Fatalf("PUT with text/html: %d, want 403", st)
 		}
-		if st, _ := h.fetch(q.PublicURL); st == 200 {
+		if st, _ := h.Fetch(q.PublicURL); st == 200 {
 			t.Fatal("refused upload is readable")
 		}
 	})
@@ -68,7 +66,7 @@ func TestPresignedUploads(t *testing.T) {
 		if st, _ := h.put(q.UploadURL, "image/png", data[:9]); st != 403 {
 			t.Fatalf("9-byte PUT on a URL for fileSize 10: %d, want 403", st)
 		}
-		if st, _ := h.fetch(q.PublicURL); st == 200 {
+		if st, _ := h.Fetch(q.PublicURL); st == 200 {
 			t.Fatal("refused upload is readable")
 		}
 	})
@@ -95,18 +93,18 @@ func TestPresignedUploads(t *testing.T) {
 			{map[string]any{"fileName": "a.png", "fileType": "image/png", "fileSize": 1.5}, "fileSize"},
 			{map[string]any{"fileName": "a.png", "fileType": "image/png", "fileSize": 10, "acl": "public"}, "acl"},
 		} {
-			r := h.must(400, "POST", "/uploads/presigned-url", org, c.body)
+			r := h.Must(400, "POST", "/uploads/presigned-url", org, c.body)
 			if r.Code != "invalid_request" || r.Field(c.field) == "" {
 				t.Errorf("%v: want details.fields.%s, got %s", c.body, c.field, r.Raw)
 			}
 		}
-		h.must(400, "POST", "/uploads/presigned-url", org, "{not json")
-		h.must(200, "POST", "/uploads/presigned-url", org, map[string]any{"fileName": "a.png", "fileType": "image/png", "fileSize": 5 << 20})
+		h.Must(400, "POST", "/uploads/presigned-url", org, "{not json")
+		h.Must(200, "POST", "/uploads/presigned-url", org, map[string]any{"fileName": "a.png", "fileType": "image/png", "fileSize": 5 << 20})
 	})
 
 	t.Run("face upload URLs", func(t *testing.T) {
 		var out []presigned
-		h.must(200, "POST", "/faces/upload-urls", org, map[string]any{"files": []map[string]any{
+		h.Must(200, "POST", "/faces/upload-urls", org, map[string]any{"files": []map[string]any{
 			{"fileName": "one.jpg", "fileType": "image/jpeg", "fileSize": 1000},
 			{"fileName": "two.png", "fileType": "image/png", "fileSize": len(data)},
 		}}).Into(t, &out)
@@ -116,19 +114,19 @@ func TestPresignedUploads(t *testing.T) {
 		if st, body := h.put(out[1].UploadURL, "image/png", data); st != 200 {
 			t.Fatalf("PUT: %d %s", st, body)
 		}
-		r := h.must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": []map[string]any{
+		r := h.Must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": []map[string]any{
 			{"fileName": "one.jpg", "fileType": "image/jpeg", "fileSize": 1000},
 			{"fileName": "two.gif", "fileType": "image/gif", "fileSize": 9 << 20},
 		}})
 		if r.Field("files[1].fileType") == "" || r.Field("files[1].fileSize") == "" {
 			t.Fatalf("want both failures of files[1]: %s", r.Raw)
 		}
-		h.must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": []any{}})
+		h.Must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": []any{}})
 		eleven := make([]map[string]any, 11)
 		for i := range eleven {
 			eleven[i] = map[string]any{"fileName": "x.png", "fileType": "image/png", "fileSize": 1}
 		}
-		if r := h.must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": eleven}); r.Field("files") == "" {
+		if r := h.Must(400, "POST", "/faces/upload-urls", org, map[string]any{"files": eleven}); r.Field("files") == "" {
 			t.Fatalf("11 files: %s", r.Raw)
 		}
 	})
@@ -147,7 +145,7 @@ func TestUploadURLsUsePublicEndpoint(t *testing.T) {
 	}
 	h := newHarness(t, "HOOKLINE_S3_ENDPOINT", "127.0.0.1:"+port, "HOOKLINE_S3_PUBLIC_ENDPOINT", "http://localhost:"+port)
 	org := newOrg()
-	data := solidPNG(t, 24, 24, color.RGBA{0, 90, 200, 255})
+	data := testkit.SolidPNG(t, 24, 24, color.RGBA{0, 90, 200, 255})
 	p := h.presign(org, "blue.png", "image/png", len(data))
 	if pu, err := url.Parse(p.UploadURL); err != nil || pu.Host != "localhost:"+port {
 		t.Fatalf("upload URL %s is not on the public host localhost:%s", p.UploadURL, port)
@@ -155,7 +153,7 @@ func TestUploadURLsUsePublicEndpoint(t *testing.T) {
 	if st, body := h.put(p.UploadURL, "image/png", data); st != 200 {
 		t.Fatalf("PUT to the public host: %d %s", st, body)
 	}
-	h.must(201, "POST", "/styles", org, map[string]any{"name": "Blue", "referenceImageUrls": []string{p.PublicURL}})
+	h.Must(201, "POST", "/styles", org, map[string]any{"name": "Blue", "referenceImageUrls": []string{p.PublicURL}})
 }
 
 // TestFirstUseVerification puts objects under the uploads prefix that the
@@ -169,14 +167,10 @@ func TestFirstUseVerification(t *testing.T) {
 	// Storage refuses a presigned PUT of another length (see
 	// TestPresignedUploads), so the oversized object is written directly,
 	// as storage without that check would have let a client do.
-	big := append(solidPNG(t, 8, 8, color.White), make([]byte, 6<<20)...)
+	big := append(testkit.SolidPNG(t, 8, 8, color.White), make([]byte, 6<<20)...)
 	putBig := func() string {
 		key := "orgs/" + org + "/uploads/" + newOrg() + "-big.png"
-		if _, err := h.minio.PutObject(context.Background(), h.s3.Bucket, key, bytes.NewReader(big), int64(len(big)),
-			minio.PutObjectOptions{ContentType: "image/png"}); err != nil {
-			t.Fatal(err)
-		}
-		return "http://" + h.s3.Endpoint + "/" + h.s3.Bucket + "/" + key
+		return h.PutObject(key, "image/png", big)
 	}
 	putText := func() string {
 		return h.upload(org, "notes.png", "image/png", []byte("this is a text file pretending to be a PNG\n"))
@@ -200,29 +194,29 @@ func TestFirstUseVerification(t *testing.T) {
 			{missing, "was not uploaded", false},
 		} {
 			if tc.deleted {
-				if st, _ := h.fetch(tc.url); st != 200 {
+				if st, _ := h.Fetch(tc.url); st != 200 {
 					t.Fatalf("%s not readable before use: %d", tc.url, st)
 				}
 			}
-			r := h.must(400, "POST", c.path, org, c.body(tc.url))
+			r := h.Must(400, "POST", c.path, org, c.body(tc.url))
 			if got := r.Field(c.field); !strings.Contains(got, tc.url) || !strings.Contains(got, tc.want) {
 				t.Errorf("POST %s with %s: fields.%s = %q, want the URL and %q", c.path, tc.url, c.field, got, tc.want)
 			}
 			if !strings.Contains(r.Error, tc.url) {
 				t.Errorf("message %q does not name the URL", r.Error)
 			}
-			if st, _ := h.fetch(tc.url); tc.deleted && st == 200 {
+			if st, _ := h.Fetch(tc.url); tc.deleted && st == 200 {
 				t.Errorf("POST %s: refused upload %s is still public", c.path, tc.url)
 			}
 		}
-		if r := h.must(200, "GET", c.path, org, nil); r.Page.Total != 0 {
+		if r := h.Must(200, "GET", c.path, org, nil); r.Page.Total != 0 {
 			t.Errorf("GET %s: %d records after refused creates", c.path, r.Page.Total)
 		}
 	}
-	if keys := h.objects("orgs/" + org + "/"); len(keys) != 0 {
+	if keys := h.Objects("orgs/" + org + "/"); len(keys) != 0 {
 		t.Errorf("objects left after refused creates: %v", keys)
 	}
-	if evs := h.assetsEvents(); len(evs) != 0 {
+	if evs := h.StreamEvents(events.StreamAssets); len(evs) != 0 {
 		t.Errorf("events for refused creates: %d", len(evs))
 	}
 }

@@ -163,18 +163,7 @@ func (p *Page) link(attrs map[string]string, base *url.URL) {
 
 // ParseManifest reads a web app manifest fetched from manifestURL.
 func ParseManifest(doc []byte, manifestURL string) Manifest {
-	var raw struct {
-		Name            string `json:"name"`
-		ShortName       string `json:"short_name"`
-		ThemeColor      string `json:"theme_color"`
-		BackgroundColor string `json:"background_color"`
-		Icons           []struct {
-			Src     string `json:"src"`
-			Sizes   string `json:"sizes"`
-			Type    string `json:"type"`
-			Purpose string `json:"purpose"`
-		} `json:"icons"`
-	}
+	var raw webManifest
 	var m Manifest
 	if err := json.Unmarshal(doc, &raw); err != nil {
 		return m

@@ -82,14 +82,8 @@ func (p Patch) Validate() (Patch, error) {
 		return p, apierr.Invalid("at least one of name, description is required", nil)
 	}
 	f := apierr.Fields{}
-	if p.Name != nil {
-		n := validate.Name(f, "name", *p.Name)
-		p.Name = &n
-	}
-	if p.Description != nil {
-		d := validate.Description(f, "description", *p.Description)
-		p.Description = &d
-	}
+	p.Name = validate.Optional(f, "name", p.Name, validate.Name)
+	p.Description = validate.Optional(f, "description", p.Description, validate.Description)
 	return p, f.Err()
 }
 

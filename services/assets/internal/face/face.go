@@ -67,14 +67,10 @@ func (p Patch) Validate() (Patch, error) {
 	if p.Name == nil && p.ImageURLs == nil {
 		return p, apierr.Invalid("at least one of name, imageUrls is required", nil)
 	}
-	if p.Name != nil {
-		n := validate.Name(f, "name", *p.Name)
-		p.Name = &n
-	}
-	if p.ImageURLs != nil {
-		u := validate.URLs(f, "imageUrls", *p.ImageURLs, MaxImages)
-		p.ImageURLs = &u
-	}
+	p.Name = validate.Optional(f, "name", p.Name, validate.Name)
+	p.ImageURLs = validate.Optional(f, "imageUrls", p.ImageURLs, func(f apierr.Fields, field string, urls []string) []string {
+		return validate.URLs(f, field, urls, MaxImages)
+	})
 	return p, f.Err()
 }
 

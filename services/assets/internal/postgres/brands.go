@@ -40,7 +40,7 @@ func (s *Store) InsertBrand(ctx context.Context, b brand.Brand, mk service.Event
 
 // Brand returns a brand of the organization, or brand.ErrNotFound.
 func (s *Store) Brand(ctx context.Context, orgID, id string) (brand.Brand, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+brandCols+` FROM brands WHERE org_id = $1 AND id = $2`, orgID, id), scanBrand, brand.ErrNotFound)
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT `+brandCols+` FROM brands WHERE org_id = $1 AND id = $2`, orgID, id), scanBrand, brand.ErrNotFound)
 }
 
 // Brands returns a page of the organization's brands, newest first.
@@ -53,7 +53,7 @@ func (s *Store) Brands(ctx context.Context, orgID string, offset, limit int) ([]
 // UpdateBrand changes a brand under a row lock.
 func (s *Store) UpdateBrand(ctx context.Context, orgID, id string, change func(brand.Brand) (brand.Brand, error), mk service.Events[brand.Brand]) (before, after brand.Brand, err error) {
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		before, err = one(tx.QueryRow(ctx, `SELECT `+brandCols+` FROM brands WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanBrand, brand.ErrNotFound)
+		before, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+brandCols+` FROM brands WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanBrand, brand.ErrNotFound)
 		if err != nil {
 			return err
 		}
@@ -75,7 +75,7 @@ func (s *Store) DeleteBrand(ctx context.Context, orgID, id string, mk service.Ev
 	var b brand.Brand
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		b, err = one(tx.QueryRow(ctx, `DELETE FROM brands WHERE org_id = $1 AND id = $2 RETURNING `+brandCols, orgID, id), scanBrand, brand.ErrNotFound)
+		b, err = pgkit.One(tx.QueryRow(ctx, `DELETE FROM brands WHERE org_id = $1 AND id = $2 RETURNING `+brandCols, orgID, id), scanBrand, brand.ErrNotFound)
 		if err != nil {
 			return err
 		}

@@ -99,7 +99,7 @@ func (s *Store) Collections(ctx context.Context, orgID string, offset, limit int
 func (s *Store) UpdateCollection(ctx context.Context, orgID, id string, change func(collection.Collection) (collection.Collection, error), mk service.Events[collection.Collection]) (collection.Collection, error) {
 	var after collection.Collection
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		before, err := one(tx.QueryRow(ctx, `SELECT `+collectionCols+` FROM collections c WHERE c.org_id = $1 AND c.id = $2 FOR UPDATE`, orgID, id), scanCollection, collection.ErrNotFound)
+		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+collectionCols+` FROM collections c WHERE c.org_id = $1 AND c.id = $2 FOR UPDATE`, orgID, id), scanCollection, collection.ErrNotFound)
 		if err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func (s *Store) UpdateCollection(ctx context.Context, orgID, id string, change f
 // DeleteCollection removes a collection (its memberships go with it).
 func (s *Store) DeleteCollection(ctx context.Context, orgID, id string, mk service.Events[collection.Collection]) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		c, err := one(tx.QueryRow(ctx, `DELETE FROM collections c WHERE c.org_id = $1 AND c.id = $2
+		c, err := pgkit.One(tx.QueryRow(ctx, `DELETE FROM collections c WHERE c.org_id = $1 AND c.id = $2
 			RETURNING c.id::text, c.org_id::text, c.name, c.description, 0, c.created_at, c.updated_at`, orgID, id), scanCollection, collection.ErrNotFound)
 		if err != nil {
 			return err

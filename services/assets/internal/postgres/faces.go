@@ -33,7 +33,7 @@ func (s *Store) InsertFace(ctx context.Context, f face.Face, mk service.Events[f
 
 // Face returns a face of the organization, or face.ErrNotFound.
 func (s *Store) Face(ctx context.Context, orgID, id string) (face.Face, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+faceCols+` FROM faces WHERE org_id = $1 AND id = $2`, orgID, id), scanFace, face.ErrNotFound)
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT `+faceCols+` FROM faces WHERE org_id = $1 AND id = $2`, orgID, id), scanFace, face.ErrNotFound)
 }
 
 // Faces returns a page of the organization's faces, newest first, and
@@ -48,7 +48,7 @@ func (s *Store) Faces(ctx context.Context, orgID string, offset, limit int) ([]f
 // record and returns the new one. It returns the record before and after.
 func (s *Store) UpdateFace(ctx context.Context, orgID, id string, change func(face.Face) (face.Face, error), mk service.Events[face.Face]) (before, after face.Face, err error) {
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		before, err = one(tx.QueryRow(ctx, `SELECT `+faceCols+` FROM faces WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanFace, face.ErrNotFound)
+		before, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+faceCols+` FROM faces WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanFace, face.ErrNotFound)
 		if err != nil {
 			return err
 		}
@@ -70,7 +70,7 @@ func (s *Store) DeleteFace(ctx context.Context, orgID, id string, mk service.Eve
 	var f face.Face
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		f, err = one(tx.QueryRow(ctx, `DELETE FROM faces WHERE org_id = $1 AND id = $2 RETURNING `+faceCols, orgID, id), scanFace, face.ErrNotFound)
+		f, err = pgkit.One(tx.QueryRow(ctx, `DELETE FROM faces WHERE org_id = $1 AND id = $2 RETURNING `+faceCols, orgID, id), scanFace, face.ErrNotFound)
 		if err != nil {
 			return err
 		}

@@ -6,7 +6,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -39,16 +38,4 @@ func outbox[T any](ctx context.Context, tx pgx.Tx, mk service.Events[T], rec T) 
 		return fmt.Errorf("postgres: %w", err)
 	}
 	return nil
-}
-
-// one scans a single row, mapping "no rows" to notFound.
-func one[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, error) {
-	v, err := scan(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, notFound
-	}
-	if err != nil {
-		return v, fmt.Errorf("postgres: %w", err)
-	}
-	return v, nil
 }

@@ -81,7 +81,7 @@ func (s *Store) InsertStyle(ctx context.Context, st style.Style, mk service.Even
 
 // Style returns a style of the organization, or style.ErrNotFound.
 func (s *Store) Style(ctx context.Context, orgID, id string) (style.Style, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+styleCols+` FROM styles WHERE org_id = $1 AND id = $2`, orgID, id), scanStyle, style.ErrNotFound)
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT `+styleCols+` FROM styles WHERE org_id = $1 AND id = $2`, orgID, id), scanStyle, style.ErrNotFound)
 }
 
 // Styles returns a page of the organization's styles, newest first.
@@ -94,7 +94,7 @@ func (s *Store) Styles(ctx context.Context, orgID string, offset, limit int) ([]
 // UpdateStyle changes a style under a row lock.
 func (s *Store) UpdateStyle(ctx context.Context, orgID, id string, change func(style.Style) (style.Style, error), mk service.Events[style.Style]) (before, after style.Style, err error) {
 	err = pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		before, err = one(tx.QueryRow(ctx, `SELECT `+styleCols+` FROM styles WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanStyle, style.ErrNotFound)
+		before, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+styleCols+` FROM styles WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id), scanStyle, style.ErrNotFound)
 		if err != nil {
 			return err
 		}
@@ -120,7 +120,7 @@ func (s *Store) DeleteStyle(ctx context.Context, orgID, id string, mk service.Ev
 	var st style.Style
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		st, err = one(tx.QueryRow(ctx, `DELETE FROM styles WHERE org_id = $1 AND id = $2 RETURNING `+styleCols, orgID, id), scanStyle, style.ErrNotFound)
+		st, err = pgkit.One(tx.QueryRow(ctx, `DELETE FROM styles WHERE org_id = $1 AND id = $2 RETURNING `+styleCols, orgID, id), scanStyle, style.ErrNotFound)
 		if err != nil {
 			return err
 		}

@@ -17,6 +17,7 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -58,6 +59,7 @@ type Blobs interface {
 	// PresignPut returns a URL that accepts one PUT of key until ttl
 	// passes, of exactly contentType and size bytes.
 	PresignPut(ctx context.Context, key, contentType string, size int64, ttl time.Duration) (string, error)
+	// PublicURL is the address that serves key, "" for "".
 	PublicURL(key string) string
 }
 
@@ -104,20 +106,10 @@ type Service struct {
 
 func (s *Service) now() time.Time { return clock.Now(s.Now) }
 
-func (s *Service) log() *slog.Logger {
-	if s.Log != nil {
-		return s.Log
-	}
-	return slog.Default()
-}
+func (s *Service) log() *slog.Logger { return cmp.Or(s.Log, slog.Default()) }
 
 // URL is the public URL of an object key, "" for "".
-func (s *Service) URL(key string) string {
-	if key == "" {
-		return ""
-	}
-	return s.Blobs.PublicURL(key)
-}
+func (s *Service) URL(key string) string { return s.Blobs.PublicURL(key) }
 
 // URLs maps keys to public URLs.
 func (s *Service) URLs(keys []string) []string {

@@ -61,17 +61,10 @@ func (p Patch) Validate() (Patch, error) {
 		return p, apierr.Invalid("at least one of name, description, referenceImageUrls is required", nil)
 	}
 	f := apierr.Fields{}
-	if p.Name != nil {
-		n := validate.Name(f, "name", *p.Name)
-		p.Name = &n
-	}
-	if p.Description != nil {
-		d := validate.Description(f, "description", *p.Description)
-		p.Description = &d
-	}
-	if p.ReferenceImageURLs != nil {
-		u := validate.URLs(f, "referenceImageUrls", *p.ReferenceImageURLs, MaxReferences)
-		p.ReferenceImageURLs = &u
-	}
+	p.Name = validate.Optional(f, "name", p.Name, validate.Name)
+	p.Description = validate.Optional(f, "description", p.Description, validate.Description)
+	p.ReferenceImageURLs = validate.Optional(f, "referenceImageUrls", p.ReferenceImageURLs, func(f apierr.Fields, field string, urls []string) []string {
+		return validate.URLs(f, field, urls, MaxReferences)
+	})
 	return p, f.Err()
 }

@@ -81,3 +81,13 @@ func URLs(f apierr.Fields, field string, urls []string, max int) []string {
 	}
 	return out
 }
+
+// Optional applies rule to a field of a patch when it was sent (v non-nil)
+// and returns the cleaned value; a field not sent stays nil.
+func Optional[T any](f apierr.Fields, field string, v *T, rule func(f apierr.Fields, field string, v T) T) *T {
+	if v == nil {
+		return nil
+	}
+	out := rule(f, field, *v)
+	return &out
+}

@@ -18,7 +18,7 @@ func TestAdjustments(t *testing.T) {
 	adjust := func(id string, credits int64) events.AdjustReply {
 		t.Helper()
 		var r events.AdjustReply
-		if err := h.bus.Request(ctx, events.BillingAdjustRPC, events.AdjustRequest{AdjustmentID: id, OrgID: org, Credits: credits, Reason: "correction"}, &r); err != nil {
+		if err := h.Bus.Request(ctx, events.BillingAdjustRPC, events.AdjustRequest{AdjustmentID: id, OrgID: org, Credits: credits, Reason: "correction"}, &r); err != nil {
 			t.Fatal(err)
 		}
 		return r
@@ -45,8 +45,8 @@ func TestAdjustments(t *testing.T) {
 		t.Fatalf("0: %+v", r)
 	}
 	var r events.AdjustReply
-	if err := h.bus.Request(ctx, events.BillingAdjustRPC, events.AdjustRequest{AdjustmentID: "a", OrgID: uuid.NewString(), Credits: 1, Reason: "x"}, &r); err != nil || r.Outcome != events.AdjustNoAccount {
+	if err := h.Bus.Request(ctx, events.BillingAdjustRPC, events.AdjustRequest{AdjustmentID: "a", OrgID: uuid.NewString(), Credits: 1, Reason: "x"}, &r); err != nil || r.Outcome != events.AdjustNoAccount {
 		t.Fatalf("unknown account: %+v %v", r, err)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -47,7 +45,7 @@ func TestConcurrentReservationsNeverOverdraw(t *testing.T) {
 	if b := h.balance(org); b.Subscription+b.Purchased != 0 {
 		t.Fatalf("balance %+v, want 0", b)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 func TestReservationIsIdempotent(t *testing.T) {
@@ -76,7 +74,7 @@ func TestReservationIsIdempotent(t *testing.T) {
 	if r, _ := h.reserve(ctx, other, "same", 7); r.Outcome != events.ReserveInvalid {
 		t.Fatalf("foreign reuse of a reservation id: %+v", r)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 // TestReservationsAcrossReplicas: reservations that alternate between two
@@ -122,7 +120,7 @@ func TestReservationsAcrossReplicas(t *testing.T) {
 	if b := h.balance(org); b.Subscription != 100-5-rounds*(2+3) {
 		t.Fatalf("balance %d, want %d", b.Subscription, 100-5-rounds*(2+3))
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 func TestSettlements(t *testing.T) {
@@ -150,7 +148,7 @@ func TestSettlements(t *testing.T) {
 	// Failure refunds.
 	mustReserve("fails", 5)
 	later = append(later, h.settle(org, "fails", false))
-	h.waitProcessed(later)
+	h.WaitProcessed("", later...)
 	if h.usageStatus("twice") != "committed" || h.usageStatus("fails") != "refunded" {
 		t.Fatalf("twice %s, fails %s", h.usageStatus("twice"), h.usageStatus("fails"))
 	}
@@ -163,7 +161,7 @@ func TestSettlements(t *testing.T) {
 	h.settle(org, "early-failed", false)
 	testkit.Eventually(t, 10*time.Second, "early settlements recorded", func() bool {
 		var n int
-		_ = h.pool.QueryRow(ctx, `SELECT count(*) FROM early_settlements`).Scan(&n)
+		_ = h.Pool.QueryRow(ctx, `SELECT count(*) FROM early_settlements`).Scan(&n)
 		return n == 2
 	})
 	mustReserve("early-done", 3)
@@ -177,7 +175,7 @@ func TestSettlements(t *testing.T) {
 	if b := h.balance(org); b.Subscription != 100-10-3 {
 		t.Fatalf("balance %d, want 87", b.Subscription)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 func TestGrantsAndQuotas(t *testing.T) {
@@ -188,7 +186,7 @@ func TestGrantsAndQuotas(t *testing.T) {
 	for range 2 { // the same grant twice counts once
 		grantEvents = append(grantEvents, h.publish(events.GatewayCreditsGranted, org, events.CreditsGranted{GrantID: grant, OrganizationID: org, Credits: 5, Kind: "purchased", Reason: "top-up"}))
 	}
-	h.waitProcessed(grantEvents)
+	h.WaitProcessed("", grantEvents...)
 	if b := h.balance(org); b.Purchased != 5 {
 		t.Fatalf("one grant sent twice: purchased %d, want 5", b.Purchased)
 	}
@@ -209,14 +207,14 @@ func TestGrantsAndQuotas(t *testing.T) {
 		{ReservationID: "r", OrgID: org, Credits: 1},
 	} {
 		var reply events.ReserveReply
-		if err := h.bus.Request(ctx, events.BillingReserveRPC, bad, &reply); err != nil || reply.Outcome != events.ReserveInvalid {
+		if err := h.Bus.Request(ctx, events.BillingReserveRPC, bad, &reply); err != nil || reply.Outcome != events.ReserveInvalid {
 			t.Errorf("%+v → %+v %v", bad, reply, err)
 		}
 	}
 	if b := h.balance(org); b.Purchased != 5 || b.Subscription != 97 {
 		t.Fatalf("balance %+v", b)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 func TestExpiry(t *testing.T) {
@@ -226,11 +224,11 @@ func TestExpiry(t *testing.T) {
 		t.Fatalf("reserve: %+v %v", r, err)
 	}
 	testkit.Eventually(t, 10*time.Second, "expiry", func() bool { return h.usageStatus("stale") == "expired" })
-	h.waitProcessed([]string{h.settle(org, "stale", true)}) // too late: a no-op
+	h.WaitProcessed("", h.settle(org, "stale", true)) // too late: a no-op
 	if h.usageStatus("stale") != "expired" || h.balance(org).Subscription != 100 {
 		t.Fatalf("late settlement changed the account: %s %+v", h.usageStatus("stale"), h.balance(org))
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 func TestHTTP(t *testing.T) {
@@ -240,11 +238,7 @@ func TestHTTP(t *testing.T) {
 		t.Fatal(r, err)
 	}
 
-	resp, err := h.get("/account/credits", orgA)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body := readJSON(t, resp, 200)
+	body := readJSON(t, h.Do("GET", "/account/credits", orgA, nil), 200)
 	want := `{"data":{"tier":"pro","credits":{"total":96,"purchased":0,"subscription":96},"canGenerate":true,"billingCycle":"monthly"}}`
 	var wantBody map[string]any
 	_ = json.Unmarshal([]byte(want), &wantBody)
@@ -252,42 +246,35 @@ func TestHTTP(t *testing.T) {
 		t.Fatalf("credits = %v\nwant %s", body, want)
 	}
 
-	resp, _ = h.get("/account/usage?limit=10", orgA)
-	usage := readJSON(t, resp, 200)
+	usage := readJSON(t, h.Do("GET", "/account/usage?limit=10", orgA, nil), 200)
 	items := usage["data"].([]any)
 	if len(items) != 1 || items[0].(map[string]any)["id"] != "a-1" || items[0].(map[string]any)["status"] != "reserved" {
 		t.Fatalf("usage of A: %v", usage)
 	}
 	// B sees none of A's data.
-	resp, _ = h.get("/account/usage", orgB)
-	if items := readJSON(t, resp, 200)["data"].([]any); len(items) != 0 {
+	if items := readJSON(t, h.Do("GET", "/account/usage", orgB, nil), 200)["data"].([]any); len(items) != 0 {
 		t.Fatalf("B sees %v", items)
 	}
 	// No principal, no entry.
-	resp, _ = h.get("/account/credits", "")
-	if e := readJSON(t, resp, 401); e["code"] != "unauthorized" {
+	if e := readJSON(t, h.Do("GET", "/account/credits", "", nil), 401); e["code"] != "unauthorized" {
 		t.Fatalf("without principal: %v", e)
 	}
 	for _, q := range []string{"limit=0", "limit=101", "page=0", "page=x", "limit=1.5"} {
-		resp, _ = h.get("/account/usage?"+q, orgA)
-		if e := readJSON(t, resp, 400); e["code"] != "invalid_request" {
+		if e := readJSON(t, h.Do("GET", "/account/usage?"+q, orgA, nil), 400); e["code"] != "invalid_request" {
 			t.Fatalf("%s: %v", q, e)
 		}
 	}
-	resp, _ = h.get("/account/nope", orgA)
-	readJSON(t, resp, 404)
+	readJSON(t, h.Do("GET", "/account/nope", orgA, nil), 404)
 }
 
-func readJSON(t *testing.T, resp *http.Response, status int) map[string]any {
+func readJSON(t *testing.T, r testkit.Response, status int) map[string]any {
 	t.Helper()
-	defer func() { _ = resp.Body.Close() }()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != status {
-		t.Fatalf("status %d, want %d: %s", resp.StatusCode, status, b)
+	if r.Status != status {
+		t.Fatalf("status %d, want %d: %s", r.Status, status, r.Raw)
 	}
 	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatalf("body %q: %v", b, err)
+	if err := json.Unmarshal(r.Raw, &m); err != nil {
+		t.Fatalf("body %q: %v", r.Raw, err)
 	}
 	return m
 }
@@ -298,7 +285,7 @@ func TestGrantBeforeAccountOpens(t *testing.T) {
 	// The grant overtakes the organization's creation: it is refused while
 	// the account is not open, released, redelivered and then applied.
 	h.publish(events.GatewayCreditsGranted, org, events.CreditsGranted{GrantID: uuid.NewString(), OrganizationID: org, Credits: 7, Kind: "purchased", Reason: "early"})
-	cons, err := h.bus.JS.Consumer(t.Context(), h.bus.StreamName(events.StreamGateway), natsapi.GatewayConsumer)
+	cons, err := h.Bus.JS.Consumer(t.Context(), h.Bus.StreamName(events.StreamGateway), natsapi.GatewayConsumer)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +298,7 @@ func TestGrantBeforeAccountOpens(t *testing.T) {
 		b, err := h.store.Balance(context.Background(), org)
 		return err == nil && b.Purchased == 7 && b.Subscription == 100
 	})
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 func TestSettlementNamingAnotherAccount(t *testing.T) {
@@ -325,7 +312,7 @@ func TestSettlementNamingAnotherAccount(t *testing.T) {
 	if b := h.balance(owner); b.Subscription != 100 {
 		t.Fatalf("owner balance %d", b.Subscription)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 // A rebuild runs beside live billing: batches of three events (pages that
@@ -344,7 +331,7 @@ func TestRebuildUnderLiveTraffic(t *testing.T) {
 			}
 		}
 	}
-	if _, err := h.pool.Exec(ctx, `UPDATE balances SET subscription = 0; DELETE FROM usage`); err != nil {
+	if _, err := h.Pool.Exec(ctx, `UPDATE balances SET subscription = 0; DELETE FROM usage`); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
@@ -364,7 +351,7 @@ func TestRebuildUnderLiveTraffic(t *testing.T) {
 				return
 			}
 			var r events.AdjustReply
-			if err := h.bus.Request(ctx, events.BillingAdjustRPC, events.AdjustRequest{AdjustmentID: fmt.Sprintf("adj-%d", i), OrgID: org, Credits: 1, Reason: "live"}, &r); err != nil || r.Outcome != events.ReserveOK {
+			if err := h.Bus.Request(ctx, events.BillingAdjustRPC, events.AdjustRequest{AdjustmentID: fmt.Sprintf("adj-%d", i), OrgID: org, Credits: 1, Reason: "live"}, &r); err != nil || r.Outcome != events.ReserveOK {
 				done <- fmt.Errorf("live adjustment %d: %+v %w", i, r, err)
 				return
 			}
@@ -372,7 +359,7 @@ func TestRebuildUnderLiveTraffic(t *testing.T) {
 		}
 	}()
 	env := testkit.Getenv(map[string]string{
-		"HOOKLINE_DATABASE_URL": h.env["HOOKLINE_DATABASE_URL"], "HOOKLINE_DB_SCHEMA": h.env["HOOKLINE_DB_SCHEMA"],
+		"HOOKLINE_DATABASE_URL": h.Env["HOOKLINE_DATABASE_URL"], "HOOKLINE_DB_SCHEMA": h.Env["HOOKLINE_DB_SCHEMA"],
 		"HOOKLINE_REBUILD_BATCH": "3",
 	})
 	for range 3 {
@@ -391,7 +378,7 @@ func TestRebuildUnderLiveTraffic(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 func TestRebuildCommandRestoresProjections(t *testing.T) {
@@ -400,9 +387,9 @@ func TestRebuildCommandRestoresProjections(t *testing.T) {
 	if r, err := h.reserve(t.Context(), org, "kept", 3); err != nil || r.Outcome != events.ReserveOK {
 		t.Fatal(r, err)
 	}
-	h.stop() // projections are only ever rebuilt with writers stopped or blocked
+	h.Stop() // projections are only ever rebuilt with writers stopped or blocked
 	ctx := context.Background()
-	if _, err := h.pool.Exec(ctx, `UPDATE balances SET subscription = 0; DELETE FROM usage`); err != nil {
+	if _, err := h.Pool.Exec(ctx, `UPDATE balances SET subscription = 0; DELETE FROM usage`); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.store.VerifyProjections(ctx); err == nil {
@@ -410,7 +397,7 @@ func TestRebuildCommandRestoresProjections(t *testing.T) {
 	}
 	var out strings.Builder
 	if err := app.Rebuild(ctx, testkit.Getenv(map[string]string{
-		"HOOKLINE_DATABASE_URL": h.env["HOOKLINE_DATABASE_URL"], "HOOKLINE_DB_SCHEMA": h.env["HOOKLINE_DB_SCHEMA"],
+		"HOOKLINE_DATABASE_URL": h.Env["HOOKLINE_DATABASE_URL"], "HOOKLINE_DB_SCHEMA": h.Env["HOOKLINE_DB_SCHEMA"],
 	}), &out); err != nil {
 		t.Fatal(err)
 	}

@@ -44,13 +44,13 @@ func TestConflictingSettlements(t *testing.T) {
 	// backlog (as after a restart or a lag) and handles them at once.
 	sendInOrder := func(prefix string) {
 		sent = nil
-		h.stop()
+		h.Stop()
 		for i := range n { // each pair side by side in the stream
 			id := fmt.Sprintf("%s-%d", prefix, i)
 			sentIDs(h.settle(org, id, true), h.settle(org, id, false))
 		}
-		h.start()
-		h.waitProcessed(sent)
+		h.Restart()
+		h.WaitProcessed("", sent...)
 	}
 
 	t.Run("sent in order, completed first", func(t *testing.T) {
@@ -73,7 +73,7 @@ func TestConflictingSettlements(t *testing.T) {
 		// Two replicas' stores each get one outcome at the same moment
 		// (which one alternates): either may be applied first, and each
 		// store says whether its outcome was.
-		stores := [2]*postgres.Store{h.store, postgres.New(h.pool, 1, nil)}
+		stores := [2]*postgres.Store{h.store, postgres.New(h.Pool, 1, nil)}
 		defer stores[1].Close()
 		concurrently(n, func(i int) { mustReserve(fmt.Sprintf("race-%d", i)) })
 		results := make([][2]ledger.Settled, n)
@@ -103,16 +103,16 @@ func TestConflictingSettlements(t *testing.T) {
 		}
 		t.Logf("failed applied first in %d of %d races", refunds, n)
 	})
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 // countStatus counts the reservations whose id matches the LIKE pattern
 // and whose status is status.
 func (h *harness) countStatus(pattern, status string) int {
-	h.t.Helper()
+	h.T.Helper()
 	var n int
-	if err := h.pool.QueryRow(context.Background(), `SELECT count(*) FROM usage WHERE reservation_id LIKE $1 AND status = $2`, pattern, status).Scan(&n); err != nil {
-		h.t.Fatal(err)
+	if err := h.Pool.QueryRow(context.Background(), `SELECT count(*) FROM usage WHERE reservation_id LIKE $1 AND status = $2`, pattern, status).Scan(&n); err != nil {
+		h.T.Fatal(err)
 	}
 	return n
 }

@@ -25,14 +25,9 @@ func TestCrashRecovery(t *testing.T) {
 	if testing.Short() {
 		t.Fatal("the crash test is part of the suite; run it without -short")
 	}
-	bin := filepath.Join(t.TempDir(), "billing")
 	// Without -race: the process must restart quickly; the race detector
 	// covers the same code in the in-process tests.
-	build := exec.Command("go", "build", "-o", bin, "hookline.dev/services/billing/cmd/billing")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("build billing: %v", err)
-	}
+	bin := testkit.Build(t, "hookline.dev/services/billing/cmd/billing")
 
 	h := newHarness(t) // its in-process instance opens the accounts, then stops
 	const accounts = 10
@@ -42,13 +37,9 @@ func TestCrashRecovery(t *testing.T) {
 	}
 
 	// From here on only the external process serves the schema.
-	h.stop()
-	h.env["HOOKLINE_HTTP_ADDR"] = testkit.FreeAddr(t)
-	var env []string
-	for k, v := range h.env {
-		env = append(env, k+"="+v)
-	}
-	proc := &process{t: t, bin: bin, env: env, log: filepath.Join(t.TempDir(), "billing.log")}
+	h.Stop()
+	addr := testkit.FreeAddr(t)
+	proc := &process{t: t, bin: bin, env: testkit.EnvList(h.EnvWith("HOOKLINE_HTTP_ADDR", addr)), log: filepath.Join(t.TempDir(), "billing.log")}
 	proc.start()
 	defer proc.stop()
 
@@ -71,7 +62,7 @@ func TestCrashRecovery(t *testing.T) {
 			proc.start()
 			// Kill only a process that got to work: a crash loop during
 			// start-up tests nothing.
-			testkit.WaitHTTP(t, "http://"+h.env["HOOKLINE_HTTP_ADDR"]+"/readyz", 30*time.Second)
+			testkit.WaitHTTP(t, "http://"+addr+"/readyz", 30*time.Second)
 		}
 	})
 
@@ -129,17 +120,17 @@ func TestCrashRecovery(t *testing.T) {
 	// Every accepted reservation settles exactly once, despite the crashes.
 	testkit.Eventually(t, 60*time.Second, "all reservations settled", func() bool {
 		var pending int
-		_ = h.pool.QueryRow(ctx, `SELECT count(*) FROM usage WHERE status = 'reserved'`).Scan(&pending)
+		_ = h.Pool.QueryRow(ctx, `SELECT count(*) FROM usage WHERE status = 'reserved'`).Scan(&pending)
 		return pending == 0
 	})
 	var stored int64
-	if err := h.pool.QueryRow(ctx, `SELECT count(*) FROM usage`).Scan(&stored); err != nil {
+	if err := h.Pool.QueryRow(ctx, `SELECT count(*) FROM usage`).Scan(&stored); err != nil {
 		t.Fatal(err)
 	}
 	if stored != ok.Load() {
 		t.Fatalf("%d reservations stored, %d answered ok", stored, ok.Load())
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }
 
 // process is billing as an operating-system process.

@@ -31,17 +31,9 @@ func TestMetricsOnDebugAddress(t *testing.T) {
 
 	org := h.openAccount("pro")
 	for range 3 {
-		resp, err := h.get("/account/credits", org)
-		if err != nil {
-			t.Fatal(err)
-		}
-		readJSON(t, resp, 200)
+		readJSON(t, h.Do("GET", "/account/credits", org, nil), 200)
 	}
-	resp, err := h.get("/account/credits", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readJSON(t, resp, 401)
+	readJSON(t, h.Do("GET", "/account/credits", "", nil), 401)
 	for _, id := range []string{"m-ok", "m-short"} { // 60 of 100 credits each: the second is short
 		if _, err := h.reserve(t.Context(), org, id, 60); err != nil {
 			t.Fatal(err)

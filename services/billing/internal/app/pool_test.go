@@ -73,21 +73,12 @@ func TestDatabaseOutOfConnectionsAnswers503(t *testing.T) {
 	}
 
 	org := uuid.NewString()
-	resp, err := h.get("/account/credits", org)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if e := readJSON(t, resp, 503); e["code"] != "unavailable" {
+	if e := readJSON(t, h.Do("GET", "/account/credits", org, nil), 503); e["code"] != "unavailable" {
 		t.Fatalf("out of connections: %v, want code unavailable", e)
 	}
 
 	_ = hog.Close(ctx)
 	testkit.Eventually(t, 10*time.Second, "billing reads again", func() bool {
-		resp, err := h.get("/account/credits", org)
-		if err != nil {
-			return false
-		}
-		_ = resp.Body.Close()
-		return resp.StatusCode == 200 // the database answered: no account yet, no credits
+		return h.Do("GET", "/account/credits", org, nil).Status == 200 // the database answered: no account yet, no credits
 	})
 }

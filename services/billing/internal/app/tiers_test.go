@@ -15,11 +15,7 @@ func TestTierTableOverride(t *testing.T) {
 	h := newHarness(t, "HOOKLINE_TIERS", tiers.Encode(gold))
 	org := h.openAccount("gold")
 
-	resp, err := h.get("/account/credits", org)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := readJSON(t, resp, 200)["data"].(map[string]any)
+	d := readJSON(t, h.Do("GET", "/account/credits", org, nil), 200)["data"].(map[string]any)
 	if d["tier"] != "gold" || d["billingCycle"] != "yearly" || d["credits"].(map[string]any)["subscription"] != float64(42) {
 		t.Fatalf("credits of a gold account: %v", d)
 	}
@@ -27,7 +23,7 @@ func TestTierTableOverride(t *testing.T) {
 	ctx := t.Context()
 	render := func(id string) events.ReserveReply {
 		var r events.ReserveReply
-		if err := h.bus.Request(ctx, events.BillingReserveRPC, events.ReserveRequest{
+		if err := h.Bus.Request(ctx, events.BillingReserveRPC, events.ReserveRequest{
 			ReservationID: id, OrgID: org, Credits: 1, Operation: "clips.render", ResourceType: "render", ResourceID: id,
 		}, &r); err != nil {
 			t.Fatal(err)
@@ -51,5 +47,5 @@ func TestTierTableOverride(t *testing.T) {
 	if r, _ := h.reserve(ctx, org, "op-4", 1); r.Outcome != events.ReserveQuotaExceeded {
 		t.Fatalf("fourth paid operation (quota 3): %+v", r)
 	}
-	checkInvariants(t, h.pool, h.store)
+	checkInvariants(t, h.Pool, h.store)
 }

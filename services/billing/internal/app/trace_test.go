@@ -27,7 +27,7 @@ func TestTraceCrossesBilling(t *testing.T) {
 	var mu sync.Mutex
 	got := map[string]seen{} // reservation id → trace ids the consumer saw
 	testkit.Background(t, "consumer", func(ctx context.Context) error {
-		return h.bus.Consume(ctx, messaging.ConsumerConfig{Durable: "trace-test", Stream: events.StreamBilling, Subjects: []string{events.BillingCreditReserved}},
+		return h.Bus.Consume(ctx, messaging.ConsumerConfig{Durable: "trace-test", Stream: events.StreamBilling, Subjects: []string{events.BillingCreditReserved}},
 			func(hctx context.Context, e events.Envelope) error {
 				var d events.CreditsMoved
 				if err := e.Decode(&d); err != nil {

@@ -7,10 +7,8 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"time"
 
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
@@ -20,114 +18,16 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/tiers"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
-	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
-	"hookline.dev/services/clips/internal/transcribe"
+	"hookline.dev/services/clips/internal/slots"
 	"hookline.dev/services/clips/migrations"
 )
-
-// Config is the clips service's configuration, for both roles.
-type Config struct {
-	config.Common `default:"HOOKLINE_HTTP_ADDR=:8084,HOOKLINE_DB_SCHEMA=clips"`
-	config.S3
-	config.Fetch
-	config.VideoSite
-	// Text: a chat model for the clips' titles and hooks (local: none).
-	config.Text
-	Tiers tiers.Source
-
-	// CreateDeadline bounds the fetches of POST /clips/projects.
-	CreateDeadline time.Duration `env:"HOOKLINE_CLIPS_CREATE_DEADLINE" default:"20s"`
-	// MaxDownloadMB and DownloadTimeout bound one source download.
-	MaxDownloadMB   int64         `env:"HOOKLINE_CLIPS_MAX_DOWNLOAD_MB" default:"4096"`
-	DownloadTimeout time.Duration `env:"HOOKLINE_CLIPS_DOWNLOAD_TIMEOUT" default:"30m"`
-
-	// Workers is how many jobs a worker process runs at once; JobAckWait
-	// is how long a job of a crashed worker waits before another takes it
-	// (a running job keeps its message with in-progress acks); MaxAttempts
-	// bounds a project's preparation attempts.
-	Workers     int           `env:"HOOKLINE_CLIPS_WORKERS" default:"1"`
-	JobAckWait  time.Duration `env:"HOOKLINE_CLIPS_JOB_ACK_WAIT" default:"60s"`
-	MaxAttempts int           `env:"HOOKLINE_CLIPS_MAX_ATTEMPTS" default:"3"`
-	WorkDir     string        `env:"HOOKLINE_CLIPS_WORK_DIR"`
-
-	// RenderHeight is the long side of renders: 1920 (1080×1920 and
-	// 1920×1080) or 1280 (720p); RenderPreset is x264's.
-	RenderHeight int    `env:"HOOKLINE_CLIPS_RENDER_HEIGHT" default:"1920"`
-	RenderPreset string `env:"HOOKLINE_CLIPS_RENDER_PRESET" default:"veryfast"`
-	// RecoveryInterval is how often unsettled reservations are looked for;
-	// RecoveryGrace how long one may stay open before the pass decides
-	// (a render still pending or running is left to its worker).
-	RecoveryInterval time.Duration `env:"HOOKLINE_RECOVERY_INTERVAL" default:"30s"`
-	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"2m"`
-
-	FFmpeg  string `env:"HOOKLINE_FFMPEG"`
-	FFprobe string `env:"HOOKLINE_FFPROBE"`
-
-	// Speech recognition for sources without captions: local
-	// (pocketsphinx, offline) or openai (any OpenAI-compatible
-	// /v1/audio/transcriptions, whisper.cpp servers included).
-	TranscribeProvider string        `env:"HOOKLINE_TRANSCRIBE_PROVIDER" default:"local"`
-	TranscribeAPIKey   string        `env:"HOOKLINE_TRANSCRIBE_API_KEY"`
-	TranscribeBaseURL  string        `env:"HOOKLINE_TRANSCRIBE_BASE_URL"`
-	TranscribeModel    string        `env:"HOOKLINE_TRANSCRIBE_MODEL"`
-	TranscribeTimeout  time.Duration `env:"HOOKLINE_TRANSCRIBE_TIMEOUT" default:"10m"`
-	Pocketsphinx       string        `env:"HOOKLINE_POCKETSPHINX"`
-}
-
-func (c *Config) fetch() safefetch.Config {
-	return safefetch.Config{Timeout: c.FetchTimeout, AllowHosts: c.FetchAllowHosts, DenyHosts: c.FetchDenyHosts}
-}
-
-// Validate checks the configuration.
-func (c *Config) Validate() error {
-	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate(), c.Text.Validate()}
-	if _, err := c.Tiers.Load(); err != nil {
-		errs = append(errs, err)
-	}
-	for name, d := range map[string]time.Duration{
-		"HOOKLINE_CLIPS_CREATE_DEADLINE": c.CreateDeadline, "HOOKLINE_CLIPS_DOWNLOAD_TIMEOUT": c.DownloadTimeout,
-		"HOOKLINE_CLIPS_JOB_ACK_WAIT": c.JobAckWait, "HOOKLINE_TRANSCRIBE_TIMEOUT": c.TranscribeTimeout,
-	} {
-		if d <= 0 {
-			errs = append(errs, fmt.Errorf("%s must be positive", name))
-		}
-	}
-	if c.RenderHeight != 1920 && c.RenderHeight != 1280 {
-		errs = append(errs, errors.New("HOOKLINE_CLIPS_RENDER_HEIGHT must be 1920 or 1280"))
-	}
-	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= messaging.DefaultRequestTimeout {
-		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE over %s", messaging.DefaultRequestTimeout))
-	}
-	if c.MaxDownloadMB <= 0 || c.Workers <= 0 || c.MaxAttempts <= 0 {
-		errs = append(errs, errors.New("HOOKLINE_CLIPS_MAX_DOWNLOAD_MB, _WORKERS and _MAX_ATTEMPTS must be positive"))
-	}
-	if _, err := c.transcriber(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
-}
-
-// moments is the local engine, or a chat model's wording over it.
-func (c *Config) moments() (moments.Engine, error) {
-	m, err := textai.Model(c.Text)
-	if err != nil {
-		return nil, err
-	}
-	return moments.NewEngine(m), nil
-}
-
-func (c *Config) transcriber() (transcribe.Engine, error) {
-	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout, c.Pocketsphinx)
-}
 
 // Run starts the API and blocks until ctx is cancelled or a part fails.
 func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
@@ -208,6 +108,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Log:            p.Log,
 		CreateDeadline: cfg.CreateDeadline,
 		MaxAttempts:    cfg.MaxAttempts,
+		Slots:          service.Slots{Jobs: slots.New(cfg.Preparations, cfg.OrgPreparations), CPU: slots.New(cfg.Workers, 0)},
 		WorkDir:        cfg.WorkDir,
 	}
 
@@ -225,20 +126,21 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
-			return p.Bus.Consume(ctx, jobConsumer(&cfg, svc, events.DurableClipsPrepare, events.ClipsJobPrepareSource), svc.HandlePrepare)
+			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsPrepare, events.ClipsJobPrepareSource, cfg.Preparations, svc.PrepareMaxDeliveries()), svc.HandlePrepare)
 		},
 		func(ctx context.Context) error {
-			return p.Bus.Consume(ctx, jobConsumer(&cfg, svc, events.DurableClipsRender, events.ClipsJobRender), svc.HandleRender)
+			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, cfg.Workers, svc.MaxDeliveries()), svc.HandleRender)
 		},
 	)
 }
 
 // jobConsumer is the durable consumer of one kind of CLIPS_JOBS job:
-// cfg.Workers run at once in this process, and a crashed worker's job
-// waits cfg.JobAckWait before another takes it.
-func jobConsumer(cfg *Config, svc *service.Service, durable, subject string) messaging.ConsumerConfig {
+// workers run at once in this process, a job is delivered at most
+// maxDeliver times, and a crashed worker's job waits cfg.JobAckWait
+// before another takes it.
+func jobConsumer(cfg *Config, durable, subject string, workers, maxDeliver int) messaging.ConsumerConfig {
 	return messaging.ConsumerConfig{
 		Durable: durable, Stream: events.StreamClipsJobs, Subjects: []string{subject},
-		MaxDeliver: svc.MaxDeliveries(), AckWait: cfg.JobAckWait, Workers: cfg.Workers, MaxAckPending: 64,
+		MaxDeliver: maxDeliver, AckWait: cfg.JobAckWait, Workers: workers, MaxAckPending: 64,
 	}
 }

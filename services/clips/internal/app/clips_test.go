@@ -85,7 +85,7 @@ func TestProjectFromTheSiteWithCaptions(t *testing.T) {
 	h.media.put(t, m.file, id+".mp4")
 	org := uuid.NewString()
 
-	r := h.must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": "https://youtu.be/" + id + "?t=42"})
+	r := h.Must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": "https://youtu.be/" + id + "?t=42"})
 	var raw map[string]any
 	if err := json.Unmarshal(r.Data, &raw); err != nil {
 		t.Fatal(err)
@@ -142,7 +142,7 @@ func TestProjectFromTheSiteWithCaptions(t *testing.T) {
 		t.Errorf("yt-dlp ran %d times for one video", n)
 	}
 
-	list := h.must(http.StatusOK, http.MethodGet, "/clips/projects?limit=1", org, nil)
+	list := h.Must(http.StatusOK, http.MethodGet, "/clips/projects?limit=1", org, nil)
 	var items []project
 	list.Into(t, &items)
 	if len(items) != 1 || items[0].ID != again.ID || list.Page == nil || list.Page.Total != 2 || !list.Page.HasMore {
@@ -150,8 +150,8 @@ func TestProjectFromTheSiteWithCaptions(t *testing.T) {
 	}
 	// Another organization sees none of it.
 	other := uuid.NewString()
-	h.must(http.StatusNotFound, http.MethodGet, "/clips/projects/"+p.ID, other, nil)
-	h.must(http.StatusOK, http.MethodGet, "/clips/projects", other, nil).Into(t, &items)
+	h.Must(http.StatusNotFound, http.MethodGet, "/clips/projects/"+p.ID, other, nil)
+	h.Must(http.StatusOK, http.MethodGet, "/clips/projects", other, nil).Into(t, &items)
 	if len(items) != 0 {
 		t.Errorf("another org lists %d projects", len(items))
 	}
@@ -164,7 +164,7 @@ func TestDirectMediaWithASidecar(t *testing.T) {
 	url := h.media.put(t, m.file, "talk.mp4")
 	h.media.putText(t, "talk.vtt", videositefake.VTT(captions(m.spans)))
 	org := uuid.NewString()
-	r := h.must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": url, "format": "landscape"})
+	r := h.Must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": url, "format": "landscape"})
 	var p project
 	r.Into(t, &p)
 	if p.Format != "landscape" || p.VideoTitle != "talk" || len(p.Clips) == 0 {
@@ -195,7 +195,7 @@ func TestNoCaptionsTranscribesDuringPreparation(t *testing.T) {
 		Scenes: []mediatest.Scene{{Colour: "navy", Seconds: spans[len(spans)-1].End + 1}}})
 	url := h.media.put(t, file, "nocaptions.mp4")
 	org := uuid.NewString()
-	r := h.must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": url})
+	r := h.Must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": url})
 	var p project
 	r.Into(t, &p)
 	if len(p.Clips) != 0 || p.Transcript != nil {
@@ -209,7 +209,7 @@ func TestNoCaptionsTranscribesDuringPreparation(t *testing.T) {
 	// The kept words: at least 30 % of the script's content words, each
 	// inside the span of a sentence that has it.
 	var segs []byte
-	if err := h.pool.QueryRow(context.Background(), `SELECT segments FROM sources`).Scan(&segs); err != nil {
+	if err := h.Pool.QueryRow(context.Background(), `SELECT segments FROM sources`).Scan(&segs); err != nil {
 		t.Fatal(err)
 	}
 	var got []videosite.Segment
@@ -280,7 +280,7 @@ func TestBadRequestsAreRefused(t *testing.T) {
 		`{"video_site_url": "https://youtu.be/abcdefghijk", "format": ""}`:       "format",
 		`{"video_site_url": "` + strings.Repeat("a", 3000) + `"}`:                "video_site_url",
 	} {
-		r := h.do(http.MethodPost, "/clips/projects", org, body)
+		r := h.Do(http.MethodPost, "/clips/projects", org, body)
 		if r.Status != http.StatusBadRequest || r.Code != "invalid_request" || r.Field(field) == "" {
 			t.Errorf("%.80s: %d %s", body, r.Status, r.Raw)
 		}
@@ -291,18 +291,18 @@ func TestBadRequestsAreRefused(t *testing.T) {
 		"/clips/projects?page=0":              http.StatusBadRequest,
 		"/clips/projects/" + uuid.NewString(): http.StatusNotFound,
 	} {
-		if r := h.do(http.MethodGet, path, org, nil); r.Status != want {
+		if r := h.Do(http.MethodGet, path, org, nil); r.Status != want {
 			t.Errorf("GET %s: %d %s", path, r.Status, r.Raw)
 		}
 	}
-	if r := h.do(http.MethodPost, "/clips/projects", org, `{"video_site_url": 5}`); r.Status != http.StatusBadRequest {
+	if r := h.Do(http.MethodPost, "/clips/projects", org, `{"video_site_url": 5}`); r.Status != http.StatusBadRequest {
 		t.Errorf("malformed body: %d", r.Status)
 	}
-	if r := h.do(http.MethodGet, "/clips/projects", "", nil); r.Status != http.StatusUnauthorized {
+	if r := h.Do(http.MethodGet, "/clips/projects", "", nil); r.Status != http.StatusUnauthorized {
 		t.Errorf("no principal: %d", r.Status)
 	}
 	var n int
-	if err := h.pool.QueryRow(context.Background(), `SELECT count(*) FROM projects`).Scan(&n); err != nil || n != 0 {
+	if err := h.Pool.QueryRow(context.Background(), `SELECT count(*) FROM projects`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("%d projects stored from refused requests (%v)", n, err)
 	}
 }
@@ -336,7 +336,7 @@ func TestAWorkerKilledMidPreparationLosesNothing(t *testing.T) {
 	}
 	var attempts int
 	var readyAt time.Time
-	if err := h.pool.QueryRow(context.Background(), `SELECT attempts, ready_at FROM projects WHERE id = $1`, p.ID).Scan(&attempts, &readyAt); err != nil {
+	if err := h.Pool.QueryRow(context.Background(), `SELECT attempts, ready_at FROM projects WHERE id = $1`, p.ID).Scan(&attempts, &readyAt); err != nil {
 		t.Fatal(err)
 	}
 	if attempts != 2 {
@@ -345,7 +345,7 @@ func TestAWorkerKilledMidPreparationLosesNothing(t *testing.T) {
 	// Ready once: later deliveries (none should come) change nothing.
 	time.Sleep(4 * time.Second)
 	var again time.Time
-	if err := h.pool.QueryRow(context.Background(), `SELECT ready_at FROM projects WHERE id = $1`, p.ID).Scan(&again); err != nil || !again.Equal(readyAt) {
+	if err := h.Pool.QueryRow(context.Background(), `SELECT ready_at FROM projects WHERE id = $1`, p.ID).Scan(&again); err != nil || !again.Equal(readyAt) {
 		t.Errorf("ready_at moved from %v to %v (%v)", readyAt, again, err)
 	}
 }

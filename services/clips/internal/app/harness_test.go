@@ -1,8 +1,6 @@
 package app_test
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,44 +12,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"hookline.dev/pkg/pgkit"
-	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/videosite/videositefake"
 	"hookline.dev/services/clips/internal/app"
 	"hookline.dev/services/clips/internal/mediatest"
 )
 
-const secret = "test-principal-secret-0123456789abcdef"
-
 // harness runs the clips API in-process on a fresh schema, bucket and NATS
 // namespace, with a fake video site, a media server for direct addresses
 // and a stand-in yt-dlp that copies the site's videos from the media
 // server's directory. Workers are started by the tests that want them.
 type harness struct {
-	t      testing.TB
-	url    string
-	env    map[string]string
-	pool   *pgxpool.Pool
-	site   *videositefake.Server
-	media  *mediaServer
-	client *http.Client
+	*apptest.Service
+	site  *videositefake.Server
+	media *mediaServer
 }
 
 func newHarness(t testing.TB, overrides ...string) *harness {
 	t.Helper()
 	mediatest.Require(t)
-	schema := testkit.Schema(t, "clips")
-	ns := testkit.Namespace(t)
-	addr := testkit.FreeAddr(t)
-	s3 := testkit.Bucket(t)
-	s3.Client(t) // the bucket goes after the service stops
-	h := &harness{t: t, url: "http://" + addr, site: videositefake.New(t), media: newMediaServer(t), client: &http.Client{Timeout: 60 * time.Second}}
-	env := append(s3.Env(),
+	h := &harness{site: videositefake.New(t), media: newMediaServer(t)}
+	h.Service = apptest.Start(t, apptest.Config{Name: "clips", Run: app.Run, Bucket: true, Env: append([]string{
 		"HOOKLINE_VIDEOSITE_BASE", h.site.URL,
 		"HOOKLINE_VIDEOSITE_TIMEDTEXT_BASE", h.site.URL,
 		"HOOKLINE_YTDLP", ytdlp(t, h.media.dir),
@@ -59,62 +42,29 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 		"HOOKLINE_CLIPS_JOB_ACK_WAIT", "3s",
 		"HOOKLINE_DEBUG_ADDR", "",
 		"HOOKLINE_TIERS", `{"tiers": [{"name": "pro", "monthlyCredits": 10, "billingCycle": "monthly", "rateLimit": {"perSecond": 100, "burst": 100}, "quotas": {"sourceMinutes": 2}}]}`,
-	)
-	h.env = testkit.ServiceEnv(t, schema, ns, addr, secret, append(env, overrides...)...)
-	testkit.StartService(t, "clips", app.Run, h.env, h.url+"/readyz")
-	var err error
-	if h.pool, err = pgkit.Connect(context.Background(), testkit.DatabaseURL(t), schema, pgkit.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(h.pool.Close)
+	}, overrides...)})
 	return h
 }
 
 // worker runs a worker in-process until the test ends.
 func (h *harness) worker() {
-	h.t.Helper()
-	env := map[string]string{}
-	for k, v := range h.env {
-		env[k] = v
-	}
-	addr := testkit.FreeAddr(h.t)
-	env["HOOKLINE_HTTP_ADDR"] = addr
-	testkit.StartService(h.t, "clips-worker", app.RunWorker, env, "http://"+addr+"/readyz")
+	h.T.Helper()
+	addr := testkit.FreeAddr(h.T)
+	testkit.StartService(h.T, "clips-worker", app.RunWorker, h.EnvWith("HOOKLINE_HTTP_ADDR", addr), "http://"+addr+"/readyz")
 }
-
-var clipsBin = sync.OnceValues(func() (string, error) {
-	dir, err := os.MkdirTemp("", "clips-bin")
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(dir, "clips")
-	out, err := exec.Command("go", "build", "-o", bin, "hookline.dev/services/clips/cmd/clips").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("build clips: %w: %s", err, out)
-	}
-	return bin, nil
-})
 
 // workerProcess runs `clips worker` as a process (one a test can kill).
 func (h *harness) workerProcess(name string) *exec.Cmd {
-	h.t.Helper()
-	bin, err := clipsBin()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	env := map[string]string{}
-	for k, v := range h.env {
-		env[k] = v
-	}
-	addr := testkit.FreeAddr(h.t)
-	env["HOOKLINE_HTTP_ADDR"] = addr
+	h.T.Helper()
+	bin := testkit.Build(h.T, "hookline.dev/services/clips/cmd/clips")
+	addr := testkit.FreeAddr(h.T)
 	// exec keeps the pid: killing the wrapper kills the worker.
-	wrapper := filepath.Join(h.t.TempDir(), "clips-worker")
+	wrapper := filepath.Join(h.T.TempDir(), "clips-worker")
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+bin+" worker\n"), 0o700); err != nil { //nolint:gosec // G306: an executable test script
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
-	cmd := testkit.StartProcess(h.t, name, wrapper, testkit.EnvList(env)...)
-	testkit.WaitHTTP(h.t, "http://"+addr+"/readyz", 60*time.Second)
+	cmd := testkit.StartProcess(h.T, name, wrapper, testkit.EnvList(h.EnvWith("HOOKLINE_HTTP_ADDR", addr))...)
+	testkit.WaitHTTP(h.T, "http://"+addr+"/readyz", 60*time.Second)
 	return cmd
 }
 
@@ -202,34 +152,6 @@ func (m *mediaServer) ytdlpCalls() int {
 	return strings.Count(string(b), "\n")
 }
 
-func sign(t testing.TB, org string) string {
-	t.Helper()
-	v, err := principal.Sign([]byte(secret), principal.Principal{OrgID: org, KeyID: "k", Tier: "pro", RequestID: uuid.NewString(),
-		Expires: time.Now().Add(time.Minute)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return v
-}
-
-func (h *harness) do(method, path, org string, body any) testkit.Response {
-	h.t.Helper()
-	var headers []string
-	if org != "" {
-		headers = []string{principal.Header, sign(h.t, org)}
-	}
-	return testkit.Call(h.t, h.client, method, h.url+path, body, headers...)
-}
-
-func (h *harness) must(want int, method, path, org string, body any) testkit.Response {
-	h.t.Helper()
-	r := h.do(method, path, org, body)
-	if r.Status != want {
-		h.t.Fatalf("%s %s: status %d, want %d: %s", method, path, r.Status, want, r.Raw)
-	}
-	return r
-}
-
 // project is a project as the API returns it; pointers tell null.
 type project struct {
 	ID              string   `json:"id"`
@@ -264,18 +186,18 @@ type clip struct {
 }
 
 func (h *harness) create(org, url string) project {
-	h.t.Helper()
+	h.T.Helper()
 	var p project
-	h.must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": url}).Into(h.t, &p)
+	h.Must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": url}).Into(h.T, &p)
 	return p
 }
 
 // wait polls the project until it leaves downloading.
 func (h *harness) wait(org, id string, within time.Duration) project {
-	h.t.Helper()
+	h.T.Helper()
 	var p project
-	testkit.Eventually(h.t, within, "project "+id+" prepared", func() bool {
-		h.must(http.StatusOK, http.MethodGet, "/clips/projects/"+id, org, nil).Into(h.t, &p)
+	testkit.Eventually(h.T, within, "project "+id+" prepared", func() bool {
+		h.Must(http.StatusOK, http.MethodGet, "/clips/projects/"+id, org, nil).Into(h.T, &p)
 		return p.DownloadStatus != "downloading"
 	})
 	return p

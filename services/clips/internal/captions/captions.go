@@ -3,7 +3,9 @@
 // one of five styles, the optional hook title and end card; and the same
 // captions as SRT for editors. User text reaches the script only through
 // Escape, so it can never become an override tag, a line break or
-// anything but literal text.
+// anything but literal text, and every word of it fits the frame's width
+// (fit.go): libass wraps at spaces, and a longer word is cut with an
+// ellipsis.
 package captions
 
 import (
@@ -166,17 +168,29 @@ func ASS(s Spec) string {
 	if lk.box {
 		border = 3
 	}
+	capMargin, hookMargin, cardMargin := s.Width/12, s.Width/14, s.Width/10
+	hookSize, hookBox := math.Round(0.045*h), 0.02*h
+	cardSize, cardOutline := math.Round(0.08*h), 0.004*h
 	var b strings.Builder
 	fmt.Fprintf(&b, "[Script Info]\nScriptType: v4.00+\nPlayResX: %d\nPlayResY: %d\nWrapStyle: 0\nScaledBorderAndShadow: yes\n\n", s.Width, s.Height)
 	b.WriteString("[V4+ Styles]\nFormat: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, MarginV, Encoding\n")
 	fmt.Fprintf(&b, "Style: Caption,%s,%.0f,%s,%s,%s,%s,0,0,0,0,100,100,0,0,%d,%.1f,%.1f,2,%d,%d,%d,1\n",
 		fonts.Families[lk.font], size, lk.primary, lk.primary, lk.outlineCol, lk.back, border, lk.outline*size, lk.shadow*size,
-		s.Width/12, s.Width/12, int(lk.marginV*h))
+		capMargin, capMargin, int(lk.marginV*h))
 	fmt.Fprintf(&b, "Style: Hook,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00101010,&HC0101010,0,0,0,0,100,100,0,0,3,%.0f,0,8,%d,%d,%d,1\n",
-		fonts.Families[fonts.Heavy], math.Round(0.045*h), 0.02*h, s.Width/14, s.Width/14, int(0.14*h))
+		fonts.Families[fonts.Heavy], hookSize, hookBox, hookMargin, hookMargin, int(0.14*h))
 	fmt.Fprintf(&b, "Style: Card,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,%.0f,0,5,%d,%d,0,1\n\n",
-		fonts.Families[fonts.Display], math.Round(0.08*h), 0.004*h, s.Width/10, s.Width/10)
+		fonts.Families[fonts.Display], cardSize, cardOutline, cardMargin, cardMargin)
 	b.WriteString("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
+
+	// Every word fits between its style's margins, at the largest scale
+	// its animation reaches: the spoken word grows to activeScale, the
+	// hook to 100 %, a cutaway's keyword to 110 %.
+	width := func(margin int) float64 { return float64(s.Width - 2*margin) }
+	capFit := newFitter(lk.font, size, float64(max(lk.activeScale, 100))/100, width(capMargin), (lk.outline+lk.shadow)*size+lk.blur)
+	hookFit := newFitter(fonts.Heavy, hookSize, 1, width(hookMargin), hookBox)
+	cardFit := newFitter(fonts.Display, cardSize, 1, width(cardMargin), cardOutline)
+	cutFit := newFitter(fonts.Display, cardSize, 1.1, width(cardMargin), cardOutline)
 
 	keys := keywordSet(s.Keywords)
 	blur := ""
@@ -185,7 +199,7 @@ func ASS(s Spec) string {
 	}
 	for _, line := range Lines(s.Words, s.MaxWords()) {
 		if lk.active == "" {
-			event(&b, 2, line[0].Start, line[len(line)-1].End, "Caption", blur+s.lineText(line, -1, lk, keys))
+			event(&b, 2, line[0].Start, line[len(line)-1].End, "Caption", blur+s.lineText(line, -1, lk, keys, capFit))
 			continue
 		}
 		// The active word lights up while it is spoken; the line stays.
@@ -198,33 +212,33 @@ func ASS(s Spec) string {
 			if k == 0 {
 				start = line[0].Start
 			}
-			event(&b, 2, start, end, "Caption", blur+s.lineText(line, k, lk, keys))
+			event(&b, 2, start, end, "Caption", blur+s.lineText(line, k, lk, keys, capFit))
 		}
 	}
 	for _, c := range s.Cutaways {
 		panel := fmt.Sprintf("{\\an7\\pos(0,0)\\bord0\\shad0\\1c&H00281E14&\\fad(120,120)\\p1}m 0 0 l %d 0 %d %d 0 %d{\\p0}", s.Width, s.Width, s.Height, s.Height)
 		event(&b, 0, c.Start, c.End, "Card", panel)
-		event(&b, 1, c.Start, c.End, "Card", "{\\fad(120,120)\\1c&H0000D7FF&\\fscx60\\fscy60\\t(0,250,\\fscx110\\fscy110)\\t(250,500,\\fscx100\\fscy100)}"+Escape(strings.ToUpper(c.Text)))
+		event(&b, 1, c.Start, c.End, "Card", "{\\fad(120,120)\\1c&H0000D7FF&\\fscx60\\fscy60\\t(0,250,\\fscx110\\fscy110)\\t(250,500,\\fscx100\\fscy100)}"+Escape(cutFit.fit(strings.ToUpper(c.Text))))
 	}
 	if hook := strings.TrimSpace(s.Hook); hook != "" && s.HookSeconds > 0 {
-		event(&b, 3, 0, s.HookSeconds, "Hook", "{\\fad(150,250)\\fscx70\\fscy70\\t(0,300,\\fscx100\\fscy100)}"+Escape(hook))
+		event(&b, 3, 0, s.HookSeconds, "Hook", "{\\fad(150,250)\\fscx70\\fscy70\\t(0,300,\\fscx100\\fscy100)}"+Escape(hookFit.fit(hook)))
 	}
 	if card := strings.TrimSpace(s.EndCard); card != "" && s.EndSeconds > 0 {
-		event(&b, 4, s.EndStart, s.EndStart+s.EndSeconds, "Card", "{\\fad(300,0)}"+Escape(card))
+		event(&b, 4, s.EndStart, s.EndStart+s.EndSeconds, "Card", "{\\fad(300,0)}"+Escape(cardFit.fit(card)))
 	}
 	return b.String()
 }
 
 // lineText is a caption line with the active word (index, or -1) and the
 // keywords coloured.
-func (s Spec) lineText(line []Word, active int, lk look, keys map[string]bool) string {
+func (s Spec) lineText(line []Word, active int, lk look, keys map[string]bool, fit fitter) string {
 	parts := make([]string, len(line))
 	for i, w := range line {
 		t := w.Text
 		if lk.upper {
 			t = strings.ToUpper(t)
 		}
-		t = Escape(t)
+		t = Escape(fit.fit(t))
 		switch {
 		case i == active:
 			t = fmt.Sprintf("{\\c%s\\fscx%d\\fscy%d}%s{\\r}", lk.active, lk.activeScale, lk.activeScale, t)

@@ -64,38 +64,61 @@ func MapError(err error) error {
 // projectDTO is a project as every endpoint returns it: all fields always
 // present, null when unset.
 type projectDTO struct {
-	ID              string           `json:"id"`
-	VideoTitle      string           `json:"videoTitle"`
-	VideoSiteURL    string           `json:"videoSiteUrl"`
-	DownloadStatus  string           `json:"downloadStatus"`
-	DownloadError   *string          `json:"downloadError"`
-	PreparationStep string           `json:"preparationStep"`
-	Format          string           `json:"format"`
-	Duration        *float64         `json:"duration"`
-	Transcript      *string          `json:"transcriptSource"`
-	Analysis        moments.Analysis `json:"analysis"`
-	Clips           []clipDTO        `json:"clips"`
-	CreatedAt       time.Time        `json:"createdAt"`
-	UpdatedAt       time.Time        `json:"updatedAt"`
-	ReadyAt         *time.Time       `json:"readyAt"`
+	ID              string      `json:"id"`
+	VideoTitle      string      `json:"videoTitle"`
+	VideoSiteURL    string      `json:"videoSiteUrl"`
+	DownloadStatus  string      `json:"downloadStatus"`
+	DownloadError   *string     `json:"downloadError"`
+	PreparationStep string      `json:"preparationStep"`
+	Format          string      `json:"format"`
+	Duration        *float64    `json:"duration"`
+	Transcript      *string     `json:"transcriptSource"`
+	Analysis        analysisDTO `json:"analysis"`
+	Clips           []clipDTO   `json:"clips"`
+	CreatedAt       time.Time   `json:"createdAt"`
+	UpdatedAt       time.Time   `json:"updatedAt"`
+	ReadyAt         *time.Time  `json:"readyAt"`
 }
 
 // clipDTO is a clip suggestion of the spec, with the measured features
 // that explain its score.
 type clipDTO struct {
-	ID           string           `json:"id"`
-	Title        string           `json:"title"`
-	StartTime    float64          `json:"startTime"`
-	EndTime      float64          `json:"endTime"`
-	Duration     float64          `json:"duration"`
-	Hook         string           `json:"hook"`
-	Category     string           `json:"category"`
-	ViralScore   int              `json:"viralScore"`
-	HookStrength string           `json:"hookStrength"`
-	PlatformFit  []string         `json:"platformFit"`
-	Mood         string           `json:"mood"`
-	Keywords     []string         `json:"keywords"`
-	Features     moments.Features `json:"features"`
+	ID           string      `json:"id"`
+	Title        string      `json:"title"`
+	StartTime    float64     `json:"startTime"`
+	EndTime      float64     `json:"endTime"`
+	Duration     float64     `json:"duration"`
+	Hook         string      `json:"hook"`
+	Category     string      `json:"category"`
+	ViralScore   int         `json:"viralScore"`
+	HookStrength string      `json:"hookStrength"`
+	PlatformFit  []string    `json:"platformFit"`
+	Mood         string      `json:"mood"`
+	Keywords     []string    `json:"keywords"`
+	Features     featuresDTO `json:"features"`
+}
+
+// analysisDTO describes the whole video. It and featuresDTO convert from
+// their domain types, so a field added there fails to compile here until
+// the API decides on it.
+type analysisDTO struct {
+	ContentType     string `json:"contentType"`
+	SuggestedFormat string `json:"suggestedFormat"`
+	SuggestedStyle  string `json:"suggestedStyle"`
+	Engine          string `json:"engine"`
+}
+
+// featuresDTO are the measured features behind a clip's score.
+type featuresDTO struct {
+	Hook          float64 `json:"hook"`
+	SelfContained float64 `json:"selfContained"`
+	Salience      float64 `json:"salience"`
+	Emotion       float64 `json:"emotion"`
+	Pace          float64 `json:"pace"`
+	Length        float64 `json:"length"`
+	Energy        float64 `json:"energy"`
+	Peaks         float64 `json:"peaks"`
+	Scenes        float64 `json:"scenes"`
 }
 
 func strOrNil(s string) *string {
@@ -108,7 +131,7 @@ func strOrNil(s string) *string {
 func projectOut(p project.Project) projectDTO {
 	out := projectDTO{
 		ID: p.ID, VideoTitle: p.VideoTitle, VideoSiteURL: p.SourceURL, DownloadStatus: string(p.Status), DownloadError: strOrNil(p.DownloadError),
-		PreparationStep: string(p.Step), Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: p.Analysis,
+		PreparationStep: string(p.Step), Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: analysisDTO(p.Analysis),
 		Clips: make([]clipDTO, len(p.Clips)), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
 	}
 	if p.Duration > 0 {
@@ -119,11 +142,17 @@ func projectOut(p project.Project) projectDTO {
 		out.ReadyAt = &t
 	}
 	for i, c := range p.Clips {
-		out.Clips[i] = clipDTO{ID: c.ID, Title: c.Title, StartTime: c.Start, EndTime: c.End, Duration: c.End - c.Start, Hook: c.Hook,
-			Category: c.Category, ViralScore: c.ViralScore, HookStrength: c.HookStrength, PlatformFit: c.PlatformFit, Mood: c.Mood,
-			Keywords: c.Keywords, Features: c.Features}
+		out.Clips[i] = clipOut(c)
 	}
 	return out
+}
+
+// clipOut keeps nil slices nil: a clip without platforms or keywords has
+// always answered null for them.
+func clipOut(c moments.Clip) clipDTO {
+	return clipDTO{ID: c.ID, Title: c.Title, StartTime: c.Start, EndTime: c.End, Duration: c.End - c.Start, Hook: c.Hook,
+		Category: c.Category, ViralScore: c.ViralScore, HookStrength: c.HookStrength, PlatformFit: c.PlatformFit, Mood: c.Mood,
+		Keywords: c.Keywords, Features: featuresDTO(c.Features)}
 }
 
 func (h *api) create(w http.ResponseWriter, r *http.Request) error {

@@ -14,32 +14,65 @@ import (
 
 // renderDTO is a render job as GET answers it: every field always present.
 type renderDTO struct {
-	ID             string         `json:"id"`
-	ProjectID      string         `json:"projectId"`
-	ClipID         string         `json:"clipId"`
-	Status         string         `json:"status"`
-	Progress       int            `json:"progress"`
-	CurrentStep    string         `json:"currentStep"`
-	Format         string         `json:"format"`
-	SubtitleStyle  string         `json:"subtitleStyle"`
-	BrandID        *string        `json:"brandId"`
-	Options        render.Options `json:"options"`
-	OutputURL      *string        `json:"outputUrl"`
-	CaptionsURL    *string        `json:"captionsUrl"`
-	CropPathURL    *string        `json:"cropPathUrl"`
-	CreditsCharged int64          `json:"creditsCharged"`
-	Error          *string        `json:"error"`
-	Notes          []string       `json:"notes"`
-	Attempts       int            `json:"attempts"`
-	CreatedAt      time.Time      `json:"createdAt"`
-	UpdatedAt      time.Time      `json:"updatedAt"`
-	CompletedAt    *time.Time     `json:"completedAt"`
+	ID             string     `json:"id"`
+	ProjectID      string     `json:"projectId"`
+	ClipID         string     `json:"clipId"`
+	Status         string     `json:"status"`
+	Progress       int        `json:"progress"`
+	CurrentStep    string     `json:"currentStep"`
+	Format         string     `json:"format"`
+	SubtitleStyle  string     `json:"subtitleStyle"`
+	BrandID        *string    `json:"brandId"`
+	Options        optionsDTO `json:"options"`
+	OutputURL      *string    `json:"outputUrl"`
+	CaptionsURL    *string    `json:"captionsUrl"`
+	CropPathURL    *string    `json:"cropPathUrl"`
+	CreditsCharged int64      `json:"creditsCharged"`
+	Error          *string    `json:"error"`
+	Notes          []string   `json:"notes"`
+	Attempts       int        `json:"attempts"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	CompletedAt    *time.Time `json:"completedAt"`
+}
+
+// optionsDTO are a render's options (converted from render.Options); the
+// track and the end card are left out when unset.
+type optionsDTO struct {
+	Music           bool   `json:"music"`
+	MusicTrackID    string `json:"musicTrackId,omitempty"`
+	Broll           bool   `json:"broll"`
+	HookTitle       bool   `json:"hookTitle"`
+	ProgressBar     bool   `json:"progressBar"`
+	BrandFrame      bool   `json:"brandFrame"`
+	EndCardText     string `json:"endCardText,omitempty"`
+	KeywordEmphasis bool   `json:"keywordEmphasis"`
+}
+
+// optionsIn is the options object as sent: absent fields stay nil.
+type optionsIn struct {
+	Music           *bool   `json:"music"`
+	MusicTrackID    *string `json:"musicTrackId"`
+	Broll           *bool   `json:"broll"`
+	HookTitle       *bool   `json:"hookTitle"`
+	ProgressBar     *bool   `json:"progressBar"`
+	BrandFrame      *bool   `json:"brandFrame"`
+	EndCardText     *string `json:"endCardText"`
+	KeywordEmphasis *bool   `json:"keywordEmphasis"`
+}
+
+func (o *optionsIn) domain() *render.OptionsIn {
+	if o == nil {
+		return nil
+	}
+	in := render.OptionsIn(*o)
+	return &in
 }
 
 func (h *api) renderOut(r render.Render) renderDTO {
 	out := renderDTO{
 		ID: r.ID, ProjectID: r.ProjectID, ClipID: r.ClipID, Status: string(r.Status), Progress: r.Progress, CurrentStep: r.Step,
-		Format: string(r.Format), SubtitleStyle: string(r.Style), BrandID: strOrNil(r.BrandID), Options: r.Options,
+		Format: string(r.Format), SubtitleStyle: string(r.Style), BrandID: strOrNil(r.BrandID), Options: optionsDTO(r.Options),
 		OutputURL: strOrNil(h.svc.URL(r.OutputKey)), CaptionsURL: strOrNil(h.svc.URL(r.CaptionsKey)), CropPathURL: strOrNil(h.svc.URL(r.CropKey)),
 		CreditsCharged: r.Charged(), Error: strOrNil(r.Error), Notes: r.Notes, Attempts: r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
@@ -60,12 +93,12 @@ func (h *api) startRenders(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var in struct {
-		ClipID        *string           `json:"clip_id"`
-		ClipIDs       *[]string         `json:"clip_ids"`
-		Format        *string           `json:"format"`
-		SubtitleStyle *string           `json:"subtitle_style"`
-		BrandID       *string           `json:"brand_id"`
-		Options       *render.OptionsIn `json:"options"`
+		ClipID        *string    `json:"clip_id"`
+		ClipIDs       *[]string  `json:"clip_ids"`
+		Format        *string    `json:"format"`
+		SubtitleStyle *string    `json:"subtitle_style"`
+		BrandID       *string    `json:"brand_id"`
+		Options       *optionsIn `json:"options"`
 	}
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
@@ -75,7 +108,7 @@ func (h *api) startRenders(w http.ResponseWriter, r *http.Request) error {
 		p.RequestID = httpx.RequestIDFrom(r.Context())
 	}
 	b, err := h.svc.StartRenders(r.Context(), p, id.String(), render.CreateInput{
-		ClipID: in.ClipID, ClipIDs: in.ClipIDs, Format: in.Format, SubtitleStyle: in.SubtitleStyle, BrandID: in.BrandID, Options: in.Options,
+		ClipID: in.ClipID, ClipIDs: in.ClipIDs, Format: in.Format, SubtitleStyle: in.SubtitleStyle, BrandID: in.BrandID, Options: in.Options.domain(),
 	})
 	if err != nil {
 		return err

@@ -19,6 +19,11 @@ type Signals struct {
 	Energy []float64 // loudness per step, 0..1 (see Analyze)
 	Peaks  []float64 // start times (s) of laughter/applause-like bursts
 	Scenes []float64 // times (s) of scene changes (cuts)
+	// Decoded is how many seconds of media the file actually holds: the
+	// longer of its decoded audio and video. A file cut short (a download
+	// that ended early) still declares its whole length in its header;
+	// only decoding it tells.
+	Decoded float64
 }
 
 // Analysis parameters. Audio is read as 8 kHz mono; loudness and
@@ -57,6 +62,10 @@ const (
 // applause measure 0.2–0.6; speech, music and tones stay under 0.1).
 // Bursts less than 1 s apart are one; each is reported by its start.
 //
+// A file ffmpeg gives up on (it exits with a status of its own, not
+// killed and not cancelled) is a *DecodeError: decoding it again gives the
+// same answer.
+//
 // Scenes are cuts: a sampled frame whose mean absolute difference from
 // the previous one (over Y, U and V) is at least sceneMinDiff and at
 // least sceneRatio times the median difference of the frames around it,
@@ -66,19 +75,20 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 	sig := Signals{Step: step}
 	var wg sync.WaitGroup
 	var audioErr, videoErr error
+	var audioSec, videoSec float64
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx) // a failure stops the other
 	defer cancel()
 	if info.HasAudio {
 		wg.Go(func() {
-			if sig.Energy, sig.Peaks, audioErr = t.audio(ctx, path); audioErr != nil {
+			if sig.Energy, sig.Peaks, audioSec, audioErr = t.audio(ctx, path); audioErr != nil {
 				cancel()
 			}
 		})
 	}
 	if info.HasVideo {
 		wg.Go(func() {
-			if sig.Scenes, videoErr = t.scenes(ctx, path); videoErr != nil {
+			if sig.Scenes, videoSec, videoErr = t.scenes(ctx, path); videoErr != nil {
 				cancel()
 			}
 		})
@@ -94,15 +104,18 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 	if err := errors.Join(audioErr, videoErr); err != nil {
 		return Signals{}, fmt.Errorf("analyzing %s: %w", path, err)
 	}
+	sig.Decoded = max(audioSec, videoSec)
 	return sig, nil
 }
 
 // pipe runs ffmpeg with args, passing its stdout to read, and returns the
-// first error of either.
+// first error of either; ffmpeg exiting with a status of its own is a
+// *DecodeError.
 func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) error) error {
 	var stderr tail
+	var first firstLine
 	cmd := exec.CommandContext(ctx, t.ffmpeg(), append([]string{"-v", "error", "-nostdin"}, args...)...) //nolint:gosec // G204: fixed flags; paths go through local
-	cmd.Stderr = &stderr
+	cmd.Stderr = io.MultiWriter(&stderr, &first)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("starting ffmpeg: %w", err)
@@ -121,16 +134,20 @@ func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) err
 		return ctx.Err()
 	case readErr != nil:
 		return readErr
+	case decodeFailure(waitErr):
+		return &DecodeError{Reason: first.reason(), Detail: stderr.String()}
 	case waitErr != nil:
 		return fmt.Errorf("ffmpeg: %w: %s", waitErr, stderr.String())
 	}
 	return nil
 }
 
-// audio reads the first audio track and returns Energy and Peaks.
-func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64, err error) {
+// audio reads the first audio track and returns Energy, Peaks and how
+// many seconds of it decoded.
+func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64, seconds float64, err error) {
 	var db, flat []float64 // per window
 	var sumsq []float64
+	samples := 0
 	buf := make([]byte, 2*window)
 	x := make([]float64, window)
 	fft := newFFT(fftSize)
@@ -145,6 +162,7 @@ func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64,
 					return fmt.Errorf("reading audio: %w", err)
 				}
 				m := n / 2
+				samples += m
 				var s float64
 				for i := range m {
 					v := float64(int16(binary.LittleEndian.Uint16(buf[2*i:]))) / 32768 //nolint:gosec // G115: reinterpreting s16le bits
@@ -160,9 +178,9 @@ func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64,
 			}
 		})
 	if err != nil {
-		return nil, nil, fmt.Errorf("measuring audio: %w", err)
+		return nil, nil, 0, fmt.Errorf("measuring audio: %w", err)
 	}
-	return energyOf(sumsq), peaksOf(db, flat), nil
+	return energyOf(sumsq), peaksOf(db, flat), float64(samples) / audioRate, nil
 }
 
 func decibels(meanSquare float64) float64 { return 10 * math.Log10(meanSquare+1e-10) }

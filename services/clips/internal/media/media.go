@@ -65,23 +65,7 @@ func (t Tools) Probe(ctx context.Context, path string) (Info, error) {
 		}
 		return Info{}, fmt.Errorf("probing %s: %w: %s", path, ErrCorrupt, stderr.String())
 	}
-	var doc struct {
-		Format struct {
-			Duration string `json:"duration"`
-		} `json:"format"`
-		Streams []struct {
-			CodecType    string `json:"codec_type"`
-			CodecName    string `json:"codec_name"`
-			Width        int    `json:"width"`
-			Height       int    `json:"height"`
-			AvgFrameRate string `json:"avg_frame_rate"`
-			RFrameRate   string `json:"r_frame_rate"`
-			Duration     string `json:"duration"`
-			Disposition  struct {
-				AttachedPic int `json:"attached_pic"`
-			} `json:"disposition"`
-		} `json:"streams"`
-	}
+	var doc ffprobeDoc
 	if err := json.Unmarshal(out, &doc); err != nil {
 		return Info{}, fmt.Errorf("probing %s: %w: reading ffprobe output: %w", path, ErrCorrupt, err)
 	}

@@ -19,10 +19,12 @@ const (
 )
 
 // scenes decodes the first video stream as tiny frames and returns the
-// times of its cuts. The decoder skips the loop filter and uses two
-// threads; every frame is still decoded, so no cut is missed.
-func (t Tools) scenes(ctx context.Context, path string) ([]float64, error) {
+// times of its cuts and how many seconds of it decoded. The decoder skips
+// the loop filter and uses two threads; every frame is still decoded, so
+// no cut is missed.
+func (t Tools) scenes(ctx context.Context, path string) ([]float64, float64, error) {
 	var diffs []float64 // diffs[i]: frame i+1 against frame i
+	frames := 0
 	err := t.pipe(ctx, []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-map", "0:v:0",
 		"-vf", fmt.Sprintf("fps=%d,scale=%d:%d:flags=area,format=yuv420p", sceneFPS, sceneW, sceneH),
 		"-f", "rawvideo", "pipe:"},
@@ -35,6 +37,7 @@ func (t Tools) scenes(ctx context.Context, path string) ([]float64, error) {
 					}
 					return fmt.Errorf("reading frames: %w", err)
 				}
+				frames++
 				if n > 0 {
 					var sum int
 					for i, v := range cur {
@@ -47,9 +50,9 @@ func (t Tools) scenes(ctx context.Context, path string) ([]float64, error) {
 			}
 		})
 	if err != nil {
-		return nil, fmt.Errorf("measuring scenes: %w", err)
+		return nil, 0, fmt.Errorf("measuring scenes: %w", err)
 	}
-	return cuts(diffs), nil
+	return cuts(diffs), float64(frames) / sceneFPS, nil
 }
 
 // cuts applies the cut rule to frame differences.

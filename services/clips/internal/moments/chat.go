@@ -29,14 +29,6 @@ const chatSystem = "You write short-form video packaging. For each clip, write a
 // maxExcerpt bounds the words of one clip sent to the model.
 const maxExcerpt = 1500
 
-var chatSchema = map[string]any{
-	"type": "object", "additionalProperties": false, "required": []string{"clips"},
-	"properties": map[string]any{"clips": map[string]any{"type": "array", "items": map[string]any{
-		"type": "object", "additionalProperties": false, "required": []string{"id", "title", "hook"},
-		"properties": map[string]any{"id": map[string]any{"type": "string"}, "title": map[string]any{"type": "string"}, "hook": map[string]any{"type": "string"}},
-	}}},
-}
-
 // Rank ranks with the local engine, then asks the model for the wording.
 func (c *Chat) Rank(ctx context.Context, in Input) (Result, error) {
 	res, err := c.Local.Rank(ctx, in)
@@ -49,9 +41,7 @@ func (c *Chat) Rank(ctx context.Context, in Input) (Result, error) {
 		text := clipText(d.textOf(Window{Start: cl.Start, End: cl.End}), maxExcerpt)
 		fmt.Fprintf(&b, "Clip %s (%.0f–%.0f s, %s, keywords: %s):\n%s\n\n", cl.ID, cl.Start, cl.End, cl.Category, strings.Join(cl.Keywords, ", "), text)
 	}
-	var ans struct {
-		Clips []struct{ ID, Title, Hook string } `json:"clips"`
-	}
+	var ans chatAnswer
 	fallback, err := textai.Ask(ctx, c.Model, chatSystem, "clip_titles", b.String(), chatSchema, &ans, func() error {
 		got := map[string]bool{}
 		for _, a := range ans.Clips {

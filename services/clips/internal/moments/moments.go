@@ -60,42 +60,42 @@ type Input struct {
 
 // Features are a clip's measured features, each 0..1.
 type Features struct {
-	Hook          float64 `json:"hook"`
-	SelfContained float64 `json:"selfContained"`
-	Salience      float64 `json:"salience"`
-	Emotion       float64 `json:"emotion"`
-	Pace          float64 `json:"pace"`
-	Length        float64 `json:"length"`
+	Hook          float64
+	SelfContained float64
+	Salience      float64
+	Emotion       float64
+	Pace          float64
+	Length        float64
 	// The audio and picture features are 0 until the source is prepared.
-	Energy float64 `json:"energy"`
-	Peaks  float64 `json:"peaks"`
-	Scenes float64 `json:"scenes"`
+	Energy float64
+	Peaks  float64
+	Scenes float64
 }
 
 // Clip is a ranked moment.
 type Clip struct {
-	ID           string   `json:"id"`
-	Title        string   `json:"title"`
-	Start        float64  `json:"startTime"`
-	End          float64  `json:"endTime"`
-	Hook         string   `json:"hook"`
-	Category     string   `json:"category"`
-	ViralScore   int      `json:"viralScore"`
-	HookStrength string   `json:"hookStrength"`
-	PlatformFit  []string `json:"platformFit"`
-	Mood         string   `json:"mood"`
-	Keywords     []string `json:"keywords"`
-	Features     Features `json:"features"`
+	ID           string
+	Title        string
+	Start        float64
+	End          float64
+	Hook         string
+	Category     string
+	ViralScore   int
+	HookStrength string
+	PlatformFit  []string
+	Mood         string
+	Keywords     []string
+	Features     Features
 }
 
 // Analysis describes the whole video.
 type Analysis struct {
-	ContentType     string `json:"contentType"`
-	SuggestedFormat string `json:"suggestedFormat"`
-	SuggestedStyle  string `json:"suggestedStyle"`
+	ContentType     string
+	SuggestedFormat string
+	SuggestedStyle  string
 	// Engine names what wrote the titles and hooks: "local", a chat
 	// model's "provider:model", or the local fallback and why.
-	Engine string `json:"engine"`
+	Engine string
 }
 
 // Result is a ranked set of clips, best first.

@@ -30,7 +30,7 @@ func (s *Store) AddTrack(ctx context.Context, t render.Track) error {
 
 // Track returns a track, or render.ErrNoTrack.
 func (s *Store) Track(ctx context.Context, id string) (render.Track, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+trackCols+` FROM music_tracks WHERE id = $1`, id), scanTrack, render.ErrNoTrack)
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT `+trackCols+` FROM music_tracks WHERE id = $1`, id), scanTrack, render.ErrNoTrack)
 }
 
 // Tracks returns a page of the library, newest first.

@@ -25,6 +25,7 @@ import (
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/service"
 )
@@ -54,49 +55,40 @@ func scanProject(r pgx.Row) (project.Project, error) {
 	var p project.Project
 	var format, status, step string
 	var analysis, clips []byte
+	var a analysisRecord
+	var cs []clipRecord
 	err := r.Scan(&p.ID, &p.OrgID, &p.SourceURL, &p.SourceKey, &p.VideoTitle, &format, &status, &step,
 		&p.DownloadError, &p.Duration, &p.Transcript, &analysis, &clips, &p.Attempts, &p.CreatedAt, &p.UpdatedAt, &p.ReadyAt)
 	if err != nil {
 		return p, err
 	}
 	p.Format, p.Status, p.Step = project.Format(format), project.Status(status), project.Step(step)
-	if err := json.Unmarshal(analysis, &p.Analysis); err != nil {
+	if err := json.Unmarshal(analysis, &a); err != nil {
 		return p, fmt.Errorf("analysis: %w", err)
 	}
-	if err := json.Unmarshal(clips, &p.Clips); err != nil {
+	if err := json.Unmarshal(clips, &cs); err != nil {
 		return p, fmt.Errorf("clips: %w", err)
 	}
+	p.Analysis, p.Clips = moments.Analysis(a), mapSlice(cs, clipRecord.domain)
 	return p, nil
 }
 
-// one scans a single row, mapping "no rows" to notFound.
-func one[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, error) {
-	v, err := scan(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, notFound
-	}
-	if err != nil {
-		return v, fmt.Errorf("postgres: %w", err)
-	}
-	return v, nil
-}
-
 func oneProject(row pgx.Row) (project.Project, error) {
-	return one(row, scanProject, project.ErrNotFound)
+	return pgkit.One(row, scanProject, project.ErrNotFound)
 }
 
 // Create stores a new project, the captions fetched for it and its
 // preparation job, in one transaction.
 func (s *Store) Create(ctx context.Context, p project.Project, captions []videosite.Segment, job events.Envelope) error {
-	analysis, err := json.Marshal(p.Analysis)
+	analysis, err := json.Marshal(analysisRecord(p.Analysis))
 	if err != nil {
 		return err
 	}
-	clips, err := json.Marshal(p.Clips)
+	clips, err := json.Marshal(mapSlice(p.Clips, clipRec))
 	if err != nil {
 		return err
 	}
-	caps, err := json.Marshal(nonNil(captions))
+	caps, err := json.Marshal(mapSlice(nonNil(captions), segmentRec))
 	if err != nil {
 		return err
 	}
@@ -156,11 +148,11 @@ func (s *Store) Attempt(ctx context.Context, orgID, id string, now time.Time) (p
 	if err != nil {
 		return p, nil, err
 	}
-	var segs []videosite.Segment
+	var segs []segmentRecord
 	if err := json.Unmarshal(caps, &segs); err != nil {
 		return p, nil, fmt.Errorf("postgres: captions: %w", err)
 	}
-	return p, segs, nil
+	return p, mapSlice(segs, segmentRecord.domain), nil
 }
 
 // Progress records the step in progress of a downloading project.
@@ -196,6 +188,8 @@ func (s *Store) Fail(ctx context.Context, id, reason string, now time.Time) (boo
 func (s *Store) Source(ctx context.Context, orgID, key string) (project.Source, bool, error) {
 	src := project.Source{OrgID: orgID, Key: key}
 	var segs, sig []byte
+	var segRecs []segmentRecord
+	var sigRec signalsRecord
 	err := s.pool.QueryRow(ctx, `SELECT media_key, duration, width, height, transcript_origin, segments, signals, prepared_at
 		FROM sources WHERE org_id = $1 AND source_key = $2`, orgID, key).
 		Scan(&src.MediaKey, &src.Duration, &src.Width, &src.Height, &src.TranscriptOrigin, &segs, &sig, &src.PreparedAt)
@@ -205,9 +199,10 @@ func (s *Store) Source(ctx context.Context, orgID, key string) (project.Source, 
 	if err != nil {
 		return src, false, fmt.Errorf("postgres: source: %w", err)
 	}
-	if err := errors.Join(json.Unmarshal(segs, &src.Segments), json.Unmarshal(sig, &src.Signals)); err != nil {
+	if err := errors.Join(json.Unmarshal(segs, &segRecs), json.Unmarshal(sig, &sigRec)); err != nil {
 		return src, false, fmt.Errorf("postgres: source: %w", err)
 	}
+	src.Segments, src.Signals = mapSlice(segRecs, segmentRecord.domain), moments.Signals(sigRec)
 	return src, true, nil
 }
 
@@ -215,19 +210,19 @@ func (s *Store) Source(ctx context.Context, orgID, key string) (project.Source, 
 // downloading project p as ready with its final fields, in one
 // transaction. It reports whether this call ended the project.
 func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project, now time.Time) (bool, error) {
-	segs, err := json.Marshal(nonNil(src.Segments))
+	segs, err := json.Marshal(mapSlice(nonNil(src.Segments), segmentRec))
 	if err != nil {
 		return false, err
 	}
-	sig, err := json.Marshal(src.Signals)
+	sig, err := json.Marshal(signalsRecord(src.Signals))
 	if err != nil {
 		return false, err
 	}
-	analysis, err := json.Marshal(p.Analysis)
+	analysis, err := json.Marshal(analysisRecord(p.Analysis))
 	if err != nil {
 		return false, err
 	}
-	clips, err := json.Marshal(nonNil(p.Clips))
+	clips, err := json.Marshal(mapSlice(nonNil(p.Clips), clipRec))
 	if err != nil {
 		return false, err
 	}

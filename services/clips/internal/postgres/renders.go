@@ -26,16 +26,21 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	var r render.Render
 	var format, style, status string
 	var options, notes []byte
+	var opts optionsRecord
 	err := row.Scan(&r.ID, &r.OrgID, &r.ProjectID, &r.ClipID, &format, &style, &r.BrandID, &options, &status, &r.Progress, &r.Step,
 		&r.Error, &notes, &r.Credits, &r.ReservationID, &r.OutputKey, &r.CaptionsKey, &r.CropKey, &r.Attempts, &r.CreatedAt, &r.UpdatedAt, &r.CompletedAt)
 	if err != nil {
 		return r, err
 	}
 	r.Format, r.Style, r.Status = project.Format(format), captions.Style(style), render.Status(status)
-	return r, errors.Join(json.Unmarshal(options, &r.Options), json.Unmarshal(notes, &r.Notes))
+	err = errors.Join(json.Unmarshal(options, &opts), json.Unmarshal(notes, &r.Notes))
+	r.Options = render.Options(opts)
+	return r, err
 }
 
-func oneRender(row pgx.Row) (render.Render, error) { return one(row, scanRender, render.ErrNotFound) }
+func oneRender(row pgx.Row) (render.Render, error) {
+	return pgkit.One(row, scanRender, render.ErrNotFound)
+}
 
 func nullable(s string) any {
 	if s == "" {
@@ -48,7 +53,7 @@ func nullable(s string) any {
 func (s *Store) CreateRenders(ctx context.Context, rs []render.Render, jobs []events.Envelope) error {
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		for _, r := range rs {
-			opts, err := json.Marshal(r.Options)
+			opts, err := json.Marshal(optionsRecord(r.Options))
 			if err != nil {
 				return err
 			}

@@ -77,14 +77,14 @@ const (
 
 // Options are the render options of the spec.
 type Options struct {
-	Music           bool   `json:"music"`
-	MusicTrackID    string `json:"musicTrackId,omitempty"`
-	Broll           bool   `json:"broll"`
-	HookTitle       bool   `json:"hookTitle"`
-	ProgressBar     bool   `json:"progressBar"`
-	BrandFrame      bool   `json:"brandFrame"`
-	EndCardText     string `json:"endCardText,omitempty"`
-	KeywordEmphasis bool   `json:"keywordEmphasis"`
+	Music           bool
+	MusicTrackID    string
+	Broll           bool
+	HookTitle       bool
+	ProgressBar     bool
+	BrandFrame      bool
+	EndCardText     string
+	KeywordEmphasis bool
 }
 
 // Render is a render job.
@@ -119,14 +119,14 @@ func (r Render) Charged() int64 {
 
 // OptionsIn is the options object as sent.
 type OptionsIn struct {
-	Music           *bool   `json:"music"`
-	MusicTrackID    *string `json:"musicTrackId"`
-	Broll           *bool   `json:"broll"`
-	HookTitle       *bool   `json:"hookTitle"`
-	ProgressBar     *bool   `json:"progressBar"`
-	BrandFrame      *bool   `json:"brandFrame"`
-	EndCardText     *string `json:"endCardText"`
-	KeywordEmphasis *bool   `json:"keywordEmphasis"`
+	Music           *bool
+	MusicTrackID    *string
+	Broll           *bool
+	HookTitle       *bool
+	ProgressBar     *bool
+	BrandFrame      *bool
+	EndCardText     *string
+	KeywordEmphasis *bool
 }
 
 // CreateInput is the body of POST /clips/projects/{id}/renders.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/mediatest"
@@ -31,6 +32,19 @@ func still(t *testing.T, file string, sec float64) image.Image {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// output renders job, in a directory of its own, and returns the MP4.
+func output(t *testing.T, r *renderer.Renderer, job renderer.Job) string {
+	t.Helper()
+	if err := os.MkdirAll(job.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	res, err := r.Render(context.Background(), job, func(string, float64) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Output
 }
 
 // differ is the share of pixels that differ clearly between a and b.
@@ -77,18 +91,11 @@ func TestStylesLookDifferent(t *testing.T) {
 		if len(brand) == 2 {
 			job.Frame, job.Logo = brand[0], brand[1]
 		}
-		if err := os.MkdirAll(job.Dir, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		res, err := r.Render(context.Background(), job, func(string, float64) {})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Output
+		return output(t, r, job)
 	}
 	plain := still(t, render("plain", captions.Spec{Style: captions.Clean}, false, 0), 1.5)
 	var stills []image.Image
-	write := os.Getenv("HOOKLINE_WRITE_EXAMPLES") != ""
+	examples := testkit.ExamplesDirIfAsked(t)
 	for _, st := range captions.Styles {
 		img := still(t, render(string(st), captions.Spec{Style: st, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true}, false, 0), 1.5)
 		if d := differ(plain, img); d < 0.003 {
@@ -100,8 +107,8 @@ func TestStylesLookDifferent(t *testing.T) {
 			}
 		}
 		stills = append(stills, img)
-		if write {
-			save(t, img, "style-"+string(st))
+		if examples != "" {
+			save(t, img, examples, "style-"+string(st))
 		}
 	}
 	cut := captions.Cutaways(text, []string{"solar mistake"}, 1, 1.4, 4, 1)
@@ -125,10 +132,10 @@ func TestStylesLookDifferent(t *testing.T) {
 	if d := differ(still(t, all, 0.6), card); d < 0.3 {
 		t.Errorf("the keyword cutaway covers only %.2f of the frame", d)
 	}
-	if write {
-		save(t, still(t, all, 0.6), "all-options")
-		save(t, card, "broll-cutaway")
-		save(t, still(t, all, 5.5), "end-card")
+	if examples != "" {
+		save(t, still(t, all, 0.6), examples, "all-options")
+		save(t, card, examples, "broll-cutaway")
+		save(t, still(t, all, 5.5), examples, "end-card")
 	}
 }
 
@@ -155,9 +162,9 @@ func logo(t *testing.T, dir string) string {
 	return path
 }
 
-func save(t *testing.T, img image.Image, name string) {
+func save(t *testing.T, img image.Image, dir, name string) {
 	t.Helper()
-	f, err := os.Create(filepath.Join("..", "..", "testdata", "examples", name+".png"))
+	f, err := os.Create(filepath.Join(dir, name+".png"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,13 @@ import (
 	"strings"
 )
 
-// CropPoint is the crop window's left edge at a time of the clip (source
-// pixels), for editors and for the filter.
+// CropPoint is the crop window's left edge X (source pixels) at T
+// seconds into the clip, for editors (EncodeCropPath) and for the filter.
 type CropPoint struct {
-	T float64 `json:"t"`
-	X int     `json:"x"`
+	T float64
+	X int
 	// Face says whether a face was found at this sample.
-	Face bool `json:"face"`
+	Face bool
 }
 
 // Reframing parameters: faces are looked for trackFPS times a second on

@@ -185,10 +185,10 @@ func loudness(t *testing.T, file string) float64 {
 	return v
 }
 
-// frame writes a still of file at sec to $HOOKLINE_EXAMPLES (when set),
-// for looking at.
+// frame writes a still of file at sec to testdata/examples when the
+// examples are asked for (HOOKLINE_WRITE_EXAMPLES=1), for looking at.
 func frame(t *testing.T, file string, sec float64, name string) {
-	dir := os.Getenv("HOOKLINE_EXAMPLES")
+	dir := testkit.ExamplesDirIfAsked(t)
 	if dir == "" {
 		return
 	}

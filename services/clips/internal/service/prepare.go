@@ -19,6 +19,7 @@ import (
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/slots"
 )
 
 func newID() string { return uuid.NewString() }
@@ -27,11 +28,34 @@ func newID() string { return uuid.NewString() }
 // allows.
 const maxDeliverSlack = 2
 
-// MaxDeliveries is how many deliveries of a preparation or render job its
-// consumer allows: more than the attempts a job allows, so the attempt
-// that gives up runs (and fails the project or render) before the message
-// would be dead-lettered.
+// MaxDeliveries is how many deliveries of a render job its consumer
+// allows: more than the attempts a job allows, so the attempt that gives
+// up runs (and fails the render) before the message would be
+// dead-lettered.
 func (s *Service) MaxDeliveries() int { return s.maxAttempts() + maxDeliverSlack }
+
+// PrepareMaxDeliveries is how many deliveries of a preparation job its
+// consumer allows: no practical limit. A job put back while its
+// organization holds its share of the slots is delivered again without
+// being an attempt, as often as the organization's queue makes it wait;
+// Postgres counts the attempts and ends the project after MaxAttempts, so
+// a delivery cap would only strand projects of a busy organization.
+func (s *Service) PrepareMaxDeliveries() int { return math.MaxInt32 }
+
+// Slots share a worker process's preparations between organizations (nil
+// pools limit nothing). Jobs admits a delivery: the consumer runs as many
+// at once as Jobs has slots, and a job whose organization holds its share
+// is put back, uncounted, for a free worker to take later, so one
+// organization's slow sources never hold every slot. CPU is taken after
+// the download, from probing to measuring: a download waiting on a slow
+// server holds no CPU slot, and the processes that use the cores run as
+// many at once as before.
+type Slots struct{ Jobs, CPU *slots.Pool }
+
+// maxPictureSide is the largest picture side a source may have: 8K and
+// the widest 360° video fit; beyond it a frame takes hundreds of
+// megabytes to decode, when the decoder accepts it at all.
+const maxPictureSide = 8192
 
 func (s *Service) maxAttempts() int {
 	if s.MaxAttempts <= 0 {
@@ -40,13 +64,22 @@ func (s *Service) maxAttempts() int {
 	return s.MaxAttempts
 }
 
-// failure is what ends a preparation for good: the reason is the
-// project's downloadError.
-type failure struct{ reason string }
+// failure is what ends a preparation: the reason is the project's
+// downloadError. A failure that retrying may cure (the network's: a
+// stalled or cut download) ends it only on the last attempt, which then
+// says why rather than how many times it failed.
+type failure struct {
+	reason string
+	retry  bool
+}
 
 func (f *failure) Error() string { return f.reason }
 
 func fail(format string, args ...any) error { return &failure{reason: fmt.Sprintf(format, args...)} }
+
+func failRetried(format string, args ...any) error {
+	return &failure{reason: fmt.Sprintf(format, args...), retry: true}
+}
 
 // HandlePrepare runs one delivery of a preparation job. It returns nil
 // when the project is ended (ready or failed) or was already; an error
@@ -56,6 +89,11 @@ func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
 	if err := json.Unmarshal(e.Data, &job); err != nil || job.ProjectID == "" {
 		return events.Invalid(fmt.Errorf("prepare job %s: bad payload: %w", e.ID, err))
 	}
+	release, ok := s.Slots.Jobs.TryAcquire(e.OrgID)
+	if !ok {
+		return fmt.Errorf("deferred: organization %s holds its share of this worker's preparations", e.OrgID)
+	}
+	defer release()
 	p, captions, err := s.Store.Attempt(ctx, e.OrgID, job.ProjectID, s.now())
 	if errors.Is(err, project.ErrNotFound) {
 		return nil
@@ -102,7 +140,7 @@ func (s *Service) runAttempt(ctx context.Context, a attempt) error {
 	err := a.work()
 	var f *failure
 	switch {
-	case errors.As(err, &f):
+	case errors.As(err, &f) && (!f.retry || a.count >= s.maxAttempts()):
 		log.InfoContext(ctx, a.kind+" failed", "reason", f.reason)
 		return a.end(f.reason)
 	case err != nil && ctx.Err() != nil:
@@ -176,46 +214,15 @@ func (s *Service) fetchSource(ctx context.Context, p project.Project, captions [
 	if err := s.Videos.Download(ctx, vs, file); err != nil {
 		return src, downloadError(err)
 	}
-	if err := s.Store.Progress(ctx, p.ID, project.StepProbing, s.now()); err != nil {
-		return src, err
-	}
-	info, err := s.Media.Probe(ctx, file)
-	switch {
-	case errors.Is(err, media.ErrCorrupt):
-		return src, fail("the file is not a playable video")
-	case err != nil:
-		return src, err
-	case !info.HasVideo:
-		return src, fail("the file has no video track")
-	case !info.HasAudio:
-		return src, fail("the video has no audio track")
-	}
-	if limit := s.Tiers.Resolve(tier).Quotas.SourceMinutes; limit > 0 && info.Duration > float64(limit*60) {
-		return src, fail("the video lasts %d minutes; the %s tier allows up to %d", int(math.Ceil(info.Duration/60)), s.Tiers.Resolve(tier).Name, limit)
-	}
-	src.Duration, src.Width, src.Height = info.Duration, info.Width, info.Height
-
-	if len(src.Segments) == 0 {
-		if err := s.Store.Progress(ctx, p.ID, project.StepTranscribing, s.now()); err != nil {
-			return src, err
-		}
-		wav := filepath.Join(dir, "speech.wav")
-		if err := s.Media.ExtractWAV(ctx, file, wav); err != nil {
-			return src, err
-		}
-		if src.Segments, err = s.Transcriber.Transcribe(ctx, wav); err != nil {
-			return src, fmt.Errorf("transcribing with %s: %w", s.Transcriber.Name(), err)
-		}
-		src.TranscriptOrigin = project.TranscriptRecognition
-	}
-	if err := s.Store.Progress(ctx, p.ID, project.StepAnalyzing, s.now()); err != nil {
-		return src, err
-	}
-	sig, err := s.Media.Analyze(ctx, file, info)
+	release, err := s.Slots.CPU.Acquire(ctx, p.OrgID)
 	if err != nil {
 		return src, err
 	}
-	src.Signals = moments.Signals{Step: sig.Step, Energy: sig.Energy, Peaks: sig.Peaks, Scenes: sig.Scenes}
+	err = s.measure(ctx, p, &src, file, dir, tier)
+	release()
+	if err != nil {
+		return src, err
+	}
 
 	if err := s.Store.Progress(ctx, p.ID, project.StepStoring, s.now()); err != nil {
 		return src, err
@@ -226,6 +233,73 @@ func (s *Service) fetchSource(ctx context.Context, p project.Project, captions [
 	}
 	return src, nil
 }
+
+// measure probes the downloaded file, transcribes it when there were no
+// captions and measures its signals into src: the work that uses the
+// cores, done in a CPU slot.
+func (s *Service) measure(ctx context.Context, p project.Project, src *project.Source, file, dir, tier string) error {
+	if err := s.Store.Progress(ctx, p.ID, project.StepProbing, s.now()); err != nil {
+		return err
+	}
+	info, err := s.Media.Probe(ctx, file)
+	switch {
+	case errors.Is(err, media.ErrCorrupt):
+		return fail("the file is not a playable video")
+	case err != nil:
+		return err
+	case !info.HasVideo:
+		return fail("the file has no video track")
+	case !info.HasAudio:
+		return fail("the video has no audio track")
+	case info.Width > maxPictureSide || info.Height > maxPictureSide:
+		return fail("the video's picture is %d×%d pixels; at most %d a side can be prepared", info.Width, info.Height, maxPictureSide)
+	case p.Duration > 0 && short(info.Duration, p.Duration):
+		// The site said how long the video is; the file is much shorter.
+		return fail("the download ended early: the file lasts %.0f s of the %.0f s the video site declares", info.Duration, p.Duration)
+	}
+	if limit := s.Tiers.Resolve(tier).Quotas.SourceMinutes; limit > 0 && info.Duration > float64(limit*60) {
+		return fail("the video lasts %d minutes; the %s tier allows up to %d", int(math.Ceil(info.Duration/60)), s.Tiers.Resolve(tier).Name, limit)
+	}
+	src.Duration, src.Width, src.Height = info.Duration, info.Width, info.Height
+
+	if len(src.Segments) == 0 {
+		if err := s.Store.Progress(ctx, p.ID, project.StepTranscribing, s.now()); err != nil {
+			return err
+		}
+		wav := filepath.Join(dir, "speech.wav")
+		if err := s.Media.ExtractWAV(ctx, file, wav); err != nil {
+			return err
+		}
+		segs, err := s.Transcriber.Transcribe(ctx, wav)
+		if err != nil {
+			return fmt.Errorf("transcribing with %s: %w", s.Transcriber.Name(), err)
+		}
+		// A recogniser's words are text from outside too (a remote
+		// provider's), held to the same rule as captions.
+		src.Segments, src.TranscriptOrigin = videosite.SanitizeSegments(segs), project.TranscriptRecognition
+	}
+	if err := s.Store.Progress(ctx, p.ID, project.StepAnalyzing, s.now()); err != nil {
+		return err
+	}
+	sig, err := s.Media.Analyze(ctx, file, info)
+	var de *media.DecodeError
+	switch {
+	case errors.As(err, &de):
+		return fail("the video cannot be decoded: %s", de.Reason)
+	case err != nil:
+		return err
+	case short(sig.Decoded, info.Duration):
+		// The header declares the whole length; the data stops early (a
+		// server that declared a shorter Content-Length than the file).
+		return fail("the download ended early: the file holds %.1f s of the %.1f s it declares", sig.Decoded, info.Duration)
+	}
+	src.Signals = moments.Signals{Step: sig.Step, Energy: sig.Energy, Peaks: sig.Peaks, Scenes: sig.Scenes}
+	return nil
+}
+
+// short reports media lasting clearly less than declared: by more than a
+// second and 2 % (containers and sites round, edit lists trim).
+func short(have, declared float64) bool { return have < declared-1-0.02*declared }
 
 // MediaKey is where an organization's source video is kept: one object
 // per source, so a retried preparation overwrites rather than adds.
@@ -248,9 +322,15 @@ func (s *Service) store(ctx context.Context, file, key string) error {
 }
 
 // downloadError sorts a download failure: what retrying cannot fix ends
-// the project; the rest is retried.
+// the project; the rest is retried, and a stalled or cut download says so
+// when the attempts run out.
 func downloadError(err error) error {
+	var stall *safefetch.StallError
 	switch {
+	case errors.As(err, &stall):
+		return failRetried("the download stalled (idle timeout): %s", stall.Detail)
+	case errors.Is(err, safefetch.ErrTruncated):
+		return failRetried("the download ended early: the server sent less than it declared")
 	case errors.Is(err, safefetch.ErrTooLarge):
 		return fail("the video file is too large to download")
 	case errors.Is(err, videosite.ErrForbidden):

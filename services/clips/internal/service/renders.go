@@ -307,7 +307,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		return err
 	}
 	if len(res.Crop) > 0 {
-		b, err := json.Marshal(map[string]any{"sourceWidth": info.Width, "sourceHeight": info.Height, "clipStart": clip.Start, "points": res.Crop})
+		b, err := renderer.EncodeCropPath(info.Width, info.Height, clip.Start, res.Crop)
 		if err != nil {
 			return err
 		}

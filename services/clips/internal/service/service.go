@@ -149,6 +149,8 @@ type Service struct {
 	CreateDeadline time.Duration
 	// MaxAttempts bounds the preparation attempts of a project (default 3).
 	MaxAttempts int
+	// Slots share the worker's preparations between organizations.
+	Slots Slots
 	// WorkDir holds downloads in progress ("" is the system's).
 	WorkDir string
 	// Now is the clock (tests); nil is time.Now.

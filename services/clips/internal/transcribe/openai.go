@@ -129,21 +129,6 @@ func (o *OpenAI) form(wavPath string) (io.Reader, string, error) {
 	return &buf, w.FormDataContentType(), nil
 }
 
-// verbose is the verbose_json answer.
-type verbose struct {
-	Text     string `json:"text"`
-	Segments []struct {
-		Start float64 `json:"start"`
-		End   float64 `json:"end"`
-		Text  string  `json:"text"`
-	} `json:"segments"`
-	Words []struct {
-		Word  string  `json:"word"`
-		Start float64 `json:"start"`
-		End   float64 `json:"end"`
-	} `json:"words"`
-}
-
 // wordGap is the pause that ends a segment built from words alone.
 const wordGap = 0.8 // seconds
 

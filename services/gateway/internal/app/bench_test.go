@@ -21,6 +21,7 @@ import (
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/gateway/internal/httpapi"
 	"hookline.dev/services/gateway/internal/postgres"
@@ -70,14 +71,14 @@ func BenchmarkThroughput(b *testing.B) {
 	b.Run("direct", func(b *testing.B) {
 		run(b, billing+"/account/credits", func() (string, string) {
 			// What the gateway would send: a freshly signed principal.
-			p, _ := principal.Sign([]byte(testSecret), principal.Principal{
+			p, _ := principal.Sign([]byte(apptest.Secret), principal.Principal{
 				OrgID: tn.OrgID, KeyID: tn.KeyID, Tier: tn.Tier, RequestID: uuid.NewString(), Expires: time.Now().Add(time.Minute),
 			})
 			return principal.Header, p
 		})
 	})
 	b.Run("gateway", func(b *testing.B) {
-		run(b, g.base+"/api/v1/account/credits", func() (string, string) { return "Authorization", "Bearer " + tn.Key })
+		run(b, g.URL+"/api/v1/account/credits", func() (string, string) { return "Authorization", "Bearer " + tn.Key })
 	})
 }
 

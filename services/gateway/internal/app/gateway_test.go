@@ -15,6 +15,7 @@ import (
 
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/gateway/internal/httpapi"
 )
@@ -452,10 +453,10 @@ func TestGateway(t *testing.T) {
 		g.api(t, tn.Key, http.MethodPost, "/thumbnails", big, "Idempotency-Key", uuid.NewString()).
 			wantError(t, http.StatusBadRequest, "invalid_request")
 		// Without Content-Length the stream itself is capped.
-		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, g.base+"/api/v1/thumbnails",
+		req, _ := http.NewRequestWithContext(context.Background(), http.MethodPost, g.URL+"/api/v1/thumbnails",
 			struct{ *strings.Reader }{strings.NewReader(big)}) // hides Len, so the body is chunked
 		req.Header.Set("Authorization", "Bearer "+tn.Key)
-		resp, err := g.client.Do(req)
+		resp, err := g.Client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -530,7 +531,7 @@ func TestGateway(t *testing.T) {
 	t.Run("services get a signed principal and never the key", func(t *testing.T) {
 		t.Parallel()
 		tn := g.newTenant(t, "pro")
-		forged, _ := principal.Sign([]byte(testSecret), principal.Principal{OrgID: uuid.NewString(), Expires: time.Now().Add(time.Hour)})
+		forged, _ := principal.Sign([]byte(apptest.Secret), principal.Principal{OrgID: uuid.NewString(), Expires: time.Now().Add(time.Hour)})
 		r := g.api(t, tn.Key, http.MethodGet, "/faces/"+uuid.NewString()+"?page=2", nil,
 			principal.Header, forged, "X-Request-ID", "req-abc-123", "traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
 		r.wantStatus(t, http.StatusOK)
@@ -566,7 +567,7 @@ func TestGateway(t *testing.T) {
 		a := g.newTenant(t, "free")
 		b := g.newTenant(t, "free")
 		// A principal for A sent with B's key is replaced by B's.
-		forged, _ := principal.Sign([]byte(testSecret), principal.Principal{OrgID: a.OrgID, Expires: time.Now().Add(time.Hour)})
+		forged, _ := principal.Sign([]byte(apptest.Secret), principal.Principal{OrgID: a.OrgID, Expires: time.Now().Add(time.Hour)})
 		s := g.api(t, b.Key, http.MethodGet, "/brands", nil, principal.Header, forged).seen(t)
 		if s.OrgID != b.OrgID {
 			t.Fatalf("B's request acted as %s", s.OrgID)
@@ -654,7 +655,7 @@ func TestRunRejectsBadConfig(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			vars := map[string]string{
-				"HOOKLINE_PRINCIPAL_SECRET": testSecret,
+				"HOOKLINE_PRINCIPAL_SECRET": apptest.Secret,
 				"HOOKLINE_ADMIN_TOKEN":      testAdminToken,
 				"HOOKLINE_DATABASE_URL":     "postgres://invalid.invalid/db",
 			}

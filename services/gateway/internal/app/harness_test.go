@@ -1,14 +1,12 @@
 package app_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,19 +14,17 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/gateway/internal/app"
 )
 
 const (
-	testSecret     = "principal-secret-for-tests-0123456789"
 	testAdminToken = "admin-token-for-tests-0123456789"
 	testMaxBody    = 4096
 )
@@ -37,15 +33,14 @@ const (
 // slowly that a test can exhaust it; the others are generous so parallel
 // tests never trip over the limit.
 var testEnv = map[string]string{
-	"HOOKLINE_PRINCIPAL_SECRET": testSecret,
-	"HOOKLINE_ADMIN_TOKEN":      testAdminToken,
-	"HOOKLINE_TIERS":            tierTable(1000, 1000, tiers.RateLimit{PerSecond: 0.01, Burst: 3}),
-	"HOOKLINE_MAX_BODY_BYTES":   "4096",
+	"HOOKLINE_ADMIN_TOKEN":    testAdminToken,
+	"HOOKLINE_TIERS":          tierTable(1000, 1000, tiers.RateLimit{PerSecond: 0.01, Burst: 3}),
+	"HOOKLINE_MAX_BODY_BYTES": "4096",
 	// Tests send many bad keys from one address; the per-address limit
 	// has a test of its own.
 	"HOOKLINE_AUTH_FAILURE_LIMIT": "1000/1000",
-	"HOOKLINE_LOG_LEVEL":          "info",
 	"HOOKLINE_SHUTDOWN_TIMEOUT":   "5s",
+	"HOOKLINE_DB_MAX_CONNS":       "8",
 }
 
 // tierTable is a tier table whose usual tiers allow perSecond/burst and
@@ -56,24 +51,6 @@ func tierTable(perSecond float64, burst int, tiny tiers.RateLimit) string {
 		ts = append(ts, tiers.Tier{Name: name, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: perSecond, Burst: burst}})
 	}
 	return tiers.Encode(append(ts, tiers.Tier{Name: "tiny", BillingCycle: "monthly", RateLimit: tiny})...)
-}
-
-// syncBuffer collects the service's stdout from its goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // upstream is a fake service: it admits only requests with a valid
@@ -144,7 +121,7 @@ func newUpstream(t testing.TB, name string) *upstream {
 		}
 		writeJSON(w, status, map[string]any{"data": s})
 	})
-	u.srv = httptest.NewServer(principal.Require([]byte(testSecret))(h))
+	u.srv = httptest.NewServer(principal.Require([]byte(apptest.Secret))(h))
 	t.Cleanup(u.srv.Close)
 	return u
 }
@@ -157,14 +134,10 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = json.NewEncoder(w).Encode(v)
 }
 
-// gateway is a running gateway under test.
+// gateway is a running gateway under test with its fake upstreams.
 type gateway struct {
-	base      string
-	schema    string
+	*apptest.Service
 	upstreams map[string]*upstream
-	bus       *messaging.Bus
-	stdout    *syncBuffer
-	client    *http.Client
 }
 
 // startGateway runs the real service through app.Run against a fresh
@@ -173,81 +146,24 @@ type gateway struct {
 // to share another gateway's database).
 func startGateway(t testing.TB, deploy []string, env map[string]string) *gateway {
 	t.Helper()
-	schema := testkit.Schema(t, "gw")
-	ns := testkit.Namespace(t)
-	addr := testkit.FreeAddr(t)
+	g := &gateway{upstreams: map[string]*upstream{}}
 	vars := maps.Clone(testEnv)
-	vars["HOOKLINE_DATABASE_URL"] = testkit.DatabaseURL(t)
-	vars["HOOKLINE_NATS_URL"] = testkit.NATSURL(t)
-	vars["HOOKLINE_DB_SCHEMA"] = schema
-	vars["HOOKLINE_NATS_NAMESPACE"] = ns
-	vars["HOOKLINE_HTTP_ADDR"] = addr
-	vars["HOOKLINE_DB_MAX_CONNS"] = "8"
-	maps.Copy(vars, env)
-	g := &gateway{
-		base:      "http://" + addr,
-		schema:    vars["HOOKLINE_DB_SCHEMA"],
-		upstreams: map[string]*upstream{},
-		stdout:    &syncBuffer{},
-		client:    &http.Client{Timeout: 20 * time.Second},
-	}
 	for _, svc := range deploy {
 		u := newUpstream(t, svc)
 		g.upstreams[svc] = u
-		if _, set := env["HOOKLINE_"+strings.ToUpper(svc)+"_URL"]; !set {
-			vars["HOOKLINE_"+strings.ToUpper(svc)+"_URL"] = u.srv.URL
-		}
+		vars["HOOKLINE_"+strings.ToUpper(svc)+"_URL"] = u.srv.URL
 	}
-
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- app.Run(ctx, testkit.Getenv(vars), g.stdout) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("app.Run returned %v", err)
-			}
-		case <-time.After(15 * time.Second):
-			t.Errorf("gateway did not stop within 15 s")
-		}
-		if t.Failed() || os.Getenv("HOOKLINE_TEST_VERBOSE") != "" {
-			t.Logf("gateway output:\n%s", g.stdout.String())
-		}
-	})
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(g.stdout.String(), "gateway listening on ") {
-		select {
-		case err := <-done:
-			t.Fatalf("gateway exited during start: %v\n%s", err, g.stdout.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gateway did not start:\n%s", g.stdout.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	maps.Copy(vars, env)
+	var pairs []string
+	for k, v := range vars {
+		pairs = append(pairs, k, v)
 	}
-	testkit.WaitHTTP(t, g.base+"/readyz", 15*time.Second)
-
-	nc, err := nats.Connect(testkit.NATSURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	g.bus, err = messaging.NewBus(nc, ns)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g.Service = apptest.Start(t, apptest.Config{Name: "gateway", Run: app.Run, Env: pairs})
 	return g
 }
 
 // response is a finished HTTP exchange.
-type response struct {
-	Status int
-	Header http.Header
-	Body   []byte
-}
+type response testkit.Exchange
 
 func (r response) json(t testing.TB) map[string]any {
 	t.Helper()
@@ -308,44 +224,10 @@ func (r response) wantStatus(t testing.TB, status int) {
 	}
 }
 
-// do sends a request; body is marshalled to JSON unless it is a string or
-// []byte. Headers come in pairs.
+// do sends a request to the gateway (testkit.Send).
 func (g *gateway) do(t testing.TB, method, path string, body any, headers ...string) response {
 	t.Helper()
-	var rd io.Reader
-	switch b := body.(type) {
-	case nil:
-	case string:
-		rd = strings.NewReader(b)
-	case []byte:
-		rd = bytes.NewReader(b)
-	default:
-		raw, err := json.Marshal(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rd = bytes.NewReader(raw)
-	}
-	req, err := http.NewRequestWithContext(context.Background(), method, g.base+path, rd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Add(headers[i], headers[i+1])
-	}
-	if rd != nil && req.Header.Get("Content-Type") == "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := g.client.Do(req)
-	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
-	}
-	defer func() { _ = resp.Body.Close() }()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{Status: resp.StatusCode, Header: resp.Header, Body: raw}
+	return response(testkit.Send(t, g.Client, method, g.URL+path, body, headers...))
 }
 
 func bearer(token string) []string { return []string{"Authorization", "Bearer " + token} }
@@ -398,14 +280,14 @@ func (g *gateway) waitEvent(t testing.TB, subject string, match func(events.Enve
 	var cons jetstream.Consumer
 	var err error
 	for {
-		cons, err = g.bus.JS.OrderedConsumer(ctx, g.bus.StreamName(events.StreamGateway), jetstream.OrderedConsumerConfig{
-			FilterSubjects: []string{g.bus.Subject(subject)},
+		cons, err = g.Bus.JS.OrderedConsumer(ctx, g.Bus.StreamName(events.StreamGateway), jetstream.OrderedConsumerConfig{
+			FilterSubjects: []string{g.Bus.Subject(subject)},
 		})
 		if err == nil {
 			break
 		}
 		if ctx.Err() != nil {
-			t.Fatalf("ordered consumer on %s: %v", g.bus.StreamName(events.StreamGateway), err)
+			t.Fatalf("ordered consumer on %s: %v", g.Bus.StreamName(events.StreamGateway), err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

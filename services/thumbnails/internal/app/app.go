@@ -19,6 +19,7 @@ import (
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/s3store"
@@ -186,6 +187,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// Before anything decodes or encodes a picture: the one libvips
+	// configuration of the service.
+	libvips.Start()
 	local, err := compose.New(compose.Options{})
 	if err != nil {
 		return err
@@ -221,7 +225,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var critic *critique.Chat
+	var critic service.Critic // nil, not a nil *critique.Chat: the service keeps the local wording
 	if chat != nil {
 		critic = &critique.Chat{Model: chat}
 	}

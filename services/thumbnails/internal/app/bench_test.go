@@ -20,7 +20,7 @@ func BenchmarkGenerate(b *testing.B) {
 			org = h.openAccount("pro")
 			b.StartTimer()
 		}
-		if r := h.do("POST", "/thumbnails", org, body); r.Status != 201 {
+		if r := h.Do("POST", "/thumbnails", org, body); r.Status != 201 {
 			b.Fatalf("%d %s", r.Status, r.Raw)
 		}
 	}

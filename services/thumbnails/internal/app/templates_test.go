@@ -22,11 +22,11 @@ type templateRec struct {
 	} `json:"slots"`
 }
 
-func (h *harness) templates(org, query string) ([]templateRec, resp) {
-	h.t.Helper()
+func (h *harness) templates(org, query string) ([]templateRec, testkit.Response) {
+	h.T.Helper()
 	var ts []templateRec
-	r := h.must(200, "GET", "/templates"+query, org, nil)
-	r.Into(h.t, &ts)
+	r := h.Must(200, "GET", "/templates"+query, org, nil)
+	r.Into(h.T, &ts)
 	return ts, r
 }
 
@@ -59,7 +59,7 @@ func TestTemplatesAndRemix(t *testing.T) {
 	if none, _ := h.templates(org, "?category=knitting"); len(none) != 0 {
 		t.Fatalf("unknown category lists %+v", none)
 	}
-	if r := h.must(400, "GET", "/templates?category=Bad%20Category", org, nil); r.Field("category") == "" {
+	if r := h.Must(400, "GET", "/templates?category=Bad%20Category", org, nil); r.Field("category") == "" {
 		t.Fatalf("%s", r.Raw)
 	}
 	first, _ := h.templates(org, "?limit=2&page=1")
@@ -90,7 +90,7 @@ func TestTemplatesAndRemix(t *testing.T) {
 		n := min(len(all), proCredits-5)
 		for _, tp := range all[:n] {
 			var th thumb
-			rr := h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"headline": "Remix " + tp.Name})
+			rr := h.Must(201, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"headline": "Remix " + tp.Name})
 			checkFields(t, rr.Data)
 			rr.Into(t, &th)
 			if th.Kind != "remix" || th.TemplateID == nil || *th.TemplateID != tp.ID || th.AspectRatio != tp.AspectRatio || th.Prompt != "Remix "+tp.Name {
@@ -110,17 +110,24 @@ func TestTemplatesAndRemix(t *testing.T) {
 	t.Run("remix prompt, aspect and errors", func(t *testing.T) {
 		tp := all[0]
 		var th thumb
-		h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, "").Into(t, &th)
+		h.Must(201, "POST", "/templates/"+tp.ID+"/remix", org, "{}").Into(t, &th)
 		if th.Prompt != tp.Name {
 			t.Fatalf("prompt %q, want the template name", th.Prompt)
 		}
-		h.must(201, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"prompt": "my idea", "headline": "BIG", "aspectRatio": "9:16"}).Into(t, &th)
+		h.Must(201, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"prompt": "my idea", "headline": "BIG", "aspectRatio": "9:16"}).Into(t, &th)
 		if th.Prompt != "my idea" || th.Width != 720 || th.Height != 1280 {
 			t.Fatalf("remix %+v", th)
 		}
 		before := h.reservations(org)
-		h.must(404, "POST", "/templates/"+uuid.NewString()+"/remix", org, map[string]any{})
-		h.must(400, "POST", "/templates/nope/remix", org, map[string]any{})
+		// The body is required, as the OpenAPI document says: none, or
+		// null, is a 400 before any charge.
+		for _, body := range []string{"", "null", " "} {
+			if r := h.Must(400, "POST", "/templates/"+tp.ID+"/remix", org, body); r.Code != "invalid_request" {
+				t.Errorf("body %q: %s", body, r.Raw)
+			}
+		}
+		h.Must(404, "POST", "/templates/"+uuid.NewString()+"/remix", org, map[string]any{})
+		h.Must(400, "POST", "/templates/nope/remix", org, map[string]any{})
 		for body, field := range map[string]string{
 			`{"headline": ""}`:       "headline",
 			`{"prompt": "   "}`:      "prompt",
@@ -128,7 +135,7 @@ func TestTemplatesAndRemix(t *testing.T) {
 			`{"faceIds": ["x"]}`:     "faceIds[0]",
 			`{"name": "x"}`:          "name",
 		} {
-			if r := h.must(400, "POST", "/templates/"+tp.ID+"/remix", org, body); r.Field(field) == "" {
+			if r := h.Must(400, "POST", "/templates/"+tp.ID+"/remix", org, body); r.Field(field) == "" {
 				t.Errorf("%s: %s", body, r.Raw)
 			}
 		}
@@ -136,7 +143,7 @@ func TestTemplatesAndRemix(t *testing.T) {
 		for i := range long {
 			long[i] = 'A'
 		}
-		if r := h.must(400, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"headline": string(long)}); r.Field("headline") == "" {
+		if r := h.Must(400, "POST", "/templates/"+tp.ID+"/remix", org, map[string]any{"headline": string(long)}); r.Field("headline") == "" {
 			t.Errorf("long headline: %s", r.Raw)
 		}
 		if h.reservations(org) != before {

@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
 )
 
 func TestGenerateListDelete(t *testing.T) {
@@ -39,53 +41,53 @@ func TestGenerateListDelete(t *testing.T) {
 
 	t.Run("detail and list", func(t *testing.T) {
 		var got thumb
-		r := h.must(200, "GET", "/thumbnails/"+land.ID, org, nil)
+		r := h.Must(200, "GET", "/thumbnails/"+land.ID, org, nil)
 		checkFields(t, r.Data)
 		r.Into(t, &got)
 		if got.ID != land.ID || got.ImageURL != land.ImageURL || !got.CreatedAt.Equal(land.CreatedAt) {
 			t.Fatalf("detail %+v, created %+v", got, land)
 		}
 		var list []thumb
-		r = h.must(200, "GET", "/thumbnails", org, nil)
+		r = h.Must(200, "GET", "/thumbnails", org, nil)
 		r.Into(t, &list)
 		if len(list) != 2 || list[0].ID != port.ID || list[1].ID != land.ID || r.Page.Total != 2 || r.Page.HasMore {
 			t.Fatalf("list %+v %+v", list, r.Page)
 		}
-		r = h.must(200, "GET", "/thumbnails?limit=1&page=2", org, nil)
+		r = h.Must(200, "GET", "/thumbnails?limit=1&page=2", org, nil)
 		r.Into(t, &list)
 		if len(list) != 1 || list[0].ID != land.ID || r.Page.Total != 2 || r.Page.Page != 2 {
 			t.Fatalf("page 2 %+v %+v", list, r.Page)
 		}
-		h.must(200, "GET", "/thumbnails?kind=variation", org, nil).Into(t, &list)
+		h.Must(200, "GET", "/thumbnails?kind=variation", org, nil).Into(t, &list)
 		if len(list) != 0 {
 			t.Fatalf("variations %+v", list)
 		}
-		h.must(200, "GET", "/thumbnails?kind=generated", org, nil).Into(t, &list)
+		h.Must(200, "GET", "/thumbnails?kind=generated", org, nil).Into(t, &list)
 		if len(list) != 2 {
 			t.Fatalf("generated %+v", list)
 		}
-		if r := h.must(400, "GET", "/thumbnails?kind=poster", org, nil); r.Field("kind") == "" {
+		if r := h.Must(400, "GET", "/thumbnails?kind=poster", org, nil); r.Field("kind") == "" {
 			t.Fatalf("bad kind %s", r.Raw)
 		}
-		if r := h.must(400, "GET", "/thumbnails?collectionId=nope", org, nil); r.Field("collectionId") == "" {
+		if r := h.Must(400, "GET", "/thumbnails?collectionId=nope", org, nil); r.Field("collectionId") == "" {
 			t.Fatalf("bad collection %s", r.Raw)
 		}
-		h.must(400, "GET", "/thumbnails?limit=101", org, nil)
-		h.must(200, "GET", "/thumbnails", other, nil).Into(t, &list)
+		h.Must(400, "GET", "/thumbnails?limit=101", org, nil)
+		h.Must(200, "GET", "/thumbnails", other, nil).Into(t, &list)
 		if len(list) != 0 {
 			t.Fatalf("another org lists %+v", list)
 		}
-		h.must(404, "GET", "/thumbnails/"+land.ID, other, nil)
-		h.must(404, "GET", "/thumbnails/"+uuid.NewString(), org, nil)
-		h.must(400, "GET", "/thumbnails/not-a-uuid", org, nil)
+		h.Must(404, "GET", "/thumbnails/"+land.ID, other, nil)
+		h.Must(404, "GET", "/thumbnails/"+uuid.NewString(), org, nil)
+		h.Must(400, "GET", "/thumbnails/not-a-uuid", org, nil)
 	})
 
 	t.Run("a retry with the same idempotency key makes the same thumbnail once", func(t *testing.T) {
 		before := h.balance(org)
 		var a, b thumb
-		r := h.call(h.url, "POST", "/thumbnails", org, map[string]any{"prompt": "retry me"}, "key-1")
+		r := apptest.Call(t, h.Client, "POST", h.URL+"/thumbnails", org, "key-1", map[string]any{"prompt": "retry me"})
 		r.Into(t, &a)
-		r = h.call(h.url, "POST", "/thumbnails", org, map[string]any{"prompt": "retry me"}, "key-1")
+		r = apptest.Call(t, h.Client, "POST", h.URL+"/thumbnails", org, "key-1", map[string]any{"prompt": "retry me"})
 		if r.Status != 201 {
 			t.Fatalf("retry: %d %s", r.Status, r.Raw)
 		}
@@ -96,19 +98,19 @@ func TestGenerateListDelete(t *testing.T) {
 		if after := h.balance(org); after != before-1 {
 			t.Fatalf("balance %d -> %d, want one credit", before, after)
 		}
-		h.must(204, "DELETE", "/thumbnails/"+a.ID, org, nil)
+		h.Must(204, "DELETE", "/thumbnails/"+a.ID, org, nil)
 	})
 
 	t.Run("delete", func(t *testing.T) {
-		h.must(404, "DELETE", "/thumbnails/"+land.ID, other, nil)
-		h.must(204, "DELETE", "/thumbnails/"+land.ID, org, nil)
-		h.must(404, "GET", "/thumbnails/"+land.ID, org, nil)
-		h.must(404, "DELETE", "/thumbnails/"+land.ID, org, nil)
-		if st, _ := h.status(land.ImageURL); st != 404 {
+		h.Must(404, "DELETE", "/thumbnails/"+land.ID, other, nil)
+		h.Must(204, "DELETE", "/thumbnails/"+land.ID, org, nil)
+		h.Must(404, "GET", "/thumbnails/"+land.ID, org, nil)
+		h.Must(404, "DELETE", "/thumbnails/"+land.ID, org, nil)
+		if st, _ := h.Fetch(land.ImageURL); st != 404 {
 			t.Fatalf("object after delete: %d", st)
 		}
 		var deleted bool
-		for _, e := range h.streamEvents() {
+		for _, e := range h.StreamEvents(events.StreamThumbnails) {
 			var d events.ThumbnailDeleted
 			if e.Type == events.ThumbnailsThumbnailDeleted && e.Decode(&d) == nil && d.ThumbnailID == land.ID && e.OrgID == org {
 				deleted = true
@@ -117,7 +119,7 @@ func TestGenerateListDelete(t *testing.T) {
 		if !deleted {
 			t.Fatal("no thumbnails.thumbnail.deleted.v1 for the thumbnail")
 		}
-		h.must(200, "GET", "/thumbnails/"+port.ID, org, nil)
+		h.Must(200, "GET", "/thumbnails/"+port.ID, org, nil)
 	})
 }
 
@@ -129,7 +131,7 @@ func TestVariations(t *testing.T) {
 
 	t.Run("default count, tweak joined", func(t *testing.T) {
 		var vs []thumb
-		r := h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "prompt": " more purple "})
+		r := h.Must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "prompt": " more purple "})
 		r.Into(t, &vs)
 		if len(vs) != 3 {
 			t.Fatalf("%d variations, want 3", len(vs))
@@ -145,7 +147,7 @@ func TestVariations(t *testing.T) {
 	t.Run("ten distinct pictures", func(t *testing.T) {
 		before := h.balance(org)
 		var vs []thumb
-		r := h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 10})
+		r := h.Must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 10})
 		r.Into(t, &vs)
 		var items []any
 		r.Into(t, &items)
@@ -184,15 +186,15 @@ func TestVariations(t *testing.T) {
 			{map[string]any{"thumbnailId": parent.ID, "prompt": strings.Repeat("é", 2001)}, "prompt"},
 			{map[string]any{"thumbnailId": parent.ID, "colour": "red"}, "colour"},
 		} {
-			if r := h.must(400, "POST", "/thumbnails/variations", org, tc.body); r.Field(tc.field) == "" {
+			if r := h.Must(400, "POST", "/thumbnails/variations", org, tc.body); r.Field(tc.field) == "" {
 				t.Errorf("%v: %s does not name %s", tc.body, r.Raw, tc.field)
 			}
 		}
-		r := h.must(404, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": uuid.NewString()})
+		r := h.Must(404, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": uuid.NewString()})
 		if r.Field("thumbnailId") == "" {
 			t.Errorf("unknown parent: %s", r.Raw)
 		}
-		h.must(404, "POST", "/thumbnails/variations", h.openAccount("pro"), map[string]any{"thumbnailId": parent.ID})
+		h.Must(404, "POST", "/thumbnails/variations", h.openAccount("pro"), map[string]any{"thumbnailId": parent.ID})
 		if n := h.reservations(org); n != before {
 			t.Fatalf("bad requests reserved: %d -> %d journal rows", before, n)
 		}
@@ -200,17 +202,17 @@ func TestVariations(t *testing.T) {
 
 	t.Run("more than the balance is refused whole", func(t *testing.T) {
 		// 30 - 1 - 3 - 10 - 7 leaves 9.
-		h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 7})
+		h.Must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 7})
 		left := h.balance(org)
 		if left != 9 {
 			t.Fatalf("balance %d, want 9", left)
 		}
-		r := h.must(402, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 10})
+		r := h.Must(402, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 10})
 		if r.Code != "insufficient_credits" {
 			t.Fatalf("code %s", r.Raw)
 		}
 		var list []thumb
-		h.must(200, "GET", "/thumbnails?kind=variation&limit=100", org, nil).Into(t, &list)
+		h.Must(200, "GET", "/thumbnails?kind=variation&limit=100", org, nil).Into(t, &list)
 		if len(list) != 20 {
 			t.Fatalf("%d variations stored, want 20", len(list))
 		}
@@ -223,14 +225,14 @@ func TestVariations(t *testing.T) {
 func TestInsufficientCredits(t *testing.T) {
 	h := newHarness(t)
 	org := h.openAccount("broke")
-	r := h.must(402, "POST", "/thumbnails", org, map[string]any{"prompt": "free lunch"})
+	r := h.Must(402, "POST", "/thumbnails", org, map[string]any{"prompt": "free lunch"})
 	if r.Code != "insufficient_credits" {
 		t.Fatalf("%s", r.Raw)
 	}
 	var list []thumb
-	h.must(200, "GET", "/thumbnails", org, nil).Into(t, &list)
-	if len(list) != 0 || len(h.objects("orgs/"+org+"/")) != 0 {
-		t.Fatalf("stored %v, objects %v", list, h.objects("orgs/"+org+"/"))
+	h.Must(200, "GET", "/thumbnails", org, nil).Into(t, &list)
+	if len(list) != 0 || len(h.Objects("orgs/"+org+"/")) != 0 {
+		t.Fatalf("stored %v, objects %v", list, h.Objects("orgs/"+org+"/"))
 	}
 	if b := h.balance(org); b != 0 {
 		t.Fatalf("balance %d", b)
@@ -240,12 +242,12 @@ func TestInsufficientCredits(t *testing.T) {
 // TestBadInput: every refused input is a 400 naming the field, made before
 // anything is reserved, so nothing is charged.
 func TestBadInput(t *testing.T) {
-	site, host := testSite(t, map[string][]byte{
-		"/ok.png":   gradientPNG(t, 64, 64),
-		"/text.png": []byte("just text, not a picture"),
-		"/big.png":  append(gradientPNG(t, 64, 64), make([]byte, 6<<20)...),
-	}, "image/png")
-	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", host)
+	site := testkit.ServeSite(t, map[string]testkit.File{
+		"/ok.png":   {ContentType: "image/png", Body: testkit.GradientPNG(t, 64, 64)},
+		"/text.png": {ContentType: "image/png", Body: []byte("just text, not a picture")},
+		"/big.png":  {ContentType: "image/png", Body: append(testkit.GradientPNG(t, 64, 64), make([]byte, 6<<20)...)},
+	})
+	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", site.Host)
 	org := h.openAccount("pro")
 	tooMany := make([]string, 11)
 	for i := range tooMany {
@@ -282,14 +284,14 @@ func TestBadInput(t *testing.T) {
 		{"unknown field", map[string]any{"prompt": "x", "seed": 4}, "seed"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := h.must(400, "POST", "/thumbnails", org, tc.body)
+			r := h.Must(400, "POST", "/thumbnails", org, tc.body)
 			if r.Code != "invalid_request" || r.Field(tc.field) == "" {
 				t.Fatalf("%s: want details.fields[%q]", r.Raw, tc.field)
 			}
 		})
 	}
-	h.must(400, "POST", "/thumbnails", org, `{"prompt": "x"`)
-	h.must(400, "POST", "/thumbnails", org, `{"prompt": "x"} {}`)
+	h.Must(400, "POST", "/thumbnails", org, `{"prompt": "x"`)
+	h.Must(400, "POST", "/thumbnails", org, `{"prompt": "x"} {}`)
 	if n := h.reservations(org); n != 0 {
 		t.Fatalf("%d reservations made for bad input", n)
 	}
@@ -307,7 +309,7 @@ func TestReadModel(t *testing.T) {
 	h := newHarness(t)
 	org, other := h.openAccount("pro"), h.openAccount("pro")
 	styleID, brandID, faceID, collID := uuid.NewString(), uuid.NewString(), uuid.NewString(), uuid.NewString()
-	crop := h.putObject(fmt.Sprintf("orgs/%s/faces/%s/thumb.png", org, faceID), "image/png", gradientPNG(t, 256, 256))
+	crop := h.PutObject(fmt.Sprintf("orgs/%s/faces/%s/thumb.png", org, faceID), "image/png", testkit.GradientPNG(t, 256, 256))
 	h.assetEvent(events.AssetsStyleCreated, org, events.StyleChanged{StyleID: styleID, Name: "Neon", Profile: events.StyleProfile{
 		Palette: []events.Swatch{{Hex: "#ff00aa", Weight: 0.6}, {Hex: "#101030", Weight: 0.4}}, Brightness: 0.4, Contrast: 0.7, Saturation: 0.8}})
 	h.assetEvent(events.AssetsBrandCreated, org, events.BrandChanged{BrandID: brandID, Name: "Acme", Colors: []string{"#00ff00", "#000000"}})
@@ -321,7 +323,7 @@ func TestReadModel(t *testing.T) {
 	}
 	h.checkPicture(th.ImageURL, 1280, 720)
 	var created bool
-	for _, e := range h.streamEvents() {
+	for _, e := range h.StreamEvents(events.StreamThumbnails) {
 		var c events.ThumbnailCreated
 		if e.Type == events.ThumbnailsThumbnailCreated && e.Decode(&c) == nil && c.ThumbnailID == th.ID {
 			created = c.CollectionID == collID && c.ImageURL == th.ImageURL && c.Prompt == "All in"
@@ -331,37 +333,37 @@ func TestReadModel(t *testing.T) {
 		t.Fatal("thumbnails.thumbnail.created.v1 without the collection")
 	}
 	var list []thumb
-	h.must(200, "GET", "/thumbnails?collectionId="+collID, org, nil).Into(t, &list)
+	h.Must(200, "GET", "/thumbnails?collectionId="+collID, org, nil).Into(t, &list)
 	if len(list) != 1 || list[0].ID != th.ID {
 		t.Fatalf("collection filter %+v", list)
 	}
 
 	t.Run("another organization's records are not found", func(t *testing.T) {
 		before := h.reservations(other)
-		r := h.must(404, "POST", "/thumbnails", other, body)
+		r := h.Must(404, "POST", "/thumbnails", other, body)
 		for _, f := range []string{"styleId", "brandId", "faceIds[0]", "collectionId"} {
 			if r.Field(f) == "" {
 				t.Errorf("%s does not name %s", r.Raw, f)
 			}
 		}
-		h.must(404, "POST", "/templates/7e3b0c2a-5d1f-4c8e-9a60-000000000001/remix", other, map[string]any{"styleId": styleID})
+		h.Must(404, "POST", "/templates/7e3b0c2a-5d1f-4c8e-9a60-000000000001/remix", other, map[string]any{"styleId": styleID})
 		if h.reservations(other) != before {
 			t.Fatal("a 404 reserved credits")
 		}
 		// An event of another organization about the same id changes nothing.
 		h.assetEvent(events.AssetsStyleUpdated, other, events.StyleChanged{StyleID: styleID, Name: "Stolen"})
-		h.must(404, "POST", "/thumbnails", other, map[string]any{"prompt": "x", "styleId": styleID})
+		h.Must(404, "POST", "/thumbnails", other, map[string]any{"prompt": "x", "styleId": styleID})
 		h.generate(org, map[string]any{"prompt": "still mine", "styleId": styleID})
 	})
 
 	t.Run("deleted records are not found, older events do not bring them back", func(t *testing.T) {
-		older := h.envelope(events.AssetsBrandUpdated, "assets", org, events.BrandChanged{BrandID: brandID, Name: "Old"})
+		older := h.Envelope(events.AssetsBrandUpdated, "assets", org, events.BrandChanged{BrandID: brandID, Name: "Old"})
 		h.assetEvent(events.AssetsBrandDeleted, org, events.BrandDeleted{BrandID: brandID})
 		h.assetEvent(events.AssetsFaceDeleted, org, events.FaceDeleted{FaceID: faceID})
 		h.assetEvent(events.AssetsCollectionDeleted, org, events.CollectionDeleted{CollectionID: collID})
-		h.publish(older)
+		h.Publish(older)
 		h.assetEvent(events.AssetsStyleDeleted, org, events.StyleDeleted{StyleID: styleID})
-		r := h.must(404, "POST", "/thumbnails", org, body)
+		r := h.Must(404, "POST", "/thumbnails", org, body)
 		for _, f := range []string{"styleId", "brandId", "faceIds[0]", "collectionId"} {
 			if r.Field(f) == "" {
 				t.Errorf("%s does not name %s", r.Raw, f)
@@ -369,7 +371,7 @@ func TestReadModel(t *testing.T) {
 		}
 		// The variation of a thumbnail whose records are gone still works.
 		var vs []thumb
-		h.must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": th.ID, "count": 1}).Into(t, &vs)
+		h.Must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": th.ID, "count": 1}).Into(t, &vs)
 		if len(vs) != 1 || *vs[0].StyleID != styleID {
 			t.Fatalf("variation %+v", vs)
 		}

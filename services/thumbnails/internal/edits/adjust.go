@@ -7,24 +7,16 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
-	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // ColorEnhance is POST /thumbnails/edit/color-enhance: a preset's tone
 // curve, saturation and white balance at an intensity, run by libvips on
 // the file, which keeps its size and format.
-type ColorEnhance struct{}
-
-// Name implements Op.
-func (ColorEnhance) Name() thumbnail.Op { return "color-enhance" }
-
-// Credits implements Op.
-func (ColorEnhance) Credits() int { return 0 }
+type ColorEnhance struct{ priced }
 
 // Parse implements Op.
 func (ColorEnhance) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl")
+	p := newForm(b, "imageUrl")
 	var r enhanceRun
 	if preset := b.String("preset"); preset == nil {
 		p.f.Add("preset", "is required: one of "+strings.Join(adjust.PresetNames(), ", "))
@@ -58,18 +50,11 @@ func (r enhanceRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result,
 
 // Upscale is POST /thumbnails/edit/upscale: the picture enlarged 2× or 4×
 // by libvips, up to 40 megapixels.
-type Upscale struct{}
-
-// Name implements Op.
-func (Upscale) Name() thumbnail.Op { return "upscale" }
-
-// Credits implements Op.
-func (Upscale) Credits() int { return 0 }
+type Upscale struct{ priced }
 
 // Parse implements Op.
 func (Upscale) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl")
+	p := newForm(b, "imageUrl")
 	var r upscaleRun
 	switch scale := b.String("scale"); {
 	case scale == nil:
@@ -103,18 +88,11 @@ func (r upscaleRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result,
 
 // Filter is POST /thumbnails/edit/filter: a filter of the adjust grammar
 // (grayscale, sepia, blur background…); there is no provider fallback.
-type Filter struct{}
-
-// Name implements Op.
-func (Filter) Name() thumbnail.Op { return "filter" }
-
-// Credits implements Op.
-func (Filter) Credits() int { return 0 }
+type Filter struct{ priced }
 
 // Parse implements Op.
 func (Filter) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl")
+	p := newForm(b, "imageUrl")
 	p.prompt("filterPrompt")
 	if err := p.f.Err(); err != nil {
 		return nil, err

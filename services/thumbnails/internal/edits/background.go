@@ -8,24 +8,16 @@ import (
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/backdrop"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
-	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // BackgroundRemove is POST /thumbnails/edit/background-remove: the
 // subject cut out (package matte), a transparent PNG of the source's
 // size.
-type BackgroundRemove struct{}
-
-// Name implements Op.
-func (BackgroundRemove) Name() thumbnail.Op { return "background-remove" }
-
-// Credits implements Op.
-func (BackgroundRemove) Credits() int { return 0 }
+type BackgroundRemove struct{ priced }
 
 // Parse implements Op.
 func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl")
+	p := newForm(b, "imageUrl")
 	p.req.Prompt = "background-remove: transparent background"
 	p.req.Pixels, p.req.Faces = true, true
 	p.req.work = perPixel(16)
@@ -47,18 +39,11 @@ func (removeRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result
 // (package backdrop), cropped to aspectRatio around the faces when given.
 // A prompt outside the grammar goes to the image provider when one is
 // configured.
-type BackgroundReplace struct{}
-
-// Name implements Op.
-func (BackgroundReplace) Name() thumbnail.Op { return "background-replace" }
-
-// Credits implements Op.
-func (BackgroundReplace) Credits() int { return 1 }
+type BackgroundReplace struct{ priced }
 
 // Parse implements Op.
 func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl")
+	p := newForm(b, "imageUrl")
 	p.aspect()
 	p.prompt("backgroundPrompt")
 	p.req.Pixels, p.req.Faces = true, true

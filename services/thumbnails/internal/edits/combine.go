@@ -6,7 +6,6 @@ import (
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/combine"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
-	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Combine is POST /thumbnails/edit/combine: two pictures laid out by a
@@ -14,19 +13,11 @@ import (
 // picture-in-picture) on a 16:9 canvas, or 9:16 with aspectRatio. A
 // prompt outside the grammar goes to the image provider when one is
 // configured.
-type Combine struct{}
-
-// Name implements Op.
-func (Combine) Name() thumbnail.Op { return "combine" }
-
-// Credits implements Op.
-func (Combine) Credits() int { return 1 }
+type Combine struct{ priced }
 
 // Parse implements Op.
 func (Combine) Parse(b *Body, provider bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl1")
-	p.source("imageUrl2")
+	p := newForm(b, "imageUrl1", "imageUrl2")
 	p.aspect()
 	p.prompt("prompt")
 	p.req.Pixels, p.req.Faces = true, true

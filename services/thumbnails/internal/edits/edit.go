@@ -14,18 +14,11 @@ import (
 // (brighter, mirror, add text…), the result cropped to aspectRatio when
 // given. A prompt outside the grammar goes to the image provider when one
 // is configured, with referenceImageUrls.
-type Edit struct{}
-
-// Name implements Op.
-func (Edit) Name() thumbnail.Op { return "edit" }
-
-// Credits implements Op.
-func (Edit) Credits() int { return 1 }
+type Edit struct{ priced }
 
 // Parse implements Op.
 func (Edit) Parse(b *Body, provider bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl")
+	p := newForm(b, "imageUrl")
 	p.aspect()
 	p.prompt("prompt")
 	p.req.References = thumbnail.EditReferences(p.f, b.Strings("referenceImageUrls"))

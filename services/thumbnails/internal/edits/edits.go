@@ -40,16 +40,29 @@ type Op interface {
 // All lists the edits, in the order the API documents them.
 func All() []Op {
 	return []Op{
-		Edit{},
-		FaceSwap{},
-		BackgroundRemove{},
-		BackgroundReplace{},
-		ColorEnhance{},
-		Upscale{},
-		Filter{},
-		Combine{},
+		Edit{priced{"edit", 1}},
+		FaceSwap{priced{"face-swap", 1}},
+		BackgroundRemove{priced{"background-remove", 0}},
+		BackgroundReplace{priced{"background-replace", 1}},
+		ColorEnhance{priced{"color-enhance", 0}},
+		Upscale{priced{"upscale", 0}},
+		Filter{priced{"filter", 0}},
+		Combine{priced{"combine", 1}},
 	}
 }
+
+// priced is what every op answers the same way, set in its line of All:
+// its name and its price.
+type priced struct {
+	name    thumbnail.Op
+	credits int
+}
+
+// Name implements Op.
+func (p priced) Name() thumbnail.Op { return p.name }
+
+// Credits implements Op.
+func (p priced) Credits() int { return p.credits }
 
 // Path is op's endpoint: its name under /thumbnails/edit, and that path
 // itself for the op named "edit".

@@ -15,18 +15,11 @@ import (
 // FaceSwap is POST /thumbnails/edit/face-swap: the largest face of
 // imageUrl replaced by the face of faceImageUrl (an address) or faceId (a
 // saved face), exactly one of the two.
-type FaceSwap struct{}
-
-// Name implements Op.
-func (FaceSwap) Name() thumbnail.Op { return "face-swap" }
-
-// Credits implements Op.
-func (FaceSwap) Credits() int { return 1 }
+type FaceSwap struct{ priced }
 
 // Parse implements Op.
 func (FaceSwap) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b)
-	p.source("imageUrl")
+	p := newForm(b, "imageUrl")
 	imageURL, faceID := b.String("faceImageUrl"), b.String("faceId")
 	r := &swapRun{}
 	switch {

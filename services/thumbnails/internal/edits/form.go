@@ -15,8 +15,14 @@ type form struct {
 	req *Request
 }
 
-func newForm(b *Body) *form {
-	return &form{b: b, f: apierr.Fields{}, req: &Request{Params: map[string]string{}, FaceIDs: []string{}}}
+// newForm starts reading b for an op whose pictures to edit are named by
+// the fields sources, in order (each required).
+func newForm(b *Body, sources ...string) *form {
+	p := &form{b: b, f: apierr.Fields{}, req: &Request{Params: map[string]string{}, FaceIDs: []string{}}}
+	for _, field := range sources {
+		p.source(field)
+	}
+	return p
 }
 
 // source reads the required address of a picture to edit.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
@@ -48,18 +49,20 @@ func (h *api) remix(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var in struct {
+	// The body is required (the OpenAPI document says so): its fields are
+	// all optional, so "{}" remixes the template as it is, but an empty
+	// body or null is refused before anything is charged.
+	var in *struct {
 		Prompt      *string `json:"prompt"`
 		Headline    *string `json:"headline"`
 		AspectRatio *string `json:"aspectRatio"`
 		refsIn
 	}
-	// Every field is optional, so a request without a body remixes the
-	// template as it is.
-	if r.ContentLength != 0 {
-		if err := httpx.Decode(r, &in); err != nil {
-			return err
-		}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	if in == nil {
+		return apierr.New(apierr.InvalidRequest, "request body must be a JSON object")
 	}
 	t, err := h.svc.Remix(r.Context(), caller(r), id, thumbnail.RemixInput{
 		Prompt: in.Prompt, Headline: in.Headline, AspectRatio: in.AspectRatio, Refs: in.refs(),

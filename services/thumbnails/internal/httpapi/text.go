@@ -221,5 +221,5 @@ func (h *api) textOverlay(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return httpx.OK(w, map[string]any{"suggestions": ss})
+	return httpx.OK(w, map[string]any{"suggestions": suggestionsOut(ss)})
 }

@@ -9,10 +9,6 @@
 package postgres
 
 import (
-	"errors"
-	"fmt"
-
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"hookline.dev/pkg/credits"
@@ -30,15 +26,3 @@ var _ service.Store = (*Store)(nil)
 // New returns a store over pool (whose search_path is the thumbnails
 // schema); c settles reservations inside the store's transactions.
 func New(pool *pgxpool.Pool, c *credits.Client) *Store { return &Store{pool: pool, credits: c} }
-
-// one scans a single row, mapping "no rows" to notFound.
-func one[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, error) {
-	v, err := scan(row)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, notFound
-	}
-	if err != nil {
-		return v, fmt.Errorf("postgres: %w", err)
-	}
-	return v, nil
-}

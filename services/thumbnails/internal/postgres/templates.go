@@ -43,7 +43,7 @@ func (s *Store) Templates(ctx context.Context, category string, offset, limit in
 
 // Template returns a template, or template.ErrNotFound.
 func (s *Store) Template(ctx context.Context, id string) (template.Template, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+templateCols+` FROM templates WHERE id = $1`, id), scanTemplate, template.ErrNotFound)
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT `+templateCols+` FROM templates WHERE id = $1`, id), scanTemplate, template.ErrNotFound)
 }
 
 // TemplatesWithoutPreview lists the templates whose preview is missing or

@@ -80,14 +80,14 @@ func insertThumbnail(ctx context.Context, tx pgx.Tx, t thumbnail.Thumbnail, evs 
 
 // Thumbnail returns the organization's thumbnail, or thumbnail.ErrNotFound.
 func (s *Store) Thumbnail(ctx context.Context, orgID, id string) (thumbnail.Thumbnail, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = $2`, orgID, id),
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = $2`, orgID, id),
 		scanThumbnail, thumbnail.ErrNotFound)
 }
 
 // ThumbnailByImage returns the organization's thumbnail whose picture is
 // the object key, or thumbnail.ErrNotFound.
 func (s *Store) ThumbnailByImage(ctx context.Context, orgID, key string) (thumbnail.Thumbnail, error) {
-	return one(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND image_key = $2 LIMIT 1`, orgID, key),
+	return pgkit.One(s.pool.QueryRow(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND image_key = $2 LIMIT 1`, orgID, key),
 		scanThumbnail, thumbnail.ErrNotFound)
 }
 
@@ -120,7 +120,7 @@ func (s *Store) DeleteThumbnail(ctx context.Context, orgID, id string, mk func(t
 	var t thumbnail.Thumbnail
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		t, err = one(tx.QueryRow(ctx, `DELETE FROM thumbnails WHERE org_id = $1 AND id = $2 RETURNING `+thumbnailCols, orgID, id),
+		t, err = pgkit.One(tx.QueryRow(ctx, `DELETE FROM thumbnails WHERE org_id = $1 AND id = $2 RETURNING `+thumbnailCols, orgID, id),
 			scanThumbnail, thumbnail.ErrNotFound)
 		if err != nil {
 			return err

@@ -35,11 +35,13 @@ func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) err
 		return events.Invalid(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
 	}
 	var kind assetview.Kind
+	// Every assets payload names its record as the deleted event does: the
+	// embedded payloads of pkg/events read whichever id is there.
 	var ids struct {
-		Face       string `json:"faceId"`
-		Style      string `json:"styleId"`
-		Brand      string `json:"brandId"`
-		Collection string `json:"collectionId"`
+		events.FaceDeleted
+		events.StyleDeleted
+		events.BrandDeleted
+		events.CollectionDeleted
 	}
 	if err := env.Decode(&ids); err != nil {
 		return events.Invalid(err)
@@ -49,13 +51,13 @@ func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) err
 	case len(p) != 4 || p[0] != "assets":
 		return nil
 	case p[1] == "face":
-		kind, id = assetview.Face, ids.Face
+		kind, id = assetview.Face, ids.FaceID
 	case p[1] == "style":
-		kind, id = assetview.Style, ids.Style
+		kind, id = assetview.Style, ids.StyleID
 	case p[1] == "brand":
-		kind, id = assetview.Brand, ids.Brand
+		kind, id = assetview.Brand, ids.BrandID
 	case p[1] == "collection" && p[2] != "thumbnails_changed":
-		kind, id = assetview.Collection, ids.Collection
+		kind, id = assetview.Collection, ids.CollectionID
 	default:
 		return nil
 	}

@@ -10,13 +10,15 @@
 // crash left open.
 //
 // The service owns the interfaces of what it uses (Store, Blobs, Images,
-// Credits, engine.Engine, Previewer); the adapters live in internal/postgres,
-// pkg/s3store, pkg/imageinput, pkg/credits and the engine packages.
+// Credits, engine.Engine, Previewer, FaceDetector, Critic); the adapters
+// live in internal/postgres, pkg/s3store, pkg/imageinput, pkg/credits,
+// pkg/vision and the engine and analyze packages.
 package service
 
 import (
+	"cmp"
 	"context"
-	"hookline.dev/pkg/vision"
+	"image"
 	"io"
 	"log/slog"
 	"time"
@@ -27,6 +29,7 @@ import (
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/membudget"
 	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
@@ -87,6 +90,7 @@ type Blobs interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
 	// Remove deletes key; a missing key is not an error.
 	Remove(ctx context.Context, key string) error
+	// PublicURL is the address that serves key, "" for "".
 	PublicURL(key string) string
 }
 
@@ -125,6 +129,19 @@ type Previewer interface {
 	Preview(ctx context.Context, name string, l layout.Layout, a engine.Aspect) (engine.Result, error)
 }
 
+// FaceDetector finds the faces in a picture (*vision.Detector). It has no
+// error: a picture it cannot read, or one without faces, has none.
+type FaceDetector interface {
+	Detect(img image.Image) []vision.Face
+}
+
+// Critic words a critique with a chat model (*critique.Chat). It has no
+// error: when the model is unreachable or answers badly, the critique
+// keeps the local wording and the engine says why ("local (fallback: …)").
+type Critic interface {
+	Analyze(ctx context.Context, img image.Image, faces []vision.Face, niche string) (critique.Critique, string)
+}
+
 // Service is the thumbnails application. Fields are set once before use.
 type Service struct {
 	Store  Store
@@ -137,7 +154,7 @@ type Service struct {
 	Matte matte.Remover
 	// Critic words critiques with a chat model; nil keeps the local
 	// wording.
-	Critic   *critique.Chat
+	Critic   Critic
 	Credits  Credits
 	Engine   engine.Engine
 	Previews Previewer
@@ -146,7 +163,7 @@ type Service struct {
 	// Videos reads hosted videos' captions and metadata.
 	Videos Videos
 	// Faces finds faces (text overlay placement).
-	Faces *vision.Detector
+	Faces FaceDetector
 	Log   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
@@ -160,20 +177,10 @@ type Service struct {
 
 func (s *Service) now() time.Time { return clock.Now(s.Now) }
 
-func (s *Service) log() *slog.Logger {
-	if s.Log != nil {
-		return s.Log
-	}
-	return slog.Default()
-}
+func (s *Service) log() *slog.Logger { return cmp.Or(s.Log, slog.Default()) }
 
 // URL is the public URL of an object key, "" for "".
-func (s *Service) URL(key string) string {
-	if key == "" {
-		return ""
-	}
-	return s.Blobs.PublicURL(key)
-}
+func (s *Service) URL(key string) string { return s.Blobs.PublicURL(key) }
 
 // remove deletes an object, best effort: a leftover object costs storage,
 // not correctness, so a failure is logged rather than returned.

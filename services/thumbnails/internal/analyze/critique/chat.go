@@ -33,26 +33,13 @@ const (
 	maxSummaryChar = 600
 )
 
-var chatSchema = func() map[string]any {
-	list := map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
-	return map[string]any{
-		"type": "object", "additionalProperties": false, "required": []string{"strengths", "weaknesses", "improvements", "summary"},
-		"properties": map[string]any{"strengths": list, "weaknesses": list, "improvements": list, "summary": map[string]any{"type": "string"}},
-	}
-}()
-
 // Analyze is the local critique with the model's wording, and the engine
 // that wrote the words: the model's "provider:model", or
 // "local (fallback: …)" when the local wording stayed.
 func (c *Chat) Analyze(ctx context.Context, img image.Image, faces []vision.Face, niche string) (Critique, string) {
 	m := Measure(img, faces)
 	local := Judge(m, niche)
-	var ans struct {
-		Strengths    []string `json:"strengths"`
-		Weaknesses   []string `json:"weaknesses"`
-		Improvements []string `json:"improvements"`
-		Summary      string   `json:"summary"`
-	}
+	var ans chatAnswer
 	fallback, err := textai.Ask(ctx, c.Model, chatSystem, "thumbnail_critique", prompt(m, local, niche), chatSchema, &ans, func() error {
 		return checkAnswer(local, ans.Strengths, ans.Weaknesses, ans.Improvements, ans.Summary)
 	})

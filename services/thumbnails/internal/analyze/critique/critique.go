@@ -15,39 +15,38 @@ const MaxNiche = 100
 var ErrNotFound = errors.New("critique: not found")
 
 // Scores are the seven 0–10 scores of a critique, each with one decimal.
-// The JSON names are the API's (the critique object is stored and answered
-// as is).
 type Scores struct {
-	Contrast        float64 `json:"contrast"`
-	Composition     float64 `json:"composition"`
-	TextReadability float64 `json:"textReadability"`
-	FaceVisibility  float64 `json:"faceVisibility"`
-	ColorAppeal     float64 `json:"colorAppeal"`
-	Clickability    float64 `json:"clickability"`
-	EmotionalImpact float64 `json:"emotionalImpact"`
+	Contrast        float64
+	Composition     float64
+	TextReadability float64
+	FaceVisibility  float64
+	ColorAppeal     float64
+	Clickability    float64
+	EmotionalImpact float64
 }
 
 // Area is a place the eye goes to, in source pixels: a circle of Radius
 // around (X, Y), Intensity 0..1, and a Label saying what is there ("face",
 // "text", "bright region", "dark region", "colour accent" or "subject").
 type Area struct {
-	X         float64 `json:"x"`
-	Y         float64 `json:"y"`
-	Radius    float64 `json:"radius"`
-	Intensity float64 `json:"intensity"`
-	Label     string  `json:"label"`
+	X         float64
+	Y         float64
+	Radius    float64
+	Intensity float64
+	Label     string
 }
 
-// Critique is the API's critique object without its creditsCost, which
-// the service adds. Its slices are never nil, so they answer [] not null.
+// Critique is what the API's critique object says of the picture (the
+// service adds its id, cost and engine). Its slices are never nil, so they
+// answer [] not null.
 type Critique struct {
-	OverallScore   float64  `json:"overallScore"`
-	Scores         Scores   `json:"scores"`
-	Strengths      []string `json:"strengths"`
-	Weaknesses     []string `json:"weaknesses"`
-	Improvements   []string `json:"improvements"`
-	AttentionAreas []Area   `json:"attentionAreas"`
-	Summary        string   `json:"summary"`
+	OverallScore   float64
+	Scores         Scores
+	Strengths      []string
+	Weaknesses     []string
+	Improvements   []string
+	AttentionAreas []Area
+	Summary        string
 }
 
 // Record is a critique as the service keeps it: a critique is paid for, so

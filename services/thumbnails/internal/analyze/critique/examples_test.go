@@ -2,7 +2,6 @@ package critique
 
 import (
 	"bytes"
-	"encoding/json"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -10,21 +9,17 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"hookline.dev/pkg/testkit"
 )
 
-// TestWriteExamples writes the critique of a face-and-text thumbnail to
-// testdata/examples/edits: the input picture, the critique JSON and the
-// picture with the attention areas drawn (faces cyan, others green, text
-// regions yellow), for a reviewer to look at. It runs only with
-// HOOKLINE_WRITE_EXAMPLES=1.
+// TestWriteExamples writes a face-and-text thumbnail to
+// testdata/examples/edits: the input picture and the picture with the
+// attention areas drawn (faces cyan, others green, text regions yellow),
+// for a reviewer to look at; httpapi writes the critique JSON of the
+// input beside them. It runs only with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write the examples")
-	}
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	p, _ := poster(t, 1280, 720)
 	input := jpegOf(t, p, 85)
 	// The critique is of the JPEG as the service would load it.
@@ -33,14 +28,8 @@ func TestWriteExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := Measure(img, faces(t, img))
-	c := Analyze(img, faces(t, img), "gaming")
-	js, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
 	files := map[string][]byte{
 		"critique-input.jpg": input,
-		"critique.json":      append(js, '\n'),
 		"critique-areas.jpg": jpegOf(t, overlay(img, m), 85),
 	}
 	for name, b := range files {

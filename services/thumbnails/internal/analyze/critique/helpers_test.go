@@ -14,6 +14,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 )
@@ -88,39 +89,9 @@ func headline(t testing.TB, dst *image.RGBA, name fonts.Name, size float64, dot 
 	d := font.Drawer{Dst: mask, Src: image.Opaque, Face: face, Dot: fixed.P(dot.X, dot.Y)}
 	d.DrawString(text)
 	if px > 0 {
-		draw.DrawMask(dst, dst.Bounds(), image.NewUniform(stroke), image.Point{}, dilate(mask, px), image.Point{}, draw.Over)
+		draw.DrawMask(dst, dst.Bounds(), image.NewUniform(stroke), image.Point{}, imaging.Dilate(mask, float64(px)), image.Point{}, draw.Over)
 	}
 	draw.DrawMask(dst, dst.Bounds(), image.NewUniform(fill), image.Point{}, mask, image.Point{}, draw.Over)
-}
-
-// dilate grows the mask m by r pixels (a square maximum filter).
-func dilate(m *image.Alpha, r int) *image.Alpha {
-	b := m.Bounds()
-	tmp := image.NewAlpha(b)
-	out := image.NewAlpha(b)
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			var v uint8
-			for dx := -r; dx <= r; dx++ {
-				if xx := x + dx; xx >= b.Min.X && xx < b.Max.X {
-					v = max(v, m.AlphaAt(xx, y).A)
-				}
-			}
-			tmp.SetAlpha(x, y, color.Alpha{A: v})
-		}
-	}
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			var v uint8
-			for dy := -r; dy <= r; dy++ {
-				if yy := y + dy; yy >= b.Min.Y && yy < b.Max.Y {
-					v = max(v, tmp.AlphaAt(x, yy).A)
-				}
-			}
-			out.SetAlpha(x, y, color.Alpha{A: v})
-		}
-	}
-	return out
 }
 
 // caption is a w×h picture of colour bg with a two-line headline in fg,

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/vision"
 )
 
@@ -130,7 +131,7 @@ func Measure(img image.Image, faces []vision.Face) Metrics {
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
 
-// lumaOf is m's luma (BT.709 weights) on 0..1, row-major.
+// lumaOf is m's luma (imaging.Luma) on 0..1, row-major.
 func lumaOf(m *image.RGBA) []float64 {
 	w, h := m.Rect.Dx(), m.Rect.Dy()
 	out := make([]float64, w*h)
@@ -138,7 +139,7 @@ func lumaOf(m *image.RGBA) []float64 {
 		row := m.Pix[y*m.Stride:]
 		for x := range w {
 			i := 4 * x
-			out[y*w+x] = (0.2126*float64(row[i]) + 0.7152*float64(row[i+1]) + 0.0722*float64(row[i+2])) / 255
+			out[y*w+x] = imaging.Luma(row[i], row[i+1], row[i+2]) / 255
 		}
 	}
 	return out
@@ -152,7 +153,7 @@ func tone(m *image.RGBA) (brightness, saturation, warmth float64) {
 	n := 0
 	for i := 0; i+3 < len(m.Pix); i += 4 {
 		r, g, b := float64(m.Pix[i])/255, float64(m.Pix[i+1])/255, float64(m.Pix[i+2])/255
-		sl += 0.2126*r + 0.7152*g + 0.0722*b
+		sl += imaging.Luma(m.Pix[i], m.Pix[i+1], m.Pix[i+2]) / 255
 		hi, lo := max(r, g, b), min(r, g, b)
 		s := 0.0
 		if hi > 0 {
@@ -277,7 +278,7 @@ func thirds(sal []float64, hasFace bool, face float64) float64 {
 	}
 	salient := 0.0
 	if mass > 0 {
-		salient = clamp01((near/mass - thirdsBaseline) / (1 - thirdsBaseline))
+		salient = imaging.Clamp01((near/mass - thirdsBaseline) / (1 - thirdsBaseline))
 	}
 	if !hasFace {
 		return salient
@@ -298,5 +299,3 @@ var thirdsBaseline = func() float64 {
 	}
 	return sum / (n * n)
 }()
-
-func clamp01(v float64) float64 { return min(1, max(0, v)) }

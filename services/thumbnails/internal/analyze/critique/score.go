@@ -1,6 +1,10 @@
 package critique
 
-import "math"
+import (
+	"math"
+
+	"hookline.dev/pkg/imaging"
+)
 
 // Reference points of the scores: the measured value at which a term
 // reaches its best. The package documentation gives every formula.
@@ -54,14 +58,14 @@ func Rate(m Metrics) Scores {
 		Composition:     tenth(10 * (0.6*m.Thirds + 0.4*simplicity(m.EdgeDensity))),
 		TextReadability: tenth(textReadability(m.Text)),
 		FaceVisibility:  tenth(10 * faceVisibility(m)),
-		ColorAppeal:     tenth(10 * (0.8*clamp01(m.Colourfulness/goodColourfulness) + 0.2*exposure(m.Brightness))),
+		ColorAppeal:     tenth(10 * (0.8*imaging.Clamp01(m.Colourfulness/goodColourfulness) + 0.2*exposure(m.Brightness))),
 	}
 	// Clickability mixes the published base scores, so a reader can
 	// recompute it from the response.
 	s.Clickability = tenth(clickContrast*s.Contrast + clickColour*s.ColorAppeal + clickFace*s.FaceVisibility +
 		clickText*s.TextReadability + clickComposition*s.Composition)
-	s.EmotionalImpact = tenth(10 * (0.40*closeUp(m) + 0.25*clamp01(m.Saturation/goodSaturation) +
-		0.15*clamp01(m.Warmth/goodWarmth) + 0.20*contrastTerm(m)))
+	s.EmotionalImpact = tenth(10 * (0.40*closeUp(m) + 0.25*imaging.Clamp01(m.Saturation/goodSaturation) +
+		0.15*imaging.Clamp01(m.Warmth/goodWarmth) + 0.20*contrastTerm(m)))
 	return s
 }
 
@@ -75,12 +79,12 @@ func Overall(s Scores) float64 {
 // tenth rounds v to one decimal, halves away from zero.
 func tenth(v float64) float64 { return math.Round(v*10) / 10 }
 
-func contrastTerm(m Metrics) float64 { return clamp01(m.Contrast / goodContrast) }
+func contrastTerm(m Metrics) float64 { return imaging.Clamp01(m.Contrast / goodContrast) }
 
 // exposure is 1 for a mean luma within 0.25..0.75, falling to 0 at black
 // or white.
 func exposure(brightness float64) float64 {
-	return 1 - clamp01((math.Abs(brightness-0.5)-0.25)/0.25)
+	return 1 - imaging.Clamp01((math.Abs(brightness-0.5)-0.25)/0.25)
 }
 
 // simplicity rewards a few large elements: 0 for an empty frame, 1 for an
@@ -92,7 +96,7 @@ func simplicity(edges float64) float64 {
 	case edges <= busyEdges:
 		return 1
 	default:
-		return clamp01(1 - (edges-busyEdges)/clutteredSpan)
+		return imaging.Clamp01(1 - (edges-busyEdges)/clutteredSpan)
 	}
 }
 
@@ -114,8 +118,8 @@ func textReadability(text []TextRegion) float64 {
 // readability of one region (0..1): its contrast ratio on a log scale up
 // to WCAG AAA, times its height between minLegible and goodTextHeight.
 func readability(t TextRegion) float64 {
-	c := clamp01(math.Log(t.ContrastRatio) / math.Log(aaaContrast))
-	size := clamp01(float64(t.Height-minLegible) / (goodTextHeight - minLegible))
+	c := imaging.Clamp01(math.Log(t.ContrastRatio) / math.Log(aaaContrast))
+	size := imaging.Clamp01(float64(t.Height-minLegible) / (goodTextHeight - minLegible))
 	return c * size
 }
 
@@ -125,12 +129,12 @@ func faceVisibility(m Metrics) float64 {
 		return 0
 	}
 	f := m.Face
-	size := clamp01(math.Sqrt(f.Share / visibleFace))
-	position := 1 - clamp01(3*(f.Height-2.0/3))
+	size := imaging.Clamp01(math.Sqrt(f.Share / visibleFace))
+	position := 1 - imaging.Clamp01(3*(f.Height-2.0/3))
 	if f.CutOff {
 		position /= 2
 	}
-	eyes := clamp01(f.EyeContrast / goodEyeContrast)
+	eyes := imaging.Clamp01(f.EyeContrast / goodEyeContrast)
 	return 0.45*size + 0.30*position + 0.25*eyes
 }
 
@@ -139,5 +143,5 @@ func closeUp(m Metrics) float64 {
 	if m.Faces == 0 {
 		return 0
 	}
-	return clamp01(math.Sqrt(m.Face.Share / closeFace))
+	return imaging.Clamp01(math.Sqrt(m.Face.Share / closeFace))
 }

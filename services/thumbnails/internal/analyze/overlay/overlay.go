@@ -16,6 +16,8 @@ import (
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/nlp"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/vision"
@@ -23,15 +25,15 @@ import (
 
 // Suggestion is one way to put text on the picture.
 type Suggestion struct {
-	Text        string `json:"text"`
-	Placement   string `json:"placement"`
-	Color       string `json:"color"`
-	StrokeColor string `json:"strokeColor"`
-	FontFamily  string `json:"fontFamily"`
+	Text        string
+	Placement   string
+	Color       string
+	StrokeColor string
+	FontFamily  string
 	// FontSize is in pixels at 1280×720.
-	FontSize int    `json:"fontSize"`
-	Styling  string `json:"styling"`
-	Reason   string `json:"reason"`
+	FontSize int
+	Styling  string
+	Reason   string
 }
 
 // Input is what Suggest reads.
@@ -124,13 +126,13 @@ func Suggest(in Input) []Suggestion {
 		if relLuma(color) < 0.4 {
 			stroke = "#FFFFFF"
 		}
-		family, styling := "Bebas Neue", "uppercase, heavy stroke, soft drop shadow"
+		f := display
 		if utf8.RuneCountInString(text) > 18 {
-			family, styling = "Inter Display Black", "uppercase, tight tracking, stroke, two lines if needed"
+			f = long
 		}
 		out = append(out, Suggestion{
-			Text: text, Placement: m.name, Color: color, StrokeColor: stroke, FontFamily: family,
-			FontSize: fontSize(m.region, text), Styling: styling,
+			Text: text, Placement: m.name, Color: color, StrokeColor: stroke, FontFamily: f.family,
+			FontSize: fontSize(m.region, text, f), Styling: f.styling,
 			Reason: reason(m, color, contrast),
 		})
 	}
@@ -201,12 +203,39 @@ func firstWords(s string, n int) []string {
 	return f[:min(n, len(f))]
 }
 
-// fontSize fits text across 90 % of the region's width (a display face is
-// about 0.55 em per character), at most a quarter of the frame's height.
-func fontSize(r region, text string) int {
-	w := (r.x1 - r.x0) * 1280 * 0.9
-	chars := float64(max(4, utf8.RuneCountInString(text)))
-	return int(math.Min(180, math.Max(36, w/(0.55*chars))))
+// face is a font a suggestion names: its family, the embedded font of
+// that family the size is measured with, how it is styled and in how many
+// lines.
+type face struct {
+	family, styling string
+	font            fonts.Name
+	lines           int
+}
+
+// The faces: a condensed display face for short texts, a heavy sans in
+// up to two lines for long ones.
+var (
+	display = face{family: "Bebas Neue", styling: "uppercase, heavy stroke, soft drop shadow", font: fonts.Display, lines: 1}
+	long    = face{family: "Inter Display Black", styling: "uppercase, tight tracking, stroke, two lines if needed", font: fonts.Heavy, lines: 2}
+)
+
+// Font sizes, in pixels at 1280×720: at least minFontSize, at most a
+// quarter of the frame's height.
+const (
+	minFontSize = 36
+	maxFontSize = 180
+)
+
+// fontSize is the size at which text, set in f, fills 90 % of the region
+// (at 1280×720) each way at the most, measured with the font itself.
+func fontSize(r region, text string, f face) int {
+	box := image.Pt(int((r.x1-r.x0)*1280*0.9), int((r.y1-r.y0)*720*0.9))
+	b, err := imaging.Fit(text, imaging.Style{Font: f.font}, box, f.lines, maxFontSize)
+	if err != nil {
+		// The fonts are embedded: only a broken build fails to load one.
+		return minFontSize
+	}
+	return int(max(minFontSize, b.Size()))
 }
 
 func meanSaliency(sal []float64, r region) float64 {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/vision"
 )
 
@@ -90,10 +91,9 @@ func unpremul(c, a uint8) uint8 {
 	return uint8(min((uint32(c)*255+uint32(a)/2)/uint32(a), 255)) //nolint:gosec // G115: clamped to 255
 }
 
-// luma is BT.709 luma of 8-bit components (the weights vision's metrics
-// use), rounded.
+// luma is imaging.Luma rounded: an index into the filters' tone tables.
 func luma(r, g, b uint8) uint8 {
-	return uint8((2126*uint32(r) + 7152*uint32(g) + 722*uint32(b) + 5000) / 10000) //nolint:gosec // G115: weights sum to 10000
+	return uint8(imaging.Luma(r, g, b) + 0.5)
 }
 
 func clamp8(v float64) uint8 {

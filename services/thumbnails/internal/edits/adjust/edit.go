@@ -21,9 +21,10 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"sync"
 
 	"github.com/davidbyttow/govips/v2/vips"
+
+	"hookline.dev/pkg/imaging/libvips"
 )
 
 // The content types of an Output.
@@ -50,33 +51,11 @@ type Output struct {
 // caller skipped that check.
 var ErrFormat = errors.New("edit: the picture is neither JPEG nor PNG")
 
-var startOnce sync.Once
-
-// startVips starts libvips once per process, before this package's first
-// libvips call (govips would otherwise start it itself with its default
-// thread pool and operation cache). The compose package starts it the
-// same way; govips ignores every Startup after the first, so whichever
-// package runs first sets the configuration, and both ask for the same:
-// one thread per operation (the service edits several pictures at once on
-// two cores, so parallelism comes from requests) and no operation cache
-// (every input is a new buffer, so it would never hit).
-func startVips() {
-	startOnce.Do(func() {
-		vips.LoggingSettings(nil, vips.LogLevelWarning)
-		vips.Startup(&vips.Config{
-			ConcurrencyLevel: 1,
-			MaxCacheFiles:    0,
-			MaxCacheMem:      0,
-			MaxCacheSize:     0,
-		})
-	})
-}
-
 // load decodes a JPEG or PNG into libvips, as it is stored: no rotation by
 // EXIF orientation, so the result has the size the rest of the service
 // (which decodes with Go) sees.
 func load(data []byte) (*vips.ImageRef, vips.ImageType, error) {
-	startVips()
+	libvips.Start()
 	typ := vips.DetermineImageType(data)
 	if typ != vips.ImageTypeJPEG && typ != vips.ImageTypePNG {
 		return nil, typ, ErrFormat
@@ -134,10 +113,8 @@ func toSRGB8(ref *vips.ImageRef) error {
 // white (a cut-out saved as JPEG looks as it did on a white page, where
 // black would swallow dark hair and clothes).
 //
-// PNG is written by Go's encoder at its fastest level (see pngLevel).
-// JPEG is written by libvips (libjpeg-turbo), much faster than Go's
-// encoder at thumbnail sizes; the pixels reach it as an uncompressed PNG,
-// the cheapest form govips takes.
+// PNG is written by Go's encoder at its fastest level (see pngLevel),
+// JPEG by libvips.EncodeJPEG.
 func Encode(img image.Image, png bool) (Output, error) {
 	b := img.Bounds()
 	out := Output{Width: b.Dx(), Height: b.Dy()}
@@ -174,26 +151,11 @@ func encodePNG(img image.Image) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// stagePNG writes without compression: the PNG only carries pixels from
-// Go to libvips in memory.
-var stagePNG = png.Encoder{CompressionLevel: png.NoCompression}
-
 // encodeJPEG encodes an opaque picture at the origin.
 func encodeJPEG(opaque *image.RGBA) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(opaque.Pix)*3/4 + 64<<10)
-	if err := stagePNG.Encode(&buf, opaque); err != nil {
-		return nil, fmt.Errorf("edit: stage picture: %w", err)
-	}
-	startVips()
-	ref, err := vips.LoadImageFromBuffer(buf.Bytes(), nil)
+	data, err := libvips.EncodeJPEG(opaque, jpegQuality)
 	if err != nil {
-		return nil, fmt.Errorf("edit: load staged picture: %w", err)
-	}
-	defer ref.Close()
-	data, _, err := ref.ExportJpeg(&vips.JpegExportParams{StripMetadata: true, Quality: jpegQuality})
-	if err != nil {
-		return nil, fmt.Errorf("edit: encode JPEG: %w", err)
+		return nil, fmt.Errorf("edit: %w", err)
 	}
 	return data, nil
 }

@@ -6,19 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"hookline.dev/pkg/testkit"
 )
 
 // TestWriteExamples writes the example edits reviewers look at
 // (testdata/examples/edits); run with HOOKLINE_WRITE_EXAMPLES=1. The
 // source of color-enhance and the filters is written beside them.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples/edits")
-	}
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	write := func(name string, out Output) {
 		decoded(t, out)
 		if len(out.Data) > 150<<10 {

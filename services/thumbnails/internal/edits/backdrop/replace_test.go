@@ -140,9 +140,7 @@ func widePhoto(t testing.TB, h int) *image.RGBA {
 // sample portrait cut out by matte's classical remover, on a sunset
 // beach. Run with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples/edits")
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	det, err := vision.New()
 	if err != nil {
 		t.Fatal(err)
@@ -162,10 +160,6 @@ func TestWriteExamples(t *testing.T) {
 	}
 	if buf.Len() > 150<<10 {
 		t.Errorf("background-replace.jpg is %d KB", buf.Len()>>10)
-	}
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "background-replace.jpg"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
 		t.Fatal(err)

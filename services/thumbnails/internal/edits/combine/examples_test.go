@@ -20,9 +20,7 @@ import (
 // HOOKLINE_WRITE_EXAMPLES=1. The sample portrait is combined with edits
 // of itself and, in picture-in-picture, with a drawn landscape.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples/edits")
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	photo, err := jpeg.Decode(bytes.NewReader(testkit.FacePhoto(t)))
 	if err != nil {
 		t.Fatal(err)
@@ -42,10 +40,6 @@ func TestWriteExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 		return out
-	}
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
 	}
 	for _, c := range []struct {
 		name, prompt string

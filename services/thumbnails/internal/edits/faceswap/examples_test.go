@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/testkit"
 )
 
 // TestWriteExamples writes the example reviewers look at
@@ -22,9 +25,7 @@ import (
 // background. The result keeps the target's frame, hair and light and
 // shows the source's face: mirrored features, blue eyes.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples")
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	p := photo(t)
 	target := studioFrame(p)
 	blue := blueEyes(p)
@@ -34,10 +35,6 @@ func TestWriteExamples(t *testing.T) {
 	tFace, sFace := detectOne(t, target), detectOne(t, source)
 	got := swap(t, target, tFace, source, sFace)
 
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	writeJPEG(t, filepath.Join(dir, "face-swap.jpg"), got, 88)
 
 	// The inputs, each fitted into a 640×360 half.
@@ -104,7 +101,7 @@ func studioFrame(p *image.NRGBA) *image.NRGBA {
 					c = [3]float64{250, 205, 40}
 				}
 			}
-			out.SetNRGBA(x, y, color.NRGBA{to8(float32(c[0])), to8(float32(c[1])), to8(float32(c[2])), 255})
+			out.SetNRGBA(x, y, color.NRGBA{colour.Byte(float32(c[0])), colour.Byte(float32(c[1])), colour.Byte(float32(c[2])), 255})
 		}
 	}
 	return out
@@ -136,7 +133,7 @@ func blueEyes(p *image.NRGBA) *image.NRGBA {
 				a += k * (-4 - a)
 				b += k * (-32 - b)
 				r, g, bb := labToRGB(l, a, b)
-				out.SetNRGBA(x, y, color.NRGBA{to8(r), to8(g), to8(bb), 255})
+				out.SetNRGBA(x, y, color.NRGBA{colour.Byte(r), colour.Byte(g), colour.Byte(bb), 255})
 			}
 		}
 	}

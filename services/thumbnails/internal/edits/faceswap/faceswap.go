@@ -25,6 +25,7 @@ import (
 	"image/draw"
 	"math"
 
+	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/vision"
 )
 
@@ -115,7 +116,7 @@ func Swap(ctx context.Context, target image.Image, tFace vision.Face, source ima
 			}
 			for c := range 3 {
 				v := a*(src[3*i+c]+diff[3*i+c]) + (1-a)*tgt[3*i+c]
-				row[4*x+c] = to8(v)
+				row[4*x+c] = colour.Byte(v)
 			}
 		}
 	}
@@ -182,15 +183,6 @@ func planes(img *image.NRGBA, r image.Rectangle) []float32 {
 	return p
 }
 
-func to8(v float32) uint8 {
-	switch {
-	case v <= 0:
-		return 0
-	case v >= 255:
-		return 255
-	}
-	return uint8(v + 0.5)
-}
 
 // similarity maps a point z (x + iy, in pixel-centre coordinates) to
 // a·z + b: a scale and rotation by the complex factor a, then a

@@ -165,7 +165,7 @@ func sigmoidCurve(level int, mid float64) curve {
 func applyToLuma(m *image.NRGBA, c curve) {
 	for i := 0; i < len(m.Pix); i += 4 {
 		p := m.Pix[i : i+3 : i+3]
-		y := luma(p[0], p[1], p[2])
+		y := imaging.Luma(p[0], p[1], p[2])
 		// Between the curve's samples, linearly.
 		k := min(int(y), 254)
 		y2 := float64(c[k]) + (float64(c[k+1])-float64(c[k]))*(y-float64(k))
@@ -195,7 +195,7 @@ func pivot(m *image.NRGBA) float64 {
 		if m.Pix[i+3] == 0 {
 			continue
 		}
-		sum += luma(m.Pix[i], m.Pix[i+1], m.Pix[i+2])
+		sum += imaging.Luma(m.Pix[i], m.Pix[i+1], m.Pix[i+2])
 		n++
 	}
 	if n == 0 {
@@ -225,7 +225,7 @@ func saturate(m *image.NRGBA, k float64) {
 	for i := 0; i < len(m.Pix); i += 4 {
 		p := m.Pix[i : i+3 : i+3]
 		r, g, b := float64(p[0]), float64(p[1]), float64(p[2])
-		y := luma(p[0], p[1], p[2])
+		y := imaging.Luma(p[0], p[1], p[2])
 		f := k
 		if k > 1 {
 			for _, c := range [3]float64{r, g, b} {
@@ -240,11 +240,6 @@ func saturate(m *image.NRGBA, k float64) {
 		}
 		p[0], p[1], p[2] = to8((y+(r-y)*f)/255), to8((y+(g-y)*f)/255), to8((y+(b-y)*f)/255)
 	}
-}
-
-// luma is Rec. 709 luma of 8-bit components.
-func luma(r, g, b uint8) float64 {
-	return 0.2126*float64(r) + 0.7152*float64(g) + 0.0722*float64(b)
 }
 
 // borderShares are a border's width by thickness, in thousandths of the

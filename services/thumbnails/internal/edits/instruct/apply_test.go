@@ -9,6 +9,7 @@ import (
 	"math"
 	"testing"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 )
@@ -46,7 +47,7 @@ func apply(t *testing.T, prompt string, img image.Image, faces []vision.Face) *i
 func meanLuma(img *image.NRGBA) float64 {
 	var s float64
 	for i := 0; i < len(img.Pix); i += 4 {
-		s += luma(img.Pix[i], img.Pix[i+1], img.Pix[i+2])
+		s += imaging.Luma(img.Pix[i], img.Pix[i+1], img.Pix[i+2])
 	}
 	return s / float64(len(img.Pix)/4)
 }

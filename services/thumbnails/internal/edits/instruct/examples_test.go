@@ -18,9 +18,7 @@ import (
 // TestWriteExamples writes the example edit reviewers look at
 // (testdata/examples/edits/edit.jpg); run with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples/edits")
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	photo, err := jpeg.Decode(bytes.NewReader(testkit.FacePhoto(t)))
 	if err != nil {
 		t.Fatal(err)
@@ -39,10 +37,6 @@ func TestWriteExamples(t *testing.T) {
 	}
 	if buf.Len() > 150<<10 {
 		t.Errorf("edit.jpg is %d KB", buf.Len()>>10)
-	}
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "edit.jpg"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: an example picture
 		t.Fatal(err)

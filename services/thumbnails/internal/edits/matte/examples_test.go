@@ -15,9 +15,7 @@ import (
 // (testdata/examples/edits/background-remove.png) for reviewers; run with
 // HOOKLINE_WRITE_EXAMPLES=1. Package backdrop writes background-replace's.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples/edits")
-	}
+	dir := testkit.ExamplesDir(t, "edits")
 	photo, err := jpeg.Decode(bytes.NewReader(testkit.FacePhoto(t)))
 	if err != nil {
 		t.Fatal(err)
@@ -32,10 +30,6 @@ func TestWriteExamples(t *testing.T) {
 	}
 	if buf.Len() > 150<<10 {
 		t.Errorf("background-remove.png is %d KB", buf.Len()>>10)
-	}
-	dir := filepath.Join("..", "..", "..", "testdata", "examples", "edits")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "background-remove.png"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
 		t.Fatal(err)

@@ -214,7 +214,10 @@ func (s *seed) fixOutside(out []bool) {
 	}
 }
 
-// dilate returns m grown by r pixels (square window).
+// dilate returns the labels m grown by r pixels: every pixel with a label
+// in its (2r+1)² window. It marks a margin, where a square does as well
+// as a disc, and it reuses the box mean the refinement runs anyway;
+// imaging.Dilate draws antialiased round outlines of coverage masks.
 func dilate(m []bool, w, h, r int) []bool {
 	p := plane.New(w, h)
 	for i, v := range m {

@@ -3,7 +3,11 @@
 // bilinear resampling and the split of a picture into colour channels.
 package plane
 
-import "image"
+import (
+	"image"
+
+	"hookline.dev/pkg/imaging"
+)
 
 // Plane is a single-channel float image of W×H values, row by row.
 type Plane struct {
@@ -33,60 +37,10 @@ func Channels(img *image.RGBA) [3]Plane {
 	return out
 }
 
-// BoxMean averages each pixel's (2r+1)² window, clipped at the borders,
-// with running sums: its cost does not depend on r. The vertical pass
-// keeps one running sum per column and walks rows, so it reads memory in
-// order.
+// BoxMean averages each pixel's (2r+1)² window, clipped at the borders:
+// imaging.BoxMean over the plane.
 func BoxMean(p Plane, r int) Plane {
-	w, h := p.W, p.H
-	tmp := New(w, h)
-	for y := range h {
-		boxLine(p.V[y*w:(y+1)*w], tmp.V[y*w:(y+1)*w], r)
-	}
-	out := New(w, h)
-	sums := make([]float64, w)
-	for y := 0; y < min(r, h); y++ {
-		for x, v := range tmp.V[y*w : (y+1)*w] {
-			sums[x] += float64(v)
-		}
-	}
-	for y := range h {
-		if j := y + r; j < h {
-			for x, v := range tmp.V[j*w : (j+1)*w] {
-				sums[x] += float64(v)
-			}
-		}
-		if j := y - r - 1; j >= 0 {
-			for x, v := range tmp.V[j*w : (j+1)*w] {
-				sums[x] -= float64(v)
-			}
-		}
-		inv := 1 / float64(min(h-1, y+r)-max(0, y-r)+1)
-		dst := out.V[y*w : (y+1)*w]
-		for x, s := range sums {
-			dst[x] = float32(s * inv)
-		}
-	}
-	return out
-}
-
-// boxLine writes the clipped window means of src to dst.
-func boxLine(src, dst []float32, r int) {
-	n := len(src)
-	var sum float64
-	for i := 0; i < min(r, n); i++ {
-		sum += float64(src[i])
-	}
-	for i := range n {
-		if j := i + r; j < n {
-			sum += float64(src[j])
-		}
-		if j := i - r - 1; j >= 0 {
-			sum -= float64(src[j])
-		}
-		lo, hi := max(0, i-r), min(n-1, i+r)
-		dst[i] = float32(sum / float64(hi-lo+1))
-	}
+	return Plane{W: p.W, H: p.H, V: imaging.BoxMean(p.V, p.W, p.H, r)}
 }
 
 // Resampler samples a sw×sh plane bilinearly at the pixel centres of a

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/image/vector"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
 
@@ -122,9 +123,9 @@ func split(canvas *image.RGBA, cs []color.RGBA, cx, cy, angle float64) {
 			var col color.RGBA
 			switch {
 			case band > 0 && math.Abs(d) < band+0.5:
-				col = mix(mid, edgeSide(d, a, c), clamp01(math.Abs(d)-band+0.5))
+				col = mix(mid, edgeSide(d, a, c), imaging.Clamp01(math.Abs(d)-band+0.5))
 			default:
-				col = mix(a, c, clamp01(d+0.5))
+				col = mix(a, c, imaging.Clamp01(d+0.5))
 			}
 			setPix(row[x*4:], col)
 		}
@@ -244,5 +245,3 @@ func tint(canvas *image.RGBA, c color.RGBA, most float64) {
 func lerp8(a, b uint8, t float64) uint8 {
 	return uint8(float64(a) + (float64(b)-float64(a))*t + 0.5)
 }
-
-func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }

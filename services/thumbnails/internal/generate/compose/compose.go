@@ -1,8 +1,9 @@
 // Package compose is the local image engine: a layered compositor that
 // draws a real thumbnail offline, deterministic for a seed. libvips
-// (govips) decodes, cover-crops, blurs and encodes; backgrounds, masks,
-// shapes and text are drawn in Go with the fonts of pkg/fonts, so that
-// one seed gives the same bytes on every host.
+// (govips) decodes, cover-crops, blurs and encodes; backgrounds and
+// shapes are drawn in Go, and text, outlines and shadows with pkg/imaging
+// and the fonts of pkg/fonts, so that one seed gives the same bytes on
+// every host.
 //
 // A picture is built bottom-up: a background (a generated gradient,
 // glow, split, stripes or sunburst in the palette's colours, or a
@@ -25,15 +26,13 @@ import (
 	"sort"
 	"strings"
 
+	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
 
 // Options configures the compositor.
 type Options struct {
-	// Concurrency is how many threads libvips may use for one operation
-	// (0: 1). It is set once per process, by the first New.
-	Concurrency int
 	// Quality is the JPEG quality (0: 88).
 	Quality int
 }
@@ -53,18 +52,15 @@ type builtin struct {
 
 var _ engine.Engine = (*Engine)(nil)
 
-// New starts the compositor (libvips is started once per process).
+// New starts the compositor, and libvips if it is not started yet.
 func New(o Options) (*Engine, error) {
-	if o.Concurrency <= 0 {
-		o.Concurrency = 1
-	}
 	if o.Quality <= 0 {
 		o.Quality = 88
 	}
 	if o.Quality > 100 {
 		return nil, fmt.Errorf("compose: quality %d above 100", o.Quality)
 	}
-	startVips(o.Concurrency)
+	libvips.Start()
 	e := &Engine{quality: o.Quality}
 	for name, doc := range builtinLayouts {
 		l, err := layout.Parse([]byte(doc))
@@ -242,15 +238,15 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	}
 	for _, pl := range texts {
 		if pl != nil {
-			placeLayer(canvas, pl.layer, pl.x, pl.y, pl.rotate)
+			pl.layer.Draw(canvas, pl.at)
 		}
 	}
 	if err := ctx.Err(); err != nil {
 		return engine.Result{}, err
 	}
-	data, err := encodeJPEG(canvas, e.quality)
+	data, err := libvips.EncodeJPEG(canvas, e.quality)
 	if err != nil {
-		return engine.Result{}, err
+		return engine.Result{}, fmt.Errorf("compose: %w", err)
 	}
 	return engine.Result{Data: data, ContentType: "image/jpeg", Width: w, Height: h}, nil
 }

@@ -6,20 +6,15 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 // TestWriteExamples writes the example pictures reviewers look at
 // (testdata/examples); run with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
-	if os.Getenv("HOOKLINE_WRITE_EXAMPLES") != "1" {
-		t.Skip("set HOOKLINE_WRITE_EXAMPLES=1 to write testdata/examples")
-	}
+	dir := testkit.ExamplesDir(t)
 	e := newEngine(t)
-	dir := filepath.Join("..", "..", "..", "testdata", "examples")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	face := photoFace(t)
 	write := func(name string, r engine.Result) {
 		decode(t, r)

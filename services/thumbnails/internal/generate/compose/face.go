@@ -7,6 +7,7 @@ import (
 	"math"
 	"sort"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
@@ -56,7 +57,7 @@ func drawFace(canvas *image.RGBA, pic engine.Picture, r image.Rectangle, f layou
 		backfill(small, p[layout.RoleBackground2])
 	case !own:
 		if bg := backdrop(small); bg != nil {
-			blur(bg, 1)
+			imaging.Blur(bg, 1)
 			cutAway(small, bg)
 		}
 	}
@@ -77,7 +78,7 @@ func drawFace(canvas *image.RGBA, pic engine.Picture, r image.Rectangle, f layou
 	}
 	outline := mask
 	if f.Outline != "" && f.OutlineWidth > 0 {
-		outline = dilate(mask, f.OutlineWidth*float64(s))
+		outline = imaging.Dilate(mask, f.OutlineWidth*float64(s))
 	}
 	if f.Shadow {
 		shadowUnder(canvas, outline, float64(s)*0.35)
@@ -100,7 +101,7 @@ func faceShape(r image.Rectangle, shape layout.Shape, own bool) *image.Alpha {
 			z.ellipse(float64(r.Min.X)+s/2, float64(r.Min.Y)+s/2, s/2-1, s/2-1, false)
 		})
 	case shape == layout.ShapeSquare:
-		return roundRect(r, r.Inset(1), s*0.08)
+		return imaging.RoundRect(r, r.Inset(1), s*0.08)
 	case own:
 		return shapeMask(r, func(z *pen) { z.roundRect(r, 0) })
 	}
@@ -117,7 +118,7 @@ func backfill(img *image.RGBA, c color.RGBA) {
 	if bg == nil {
 		return
 	}
-	blur(bg, 1)
+	imaging.Blur(bg, 1)
 	for i, a := range bg.Pix {
 		t := float64(a) / 255
 		px := img.Pix[i*4 : i*4+3 : i*4+3]

@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
@@ -55,7 +56,7 @@ func gradeCanvas(canvas *image.RGBA, l look, shift image.Point) {
 		for i := range lut[ch] {
 			v := float64(i) / 255
 			v = (v-0.5)*l.contrast + 0.5 + shift
-			lut[ch][i] = int32(math.Round(clamp01(v) * 255))
+			lut[ch][i] = int32(math.Round(imaging.Clamp01(v) * 255))
 		}
 	}
 	sat := int32(l.saturation * 256)
@@ -114,7 +115,7 @@ func vignette(w, h int) []uint8 {
 		for x := 0; x < vw; x++ {
 			dx := (float64(x-vignetteSlack) - float64(w)/2) / (float64(w) / 2)
 			d := math.Sqrt(dx*dx+dy*dy) / math.Sqrt2
-			t := clamp01((d - 0.35) / 0.65)
+			t := imaging.Clamp01((d - 0.35) / 0.65)
 			v[y*vw+x] = uint8(math.Round(smooth(t) * 255))
 		}
 	}

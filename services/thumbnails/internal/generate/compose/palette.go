@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
@@ -118,13 +119,10 @@ func fromSwatches(p layout.Palette, sw []engine.Swatch) {
 func keepReadable(p layout.Palette) {
 	white, black := color.RGBA{255, 255, 255, 255}, color.RGBA{10, 10, 12, 255}
 	p[layout.RoleText], p[layout.RoleStroke] = white, black
-	if luma(p[layout.RoleBackground]) > 0.75 && luma(p[layout.RoleBackground2]) > 0.75 {
+	bg, bg2 := p[layout.RoleBackground], p[layout.RoleBackground2]
+	if imaging.Luma(bg.R, bg.G, bg.B) > 0.75*255 && imaging.Luma(bg2.R, bg2.G, bg2.B) > 0.75*255 {
 		p[layout.RoleBackground] = shade(p[layout.RoleBackground], 0.85)
 	}
-}
-
-func luma(c color.RGBA) float64 {
-	return (0.2126*float64(c.R) + 0.7152*float64(c.G) + 0.0722*float64(c.B)) / 255
 }
 
 // hsv returns hue in degrees, saturation and value in 0..1.

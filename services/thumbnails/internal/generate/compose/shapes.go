@@ -3,11 +3,11 @@ package compose
 import (
 	"image"
 	"image/color"
-	"image/draw"
 	"math"
 
 	"golang.org/x/image/vector"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
 
@@ -69,56 +69,15 @@ func (p *pen) roundRect(r image.Rectangle, rad float64) {
 	p.close()
 }
 
-// roundRect is a mask over bounds with r filled, corners rounded.
-func roundRect(bounds, r image.Rectangle, rad float64) *image.Alpha {
-	return shapeMask(bounds, func(z *pen) { z.roundRect(r, rad) })
+// paint lays the palette colour c (opaque) through m onto dst.
+func paint(dst *image.RGBA, m *image.Alpha, c color.RGBA) {
+	imaging.Paint(dst, m, image.Point{}, opaque(c), 1)
 }
 
-// paint lays colour c through mask m onto dst.
-func paint(dst draw.Image, m *image.Alpha, c color.RGBA) {
-	draw.DrawMask(dst, m.Bounds(), image.NewUniform(c), image.Point{}, m, m.Bounds().Min, draw.Over)
-}
-
-// shadowUnder paints a soft dark copy of m, offset down-right by a
-// fraction of size, onto dst. The blur runs on a copy shrunk to a few
-// pixels per blur radius (a shadow has no detail to lose) and is
-// stretched back bilinearly while it is painted.
+// shadowUnder paints the soft drop shadow m casts, for a thing of the
+// given size, onto dst.
 func shadowUnder(dst *image.RGBA, m *image.Alpha, size float64) {
-	radius := int(size*0.035) + 1
-	f := max(1, radius/2)
-	small := shrink(m, f)
-	blur(small, max(1, radius/f))
-	sw, sh := small.Rect.Dx(), small.Rect.Dy()
-	g := make([]float32, sw*sh)
-	for i, a := range small.Pix {
-		g[i] = float32(a)
-	}
-	st := newStretch(g, sw, sh, f)
-	off := image.Pt(int(size*0.05), int(size*0.07))
-	area := m.Bounds().Add(off).Intersect(dst.Bounds())
-	origin := m.Bounds().Min.Add(off)
-	const strength = 0.75
-	for y := area.Min.Y; y < area.Max.Y; y++ {
-		line := st.row(y - origin.Y)
-		row := dst.Pix[dst.PixOffset(area.Min.X, y):]
-		for x := area.Min.X; x < area.Max.X; x++ {
-			a := st.at(line, x-origin.X) * strength
-			if a < 1 {
-				continue
-			}
-			blackOver(row[(x-area.Min.X)*4:(x-area.Min.X)*4+4:(x-area.Min.X)*4+4], uint32(a))
-		}
-	}
-}
-
-// blackOver lays black at coverage a (0..255) over the premultiplied
-// pixel p: every channel keeps (255-a)/255 of itself, and alpha gains a.
-func blackOver(p []uint8, a uint32) {
-	keep := 255 - a
-	for k := 0; k < 3; k++ {
-		p[k] = uint8(uint32(p[k]) * keep / 255) //nolint:gosec // G115: keep is at most 255
-	}
-	p[3] = uint8(a + uint32(p[3])*keep/255) //nolint:gosec // G115: a + (255-a)·p/255 is at most 255
+	imaging.Paint(dst, imaging.Shadow(m, size), image.Point{}, color.NRGBA{A: 255}, shadowOpacity)
 }
 
 // boxPx converts a layout box to canvas pixels.
@@ -148,7 +107,7 @@ func drawAccent(canvas *image.RGBA, j accentJob, p layout.Palette) error {
 	switch j.a.Kind {
 	case layout.AccentArrow:
 		m := shapeMask(area, func(z *pen) { arrow(z, b, j.a.Angle, j.aim) })
-		outline := dilate(m, short*0.008)
+		outline := imaging.Dilate(m, short*0.008)
 		shadowUnder(canvas, outline, short*0.25)
 		paint(canvas, outline, dark)
 		paint(canvas, m, fill)
@@ -163,7 +122,7 @@ func drawAccent(canvas *image.RGBA, j accentJob, p layout.Palette) error {
 		shadowUnder(canvas, m, short*0.2)
 		paint(canvas, m, fill)
 	case layout.AccentBar:
-		m := roundRect(area, b, float64(b.Dy())*0.3)
+		m := imaging.RoundRect(area, b, float64(b.Dy())*0.3)
 		shadowUnder(canvas, m, short*0.15)
 		paint(canvas, m, fill)
 	case layout.AccentFrame:
@@ -182,7 +141,7 @@ func drawAccent(canvas *image.RGBA, j accentJob, p layout.Palette) error {
 	case layout.AccentBurst:
 		cx, cy := float64(b.Min.X+b.Max.X)/2, float64(b.Min.Y+b.Max.Y)/2
 		m := shapeMask(area, func(z *pen) { star(z, cx, cy, float64(b.Dx())/2, float64(b.Dy())/2, 14) })
-		outline := dilate(m, short*0.008)
+		outline := imaging.Dilate(m, short*0.008)
 		shadowUnder(canvas, outline, short*0.25)
 		paint(canvas, outline, dark)
 		paint(canvas, m, fill)

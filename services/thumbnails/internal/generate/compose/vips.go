@@ -5,30 +5,9 @@ import (
 	"fmt"
 	"image"
 	_ "image/jpeg" // DecodeConfig of input pictures
-	"image/png"
-	"sync"
 
 	"github.com/davidbyttow/govips/v2/vips"
 )
-
-var startOnce sync.Once
-
-// startVips starts libvips once per process. Its operation cache is kept
-// off (every load is a new buffer, so it would never hit) and each
-// operation runs on few threads: the service composes several
-// thumbnails at once on two cores, so parallelism comes from requests,
-// not from inside one image.
-func startVips(concurrency int) {
-	startOnce.Do(func() {
-		vips.LoggingSettings(nil, vips.LogLevelWarning)
-		vips.Startup(&vips.Config{
-			ConcurrencyLevel: concurrency,
-			MaxCacheFiles:    0,
-			MaxCacheMem:      0,
-			MaxCacheSize:     0,
-		})
-	})
-}
 
 // thumb decodes an input image (JPEG or PNG) and cover-crops it to w×h
 // around its centre with libvips' shrink-on-load, as 8-bit sRGB. With
@@ -175,31 +154,6 @@ func toRGBA(ref *vips.ImageRef) (*image.RGBA, error) {
 	}
 	return img, nil
 }
-
-// encodeJPEG hands the finished, opaque canvas to libvips as a stored
-// (uncompressed) PNG, the cheapest way govips takes pixels in, and
-// encodes it with libjpeg at quality q.
-func encodeJPEG(canvas *image.RGBA, q int) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.Grow(len(canvas.Pix)*3/4 + 64<<10)
-	if err := stagePNG.Encode(&buf, canvas); err != nil {
-		return nil, fmt.Errorf("compose: stage canvas: %w", err)
-	}
-	ref, err := vips.LoadImageFromBuffer(buf.Bytes(), nil)
-	if err != nil {
-		return nil, fmt.Errorf("compose: load canvas: %w", err)
-	}
-	defer ref.Close()
-	out, _, err := ref.ExportJpeg(&vips.JpegExportParams{StripMetadata: true, Quality: q})
-	if err != nil {
-		return nil, fmt.Errorf("compose: encode: %w", err)
-	}
-	return out, nil
-}
-
-// stagePNG writes without compression: the PNG only carries pixels from
-// Go to libvips in memory.
-var stagePNG = png.Encoder{CompressionLevel: png.NoCompression}
 
 // premul is v scaled by alpha a.
 func premul(v, a uint8) uint8 {

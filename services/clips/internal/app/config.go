@@ -1,0 +1,134 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/tiers"
+	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/transcribe"
+)
+
+// Config is the clips service's configuration, for both roles.
+type Config struct {
+	config.Common `default:"HOOKLINE_HTTP_ADDR=:8084,HOOKLINE_DB_SCHEMA=clips"`
+	config.S3
+	config.Fetch
+	config.VideoSite
+	// Text: a chat model for the clips' titles and hooks (local: none).
+	config.Text
+	Tiers tiers.Source
+
+	// CreateDeadline bounds the fetches of POST /clips/projects.
+	CreateDeadline time.Duration `env:"HOOKLINE_CLIPS_CREATE_DEADLINE" default:"20s"`
+	// MaxDownloadMB and DownloadTimeout bound one source download.
+	MaxDownloadMB   int64         `env:"HOOKLINE_CLIPS_MAX_DOWNLOAD_MB" default:"4096"`
+	DownloadTimeout time.Duration `env:"HOOKLINE_CLIPS_DOWNLOAD_TIMEOUT" default:"30m"`
+
+	// Workers is how many jobs that use the cores a worker process runs
+	// at once (renders; a preparation from probing to measuring);
+	// JobAckWait is how long a job of a crashed worker waits before
+	// another takes it (a running job keeps its message with in-progress
+	// acks); MaxAttempts bounds a project's preparation attempts.
+	Workers     int           `env:"HOOKLINE_CLIPS_WORKERS" default:"1"`
+	JobAckWait  time.Duration `env:"HOOKLINE_CLIPS_JOB_ACK_WAIT" default:"60s"`
+	MaxAttempts int           `env:"HOOKLINE_CLIPS_MAX_ATTEMPTS" default:"3"`
+	WorkDir     string        `env:"HOOKLINE_CLIPS_WORK_DIR"`
+
+	// Preparations is how many preparation jobs a worker process runs at
+	// once: downloading, then waiting for one of the Workers slots to
+	// measure. OrgPreparations is how many of them one organization may
+	// hold: fewer than all, so another organization's job always finds a
+	// slot; an organization's further jobs wait in the queue.
+	Preparations    int `env:"HOOKLINE_CLIPS_PREPARATIONS" default:"4"`
+	OrgPreparations int `env:"HOOKLINE_CLIPS_ORG_PREPARATIONS" default:"2"`
+	// A download (direct media) that receives no byte for
+	// DownloadIdleTimeout, or less than DownloadMinRateKiB KiB a second
+	// over a DownloadRateWindow, fails with the reason. The default rate
+	// is about what a source must keep to arrive within the download
+	// timeout at all; yt-dlp is given the idle timeout only.
+	DownloadIdleTimeout time.Duration `env:"HOOKLINE_CLIPS_DOWNLOAD_IDLE_TIMEOUT" default:"30s"`
+	DownloadMinRateKiB  int64         `env:"HOOKLINE_CLIPS_DOWNLOAD_MIN_RATE_KIB" default:"32"`
+	DownloadRateWindow  time.Duration `env:"HOOKLINE_CLIPS_DOWNLOAD_RATE_WINDOW" default:"60s"`
+
+	// RenderHeight is the long side of renders: 1920 (1080×1920 and
+	// 1920×1080) or 1280 (720p); RenderPreset is x264's.
+	RenderHeight int    `env:"HOOKLINE_CLIPS_RENDER_HEIGHT" default:"1920"`
+	RenderPreset string `env:"HOOKLINE_CLIPS_RENDER_PRESET" default:"veryfast"`
+	// RecoveryInterval is how often unsettled reservations are looked for;
+	// RecoveryGrace how long one may stay open before the pass decides
+	// (a render still pending or running is left to its worker).
+	RecoveryInterval time.Duration `env:"HOOKLINE_RECOVERY_INTERVAL" default:"30s"`
+	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"2m"`
+
+	FFmpeg  string `env:"HOOKLINE_FFMPEG"`
+	FFprobe string `env:"HOOKLINE_FFPROBE"`
+
+	// Speech recognition for sources without captions: local
+	// (pocketsphinx, offline) or openai (any OpenAI-compatible
+	// /v1/audio/transcriptions, whisper.cpp servers included).
+	TranscribeProvider string        `env:"HOOKLINE_TRANSCRIBE_PROVIDER" default:"local"`
+	TranscribeAPIKey   string        `env:"HOOKLINE_TRANSCRIBE_API_KEY"`
+	TranscribeBaseURL  string        `env:"HOOKLINE_TRANSCRIBE_BASE_URL"`
+	TranscribeModel    string        `env:"HOOKLINE_TRANSCRIBE_MODEL"`
+	TranscribeTimeout  time.Duration `env:"HOOKLINE_TRANSCRIBE_TIMEOUT" default:"10m"`
+	Pocketsphinx       string        `env:"HOOKLINE_POCKETSPHINX"`
+}
+
+func (c *Config) fetch() safefetch.Config {
+	return safefetch.Config{Timeout: c.FetchTimeout, AllowHosts: c.FetchAllowHosts, DenyHosts: c.FetchDenyHosts,
+		Stall: safefetch.Stall{Idle: c.DownloadIdleTimeout, MinRate: c.DownloadMinRateKiB << 10, Window: c.DownloadRateWindow}}
+}
+
+// Validate checks the configuration.
+func (c *Config) Validate() error {
+	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate(), c.Text.Validate()}
+	if _, err := c.Tiers.Load(); err != nil {
+		errs = append(errs, err)
+	}
+	for name, d := range map[string]time.Duration{
+		"HOOKLINE_CLIPS_CREATE_DEADLINE": c.CreateDeadline, "HOOKLINE_CLIPS_DOWNLOAD_TIMEOUT": c.DownloadTimeout,
+		"HOOKLINE_CLIPS_JOB_ACK_WAIT": c.JobAckWait, "HOOKLINE_TRANSCRIBE_TIMEOUT": c.TranscribeTimeout,
+	} {
+		if d <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive", name))
+		}
+	}
+	if c.RenderHeight != 1920 && c.RenderHeight != 1280 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_RENDER_HEIGHT must be 1920 or 1280"))
+	}
+	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= messaging.DefaultRequestTimeout {
+		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE over %s", messaging.DefaultRequestTimeout))
+	}
+	if c.MaxDownloadMB <= 0 || c.Workers <= 0 || c.MaxAttempts <= 0 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_MAX_DOWNLOAD_MB, _WORKERS and _MAX_ATTEMPTS must be positive"))
+	}
+	if c.OrgPreparations <= 0 || c.OrgPreparations >= c.Preparations {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_ORG_PREPARATIONS must be at least 1 and under HOOKLINE_CLIPS_PREPARATIONS: one organization must never hold every slot"))
+	}
+	if c.DownloadIdleTimeout <= 0 || c.DownloadMinRateKiB < 0 || c.DownloadRateWindow <= 0 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_DOWNLOAD_IDLE_TIMEOUT and _RATE_WINDOW must be positive, _MIN_RATE_KIB not negative"))
+	}
+	if _, err := c.transcriber(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// moments is the local engine, or a chat model's wording over it.
+func (c *Config) moments() (moments.Engine, error) {
+	m, err := textai.Model(c.Text)
+	if err != nil {
+		return nil, err
+	}
+	return moments.NewEngine(m), nil
+}
+
+func (c *Config) transcriber() (transcribe.Engine, error) {
+	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout, c.Pocketsphinx)
+}

@@ -1,0 +1,64 @@
+package app
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/safefetch"
+)
+
+// The fairness knobs have working defaults, reach the fetcher, and bad
+// values stop the service at start-up naming them.
+func TestConfigPreparationKnobs(t *testing.T) {
+	base := map[string]string{
+		"HOOKLINE_DATABASE_URL":     "postgres://postgres@127.0.0.1:5432/postgres",
+		"HOOKLINE_NATS_URL":         "nats://127.0.0.1:4222",
+		"HOOKLINE_PRINCIPAL_SECRET": "config-test-secret-0123456789abcdef",
+		"HOOKLINE_S3_ENDPOINT":      "http://127.0.0.1:9000",
+		"HOOKLINE_S3_BUCKET":        "hookline",
+	}
+	load := func(over map[string]string) (Config, error) {
+		var cfg Config
+		err := config.Load(func(k string) string {
+			if v, ok := over[k]; ok {
+				return v
+			}
+			return base[k]
+		}, &cfg)
+		return cfg, err
+	}
+	cfg, err := load(nil)
+	if err != nil {
+		t.Fatalf("defaults refused: %v", err)
+	}
+	if cfg.Preparations != 4 || cfg.OrgPreparations != 2 || cfg.Workers != 1 {
+		t.Errorf("slots %d, %d per organization, %d CPU", cfg.Preparations, cfg.OrgPreparations, cfg.Workers)
+	}
+	if got, want := cfg.fetch().Stall, (safefetch.Stall{Idle: 30 * time.Second, MinRate: 32 << 10, Window: time.Minute}); got != want {
+		t.Errorf("stall %+v, want %+v", got, want)
+	}
+	for _, tc := range []map[string]string{
+		{"HOOKLINE_CLIPS_ORG_PREPARATIONS": "4"},
+		{"HOOKLINE_CLIPS_ORG_PREPARATIONS": "0"},
+		{"HOOKLINE_CLIPS_PREPARATIONS": "1", "HOOKLINE_CLIPS_ORG_PREPARATIONS": "1"},
+	} {
+		if _, err := load(tc); err == nil || !strings.Contains(err.Error(), "HOOKLINE_CLIPS_ORG_PREPARATIONS") {
+			t.Errorf("%v: err = %v", tc, err)
+		}
+	}
+	for _, tc := range []map[string]string{
+		{"HOOKLINE_CLIPS_DOWNLOAD_IDLE_TIMEOUT": "0s"},
+		{"HOOKLINE_CLIPS_DOWNLOAD_RATE_WINDOW": "0s"},
+		{"HOOKLINE_CLIPS_DOWNLOAD_MIN_RATE_KIB": "-1"},
+	} {
+		if _, err := load(tc); err == nil || !strings.Contains(err.Error(), "HOOKLINE_CLIPS_DOWNLOAD_") {
+			t.Errorf("%v: err = %v", tc, err)
+		}
+	}
+	// No minimum rate is a choice, not an error.
+	if _, err := load(map[string]string{"HOOKLINE_CLIPS_DOWNLOAD_MIN_RATE_KIB": "0"}); err != nil {
+		t.Errorf("no minimum rate: %v", err)
+	}
+}

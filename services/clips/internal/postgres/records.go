@@ -1,0 +1,111 @@
+package postgres
+
+import (
+	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/moments"
+)
+
+// The records below are the stored form of what the clips tables keep as
+// JSON (projects.analysis and clips, projects.captions, sources.segments
+// and signals, renders.options). Their keys are those of the rows already
+// written, so renaming a domain field never changes what is stored or
+// stops an old row from reading. Segments and signals were stored under
+// their Go field names, which the tags keep. Records shaped like their
+// domain type convert to and from it, so a field added there fails to
+// compile here until storage decides on it. Nil slices stay nil both
+// ways: the rows hold null for them, as they always did.
+
+type analysisRecord struct {
+	ContentType     string `json:"contentType"`
+	SuggestedFormat string `json:"suggestedFormat"`
+	SuggestedStyle  string `json:"suggestedStyle"`
+	Engine          string `json:"engine"`
+}
+
+type clipRecord struct {
+	ID           string         `json:"id"`
+	Title        string         `json:"title"`
+	Start        float64        `json:"startTime"`
+	End          float64        `json:"endTime"`
+	Hook         string         `json:"hook"`
+	Category     string         `json:"category"`
+	ViralScore   int            `json:"viralScore"`
+	HookStrength string         `json:"hookStrength"`
+	PlatformFit  []string       `json:"platformFit"`
+	Mood         string         `json:"mood"`
+	Keywords     []string       `json:"keywords"`
+	Features     featuresRecord `json:"features"`
+}
+
+type featuresRecord struct {
+	Hook          float64 `json:"hook"`
+	SelfContained float64 `json:"selfContained"`
+	Salience      float64 `json:"salience"`
+	Emotion       float64 `json:"emotion"`
+	Pace          float64 `json:"pace"`
+	Length        float64 `json:"length"`
+	Energy        float64 `json:"energy"`
+	Peaks         float64 `json:"peaks"`
+	Scenes        float64 `json:"scenes"`
+}
+
+func clipRec(c moments.Clip) clipRecord {
+	return clipRecord{ID: c.ID, Title: c.Title, Start: c.Start, End: c.End, Hook: c.Hook, Category: c.Category, ViralScore: c.ViralScore,
+		HookStrength: c.HookStrength, PlatformFit: c.PlatformFit, Mood: c.Mood, Keywords: c.Keywords, Features: featuresRecord(c.Features)}
+}
+
+func (r clipRecord) domain() moments.Clip {
+	return moments.Clip{ID: r.ID, Title: r.Title, Start: r.Start, End: r.End, Hook: r.Hook, Category: r.Category, ViralScore: r.ViralScore,
+		HookStrength: r.HookStrength, PlatformFit: r.PlatformFit, Mood: r.Mood, Keywords: r.Keywords, Features: moments.Features(r.Features)}
+}
+
+type signalsRecord struct {
+	Step   float64   `json:"Step"`
+	Energy []float64 `json:"Energy"`
+	Peaks  []float64 `json:"Peaks"`
+	Scenes []float64 `json:"Scenes"`
+}
+
+type segmentRecord struct {
+	Start float64      `json:"Start"`
+	End   float64      `json:"End"`
+	Text  string       `json:"Text"`
+	Words []wordRecord `json:"Words"`
+}
+
+type wordRecord struct {
+	Start float64 `json:"Start"`
+	End   float64 `json:"End"`
+	Text  string  `json:"Text"`
+}
+
+func segmentRec(s videosite.Segment) segmentRecord {
+	return segmentRecord{Start: s.Start, End: s.End, Text: s.Text, Words: mapSlice(s.Words, func(w videosite.Word) wordRecord { return wordRecord(w) })}
+}
+
+func (r segmentRecord) domain() videosite.Segment {
+	return videosite.Segment{Start: r.Start, End: r.End, Text: r.Text, Words: mapSlice(r.Words, func(w wordRecord) videosite.Word { return videosite.Word(w) })}
+}
+
+type optionsRecord struct {
+	Music           bool   `json:"music"`
+	MusicTrackID    string `json:"musicTrackId,omitempty"`
+	Broll           bool   `json:"broll"`
+	HookTitle       bool   `json:"hookTitle"`
+	ProgressBar     bool   `json:"progressBar"`
+	BrandFrame      bool   `json:"brandFrame"`
+	EndCardText     string `json:"endCardText,omitempty"`
+	KeywordEmphasis bool   `json:"keywordEmphasis"`
+}
+
+// mapSlice maps each element with f, keeping nil nil.
+func mapSlice[T, U any](in []T, f func(T) U) []U {
+	if in == nil {
+		return nil
+	}
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}

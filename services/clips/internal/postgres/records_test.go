@@ -1,0 +1,80 @@
+package postgres
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/render"
+)
+
+// The stored documents below are what this adapter wrote while it stored
+// the domain types through their own JSON tags (and segments and signals
+// through their Go field names). A row written then must read as the same
+// domain value, and the same value must still be written the same way.
+
+func checkStored[R, D any](t *testing.T, name, stored string, want D, toDomain func(R) D, toRecord func(D) R) {
+	t.Helper()
+	var rec R
+	if err := json.Unmarshal([]byte(stored), &rec); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if got := toDomain(rec); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s reads as\n %#v\nwant %#v", name, got, want)
+	}
+	b, err := json.Marshal(toRecord(want))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if string(b) != stored {
+		t.Errorf("%s is written as\n %s\nwant %s", name, b, stored)
+	}
+}
+
+func TestStoredAnalysis(t *testing.T) {
+	checkStored(t, "analysis", `{"contentType":"podcast","suggestedFormat":"portrait","suggestedStyle":"bold","engine":"openai:gpt-4o-mini"}`,
+		moments.Analysis{ContentType: "podcast", SuggestedFormat: "portrait", SuggestedStyle: "bold", Engine: "openai:gpt-4o-mini"},
+		func(r analysisRecord) moments.Analysis { return moments.Analysis(r) },
+		func(a moments.Analysis) analysisRecord { return analysisRecord(a) })
+}
+
+func TestStoredClips(t *testing.T) {
+	want := []moments.Clip{
+		{ID: "c-1", Title: "Why sleep matters", Start: 12.5, End: 48.25, Hook: "You are doing it wrong.", Category: "educational", ViralScore: 87,
+			HookStrength: "strong", PlatformFit: []string{"tiktok", "shorts"}, Mood: "curious", Keywords: []string{"sleep", "brain"},
+			Features: moments.Features{Hook: 0.9, SelfContained: 0.8, Salience: 0.7, Emotion: 0.6, Pace: 0.5, Length: 0.4, Energy: 0.3, Peaks: 0.2, Scenes: 0.1}},
+		{ID: "c-2", Title: "Second", Start: 60, End: 90, Hook: "And then", Category: "story", ViralScore: 41, HookStrength: "weak", Mood: "calm"},
+	}
+	checkStored(t, "clips", `[{"id":"c-1","title":"Why sleep matters","startTime":12.5,"endTime":48.25,"hook":"You are doing it wrong.","category":"educational","viralScore":87,"hookStrength":"strong","platformFit":["tiktok","shorts"],"mood":"curious","keywords":["sleep","brain"],"features":{"hook":0.9,"selfContained":0.8,"salience":0.7,"emotion":0.6,"pace":0.5,"length":0.4,"energy":0.3,"peaks":0.2,"scenes":0.1}},{"id":"c-2","title":"Second","startTime":60,"endTime":90,"hook":"And then","category":"story","viralScore":41,"hookStrength":"weak","platformFit":null,"mood":"calm","keywords":null,"features":{"hook":0,"selfContained":0,"salience":0,"emotion":0,"pace":0,"length":0,"energy":0,"peaks":0,"scenes":0}}]`,
+		want, func(rs []clipRecord) []moments.Clip { return mapSlice(rs, clipRecord.domain) },
+		func(cs []moments.Clip) []clipRecord { return mapSlice(cs, clipRec) })
+}
+
+func TestStoredSignals(t *testing.T) {
+	checkStored(t, "signals", `{"Step":0.5,"Energy":[0.1,0.9],"Peaks":[12.5],"Scenes":null}`,
+		moments.Signals{Step: 0.5, Energy: []float64{0.1, 0.9}, Peaks: []float64{12.5}}, func(r signalsRecord) moments.Signals { return moments.Signals(r) },
+		func(s moments.Signals) signalsRecord { return signalsRecord(s) })
+}
+
+func TestStoredSegments(t *testing.T) {
+	want := []videosite.Segment{
+		{Start: 0, End: 2.5, Text: "hello world", Words: []videosite.Word{{Start: 0, End: 1, Text: "hello"}, {Start: 1, End: 2.5, Text: "world"}}},
+		{Start: 3, End: 4, Text: "bye"},
+	}
+	checkStored(t, "segments", `[{"Start":0,"End":2.5,"Text":"hello world","Words":[{"Start":0,"End":1,"Text":"hello"},{"Start":1,"End":2.5,"Text":"world"}]},{"Start":3,"End":4,"Text":"bye","Words":null}]`,
+		want, func(rs []segmentRecord) []videosite.Segment { return mapSlice(rs, segmentRecord.domain) },
+		func(ss []videosite.Segment) []segmentRecord { return mapSlice(ss, segmentRec) })
+}
+
+func fromOptions(r optionsRecord) render.Options { return render.Options(r) }
+func toOptions(o render.Options) optionsRecord   { return optionsRecord(o) }
+
+func TestStoredOptions(t *testing.T) {
+	checkStored(t, "every option", `{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true}`,
+		render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true},
+		fromOptions, toOptions)
+	checkStored(t, "without track or end card", `{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false}`,
+		render.Options{Broll: true}, fromOptions, toOptions)
+}

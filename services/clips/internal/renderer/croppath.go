@@ -1,0 +1,30 @@
+package renderer
+
+import "encoding/json"
+
+// Tagged wire structs, an exception to untagged domain types: the
+// crop-path file is a documented format the product writes beside a
+// reframed render (cropPathUrl, for editors), so its keys, in the order
+// the file has always had them, live here rather than on CropPoint.
+type cropPathFile struct {
+	ClipStart    float64         `json:"clipStart"`
+	Points       []cropPathPoint `json:"points"`
+	SourceHeight int             `json:"sourceHeight"`
+	SourceWidth  int             `json:"sourceWidth"`
+}
+
+type cropPathPoint struct {
+	T    float64 `json:"t"`
+	X    int     `json:"x"`
+	Face bool    `json:"face"`
+}
+
+// EncodeCropPath is the crop-path file of a clip starting clipStart
+// seconds into a srcW×srcH source, cropped along points.
+func EncodeCropPath(srcW, srcH int, clipStart float64, points []CropPoint) ([]byte, error) {
+	f := cropPathFile{ClipStart: clipStart, SourceHeight: srcH, SourceWidth: srcW, Points: make([]cropPathPoint, len(points))}
+	for i, p := range points {
+		f.Points[i] = cropPathPoint(p)
+	}
+	return json.Marshal(f)
+}
