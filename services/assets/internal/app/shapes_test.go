@@ -36,7 +36,7 @@ func TestDegenerateShapesAreRefused(t *testing.T) {
 			{"/brands", map[string]any{"name": "Strip", "colors": []string{"#123"}, "logoUrl": upload("logo")}, "logoUrl"},
 		} {
 			start := time.Now()
-			resp := h.must(400, "POST", tc.path, org, tc.body)
+			resp := h.Must(400, "POST", tc.path, org, tc.body)
 			if !strings.Contains(resp.Field(tc.field), "aspect ratio") {
 				t.Errorf("%s %s: %s, want details.fields[%q] about the aspect ratio", name, tc.path, resp.Raw, tc.field)
 			}
@@ -44,7 +44,7 @@ func TestDegenerateShapesAreRefused(t *testing.T) {
 		}
 	}
 	for _, path := range []string{"/faces", "/styles", "/brands"} {
-		if r := h.must(200, "GET", path, org, nil); r.Page.Total != 0 {
+		if r := h.Must(200, "GET", path, org, nil); r.Page.Total != 0 {
 			t.Errorf("%d records under %s after refused creates", r.Page.Total, path)
 		}
 	}

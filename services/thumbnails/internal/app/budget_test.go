@@ -28,12 +28,12 @@ func stripPNG(t testing.TB, w, h int) []byte {
 // reserved. Enlarged to cover a 1280×720 frame, the 1×10000 strip was
 // 16 gigapixels of work.
 func TestDegenerateShapesAreRefusedBeforeAnyCharge(t *testing.T) {
-	site, host := testSite(t, map[string][]byte{
-		"/tall.png": stripPNG(t, 1, 10_000),
-		"/wide.png": stripPNG(t, 10_000, 1),
-		"/face.jpg": testkit.FacePhoto(t),
-	}, "image/png")
-	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", host)
+	site := testkit.ServeSite(t, map[string]testkit.File{
+		"/tall.png": {ContentType: "image/png", Body: stripPNG(t, 1, 10_000)},
+		"/wide.png": {ContentType: "image/png", Body: stripPNG(t, 10_000, 1)},
+		"/face.jpg": {ContentType: "image/jpeg", Body: testkit.FacePhoto(t)},
+	})
+	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", site.Host)
 	org := h.openAccount("pro")
 	face := site.URL + "/face.jpg"
 	for _, strip := range []string{site.URL + "/tall.png", site.URL + "/wide.png"} {
@@ -51,7 +51,7 @@ func TestDegenerateShapesAreRefusedBeforeAnyCharge(t *testing.T) {
 		} {
 			t.Run(tc.name+strings.TrimPrefix(strip, site.URL), func(t *testing.T) {
 				start := time.Now()
-				r := h.must(400, "POST", tc.path, org, tc.body)
+				r := h.Must(400, "POST", tc.path, org, tc.body)
 				took := time.Since(start)
 				if r.Code != "invalid_request" || !strings.Contains(r.Field(tc.field), "aspect ratio") {
 					t.Fatalf("%s: want details.fields[%q] about the aspect ratio", r.Raw, tc.field)
@@ -78,21 +78,21 @@ func TestDegenerateShapesAreRefusedBeforeAnyCharge(t *testing.T) {
 // anything is decoded or reserved; the same edit of a smaller picture
 // runs.
 func TestPictureBeyondTheMemoryBudget(t *testing.T) {
-	site, host := testSite(t, map[string][]byte{
-		"/large.png": stripPNG(t, 4000, 4000),
-		"/small.png": stripPNG(t, 400, 400),
-	}, "image/png")
-	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", host, "HOOKLINE_IMAGE_MEMORY_MIB", "160")
+	site := testkit.ServeSite(t, map[string]testkit.File{
+		"/large.png": {ContentType: "image/png", Body: stripPNG(t, 4000, 4000)},
+		"/small.png": {ContentType: "image/png", Body: stripPNG(t, 400, 400)},
+	})
+	h := newHarness(t, "HOOKLINE_FETCH_ALLOW_HOSTS", site.Host, "HOOKLINE_IMAGE_MEMORY_MIB", "160")
 	org := h.openAccount("pro")
 	body := func(u string) map[string]any {
 		return map[string]any{"imageUrl": u, "backgroundPrompt": "a sunset beach"}
 	}
-	r := h.must(400, "POST", "/thumbnails/edit/background-replace", org, body(site.URL+"/large.png"))
+	r := h.Must(400, "POST", "/thumbnails/edit/background-replace", org, body(site.URL+"/large.png"))
 	if !strings.Contains(r.Field("imageUrl"), "would need") {
 		t.Fatalf("%s: want details.fields.imageUrl about memory", r.Raw)
 	}
 	if n := h.reservations(org); n != 0 {
 		t.Fatalf("%d reservations made for a refused picture", n)
 	}
-	h.must(201, "POST", "/thumbnails/edit/background-replace", org, body(site.URL+"/small.png"))
+	h.Must(201, "POST", "/thumbnails/edit/background-replace", org, body(site.URL+"/small.png"))
 }

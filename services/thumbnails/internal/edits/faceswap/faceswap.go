@@ -183,7 +183,6 @@ func planes(img *image.NRGBA, r image.Rectangle) []float32 {
 	return p
 }
 
-
 // similarity maps a point z (x + iy, in pixel-centre coordinates) to
 // a·z + b: a scale and rotation by the complex factor a, then a
 // translation by b.
