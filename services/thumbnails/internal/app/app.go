@@ -56,10 +56,10 @@ type Config struct {
 	config.VideoSite
 
 	// ImageMemoryMiB is the process's image memory budget (the pictures
-	// in flight and the work on them, service/memory.go): with
+	// in flight and the work on them, service/memory.go): with at least
 	// processMemory for the rest of the process it must fit the container
-	// (HOOKLINE_MEMORY_LIMIT). The default fits the 1 GiB container of
-	// deploy/k8s/thumbnails.yaml. ImageMemoryWait is how long a request
+	// (HOOKLINE_MEMORY_LIMIT). The default leaves 256 MiB of the 1 GiB
+	// container of deploy/k8s/thumbnails.yaml. ImageMemoryWait is how long a request
 	// waits for memory before it is answered 503 with Retry-After.
 	ImageMemoryMiB  int64         `env:"HOOKLINE_IMAGE_MEMORY_MIB" default:"768"`
 	ImageMemoryWait time.Duration `env:"HOOKLINE_IMAGE_MEMORY_WAIT" default:"10s"`
@@ -101,7 +101,7 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB, HOOKLINE_IMAGE_MEMORY_WAIT: %w", err))
 	}
 	if c.MemoryLimit > 0 && c.imageMemory()+processMemory > c.MemoryLimit {
-		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB=%d and the %d MiB the rest of the process needs do not fit HOOKLINE_MEMORY_LIMIT (%d MiB)",
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB=%d and the %d MiB the rest of the process needs at least do not fit HOOKLINE_MEMORY_LIMIT (%d MiB)",
 			c.ImageMemoryMiB, processMemory>>20, c.MemoryLimit>>20))
 	}
 	if c.ImageWorkTimeout <= 0 {
@@ -131,10 +131,11 @@ func (c *Config) Validate() error {
 // imageMemory is the image memory budget in bytes.
 func (c *Config) imageMemory() int64 { return c.ImageMemoryMiB << 20 }
 
-// processMemory is what the process holds besides its pictures: the Go
-// runtime and heap at rest, the binary, libvips and the fonts, and the
-// garbage the collector has not returned yet.
-const processMemory = 256 << 20
+// processMemory is the least the process needs besides its pictures: the
+// Go runtime and heap at rest, the binary, libvips and the fonts, and
+// room for the garbage of the image work, which the collector, held under
+// 90 % of the container, returns before it outgrows that room.
+const processMemory = 192 << 20
 
 // maxDecodedSide bounds the bitmaps of input pictures: the largest output
 // side is 1280 px, so nothing is lost, while ten 40 MP references no

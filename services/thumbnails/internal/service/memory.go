@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"runtime"
+	"sync/atomic"
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/imageinput"
@@ -42,18 +44,44 @@ const composeMemory = 48 << 20
 const critiquePerPixel = 5
 
 // hold acquires n bytes of the image memory for a request's work on the
-// picture(s) of field and returns what gives them back. Errors: a 400
-// naming field (n is more than the whole budget), a 503 unavailable with
-// details.retryAfter (the budget stayed full), or ctx's.
+// picture(s) of field and returns what gives them back (and, for large
+// work, starts a collection). Errors: a 400 naming field (n is more than
+// the whole budget), a 503 unavailable with details.retryAfter (the
+// budget stayed full), or ctx's.
 func (s *Service) hold(ctx context.Context, field string, n int64) (release func(), err error) {
 	if s.Memory == nil {
 		return func() {}, nil
 	}
-	release, err = s.Memory.Acquire(ctx, n)
+	r, err := s.Memory.Acquire(ctx, n)
 	if err != nil {
 		return nil, imageinput.MemoryError(field, n, s.Memory.Size(), err)
 	}
-	return release, nil
+	return func() {
+		r()
+		if n >= collectAfter {
+			collect()
+		}
+	}, nil
+}
+
+// collectAfter is the work whose garbage is collected as soon as it is
+// given back. The request that waited for that memory allocates its own
+// at once; left to itself the collector would start only when the heap
+// holds both, and the process would peak at the budget plus a whole
+// request's garbage.
+const collectAfter = 64 << 20
+
+// collecting says a collection started by collect is running.
+var collecting atomic.Bool
+
+// collect starts a collection unless one it started is still running.
+func collect() {
+	if collecting.CompareAndSwap(false, true) {
+		go func() {
+			defer collecting.Store(false)
+			runtime.GC()
+		}()
+	}
 }
 
 // holdDrawing acquires the memory of drawing pd's jobs, parallel at a
