@@ -17,9 +17,10 @@ const OpCritique = "thumbnails.critique"
 
 // Critique measures a picture and writes its critique, for 1 credit: the
 // picture is checked, its memory acquired (memory.go) and the picture
-// loaded before the reservation (a bad one costs nothing), and the critique is stored in the transaction that completes
-// the reservation, so a retry of the same request (Idempotency-Key)
-// answers it again instead of paying twice.
+// loaded before the reservation (a bad one costs nothing), and the
+// critique is stored in the transaction that completes the reservation,
+// so a retry of the same request (Idempotency-Key) answers it again
+// instead of paying twice.
 func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL, niche *string) (critique.Record, error) {
 	f := apierr.Fields{}
 	var u, n string
