@@ -53,16 +53,16 @@ const (
 )
 
 // Streams are the event streams, one per producing service, the clips work
-// queue and the dead-letter stream. The billing stream lists its event
-// subjects explicitly so the RPC subject never lands in it; CLIPS_JOBS lives
-// under JobsPrefix so it does not overlap CLIPS.
+// queue and the dead-letter stream. The billing and assets streams list
+// their event subjects explicitly so their RPC subjects never land in them;
+// CLIPS_JOBS lives under JobsPrefix so it does not overlap CLIPS.
 var Streams = []Stream{
 	{Name: StreamGateway, Subjects: []string{"gateway.>"}, Retention: RetentionLimits, MaxAge: EventMaxAge},
 	{Name: StreamBilling, Subjects: []string{"billing.credit.>"}, Retention: RetentionLimits, MaxAge: EventMaxAge},
 	{Name: StreamThumbnails, Subjects: []string{"thumbnails.>"}, Retention: RetentionLimits, MaxAge: EventMaxAge},
 	{Name: StreamClips, Subjects: []string{"clips.>"}, Retention: RetentionLimits, MaxAge: EventMaxAge},
 	{Name: StreamClipsJobs, Subjects: []string{JobsPrefix + "clips.>"}, Retention: RetentionWorkQueue, MaxAge: EventMaxAge},
-	{Name: StreamAssets, Subjects: []string{"assets.>"}, Retention: RetentionLimits, MaxAge: EventMaxAge},
+	{Name: StreamAssets, Subjects: AssetsEventSubjects, Retention: RetentionLimits, MaxAge: EventMaxAge},
 	{Name: StreamDLQ, Subjects: []string{DeadLetterPrefix + ">"}, Retention: RetentionLimits, MaxAge: dlqMaxAge},
 }
 

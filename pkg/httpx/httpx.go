@@ -47,9 +47,10 @@ type envelope struct {
 
 // WriteError writes err as the error envelope. Errors that are not
 // *apierr.Error are logged and shown to the client only as "internal error".
-// An error whose details.retryAfter is a number of seconds (int64) also
-// sets the Retry-After header, which clients and proxies act on without
-// reading the body.
+// Unless the handler set Retry-After, an error whose details.retryAfter
+// is a number of seconds (int64) sends it in that header, which clients
+// and proxies act on without reading the body, and any other 503 sends
+// defaultRetryAfter.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var ae *apierr.Error
 	if !errors.As(err, &ae) {
@@ -66,11 +67,25 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if details == nil {
 		details = map[string]any{}
 	}
-	if secs, ok := details["retryAfter"].(int64); ok && secs > 0 {
-		w.Header().Set("Retry-After", strconv.FormatInt(secs, 10))
+	if w.Header().Get(RetryAfterHeader) == "" {
+		if secs, ok := details["retryAfter"].(int64); ok && secs > 0 {
+			w.Header().Set(RetryAfterHeader, strconv.FormatInt(secs, 10))
+		} else if ae.Code == apierr.Unavailable {
+			w.Header().Set(RetryAfterHeader, defaultRetryAfter)
+		}
 	}
 	writeJSON(w, ae.Code.Status(), envelope{Error: ae.Message, Code: ae.Code, Details: details})
 }
+
+// RetryAfterHeader tells a client how many seconds to wait before it
+// retries.
+const RetryAfterHeader = "Retry-After"
+
+// defaultRetryAfter is the Retry-After of a 503 whose handler set none.
+// What answers 503 (a dependency that does not answer, a service
+// restarting) passes in seconds; a client told nothing either hammers the
+// service or gives up on a request that a retry would have served.
+const defaultRetryAfter = "1"
 
 type dataEnvelope struct {
 	Data any `json:"data"`

@@ -108,21 +108,34 @@ func TestListAndErrorEnvelopes(t *testing.T) {
 	}
 }
 
-// An error that says when to come back says it in Retry-After too; one
-// that does not sets no header.
-func TestRetryAfterHeader(t *testing.T) {
-	for _, tc := range []struct {
-		err  error
-		want string
-	}{
-		{apierr.New(apierr.Unavailable, "busy").With("retryAfter", int64(7)), "7"},
-		{apierr.New(apierr.Unavailable, "down"), ""},
-	} {
+// A 503 says when to retry (when the error says how long, that long),
+// unless its handler already did; no other error does.
+func TestUnavailableCarriesRetryAfter(t *testing.T) {
+	serve := func(h HandlerFunc) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
-		WriteError(rec, httptest.NewRequest(http.MethodPost, "/", nil), nil, tc.err)
-		if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != tc.want {
-			t.Errorf("%v: status %d, Retry-After %q, want %q", tc.err, rec.Code, rec.Header().Get("Retry-After"), tc.want)
-		}
+		Adapter{}.Wrap(h)(rec, httptest.NewRequest(http.MethodGet, "/", nil))
+		return rec
+	}
+	rec := serve(func(http.ResponseWriter, *http.Request) error { return apierr.New(apierr.Unavailable, "down") })
+	if rec.Code != 503 || rec.Header().Get(RetryAfterHeader) != "1" {
+		t.Fatalf("503: %d, Retry-After %q", rec.Code, rec.Header().Get(RetryAfterHeader))
+	}
+	rec = serve(func(w http.ResponseWriter, _ *http.Request) error {
+		w.Header().Set(RetryAfterHeader, "30")
+		return apierr.New(apierr.Unavailable, "down")
+	})
+	if got := rec.Header().Get(RetryAfterHeader); got != "30" {
+		t.Fatalf("the handler's Retry-After became %q", got)
+	}
+	rec = serve(func(http.ResponseWriter, *http.Request) error {
+		return apierr.New(apierr.Unavailable, "busy").With("retryAfter", int64(7))
+	})
+	if got := rec.Header().Get(RetryAfterHeader); got != "7" {
+		t.Fatalf("an error's retryAfter of 7 s became Retry-After %q", got)
+	}
+	rec = serve(func(http.ResponseWriter, *http.Request) error { return apierr.New(apierr.NotFound, "gone") })
+	if got := rec.Header().Get(RetryAfterHeader); got != "" {
+		t.Fatalf("a 404 carries Retry-After %q", got)
 	}
 }
 

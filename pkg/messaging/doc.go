@@ -62,10 +62,39 @@
 //
 // # Request-reply
 //
-// Serve and Request carry JSON over core NATS (never a stream) for the one
-// synchronous call of the system, billing's reserve. Every failure to get an
+// Serve and Request carry JSON over core NATS (never a stream) for the few
+// synchronous calls of the system: billing's reserve and adjust, and the
+// assets records a read model asks for on a miss. Every failure to get an
 // answer (no responder, timeout, closed connection, handler error) is
 // ErrUnavailable, which callers map to 503 without charging.
+//
+// # Read models
+//
+// A service that resolves another service's records (thumbnails the
+// faces, styles, brands and collections a request names; clips the brand
+// of a render) keeps a read model of them from the owner's events, so a
+// request costs a local query instead of a call. A read model serves
+// speed, never the truth about an id written a moment ago: it lags the
+// owner by the outbox relay and the consumer, and a client that creates a
+// record and uses it at once is ahead of it. The rule:
+//
+//   - A hit is the answer.
+//   - A miss on an id the read model holds a row of (deleted, or another
+//     organization's) is the answer too: a deletion is final and ids are
+//     never reused.
+//   - A miss on an id it has never seen asks the owner, synchronously and
+//     as the caller's organization (events.AssetsRecordsRPC), before
+//     anyone is told 404. The owner answers only that organization's
+//     records, so another organization's id stays unknown.
+//   - What the owner answers is stored in the read model like an event,
+//     ordered by when the record last changed: an event of a later change
+//     overwrites it, an event of an earlier one does not, and neither an
+//     answer nor a late event brings a deleted record back. The request
+//     then reads the read model again, so an event applied meanwhile wins.
+//   - When the owner does not answer, the request fails with 503
+//     `unavailable` (with Retry-After) and charges nothing: a 404 then
+//     could be false, and a client that believes it gives up on a record
+//     that exists.
 //
 // # Namespaces
 //

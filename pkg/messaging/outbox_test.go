@@ -256,9 +256,9 @@ func TestRelayCrashLosesNothing(t *testing.T) {
 // time, the other takes over when the leader goes, nothing is lost.
 func TestTwoRelaysOneLeader(t *testing.T) {
 	e := setup(t)
-	const typ = "assets.test.led.v1"
+	const typ = "assets.brand.test.led.v1"
 	col := newCollector()
-	e.consume(t, ConsumerConfig{Durable: "t3", Stream: events.StreamAssets, Subjects: []string{"assets.test.>"}}, col.handler)
+	e.consume(t, ConsumerConfig{Durable: "t3", Stream: events.StreamAssets, Subjects: []string{"assets.brand.test.>"}}, col.handler)
 
 	var active, overlaps atomic.Int32
 	hook := func(start bool) {
@@ -318,7 +318,7 @@ func TestTwoRelaysOneLeader(t *testing.T) {
 // Linger go out in the same round as the one that woke the relay.
 func TestRelayLingerBatchesCloseCommits(t *testing.T) {
 	e := setup(t)
-	const typ = "assets.test.lingered.v1"
+	const typ = "assets.brand.test.lingered.v1"
 	r := e.relay(t)
 	r.Linger = 500 * time.Millisecond
 	var batches atomic.Int32
@@ -350,7 +350,7 @@ func TestRelayLingerBatchesCloseCommits(t *testing.T) {
 // same call notifies again.
 func TestRelayQueueOutboxWakesWithoutNotify(t *testing.T) {
 	e := setup(t)
-	const typ = "assets.test.woken.v1"
+	const typ = "assets.brand.test.woken.v1"
 	r := e.relay(t)
 	r.PollInterval = time.Hour
 	background(t, "relay", r.Run)
@@ -607,13 +607,13 @@ func TestRelayForcesPastLongTransaction(t *testing.T) {
 func TestRelayPoisonRowDoesNotStall(t *testing.T) {
 	e := setup(t)
 	col := newCollector()
-	e.consume(t, ConsumerConfig{Durable: "poison", Stream: events.StreamAssets, Subjects: []string{"assets.poison.>"}}, col.handler)
+	e.consume(t, ConsumerConfig{Durable: "poison", Stream: events.StreamAssets, Subjects: []string{"assets.brand.poison.>"}}, col.handler)
 	e.writeTx(t, "nostream.poison.row.v1", 1)
 	background(t, "relay", e.relay(t).Run)
 	time.Sleep(300 * time.Millisecond) // let the relay fail and back off
 	var ids []string
 	for range 5 {
-		ids = append(ids, e.writeTx(t, "assets.poison.ok.v1", 1)...)
+		ids = append(ids, e.writeTx(t, "assets.brand.poison.ok.v1", 1)...)
 		time.Sleep(200 * time.Millisecond)
 	}
 	testkit.Eventually(t, 30*time.Second, "good events published past the poison row", func() bool {

@@ -57,19 +57,20 @@ var Services = []Service{
 	},
 	{
 		User:      "assets",
-		Publishes: []string{"assets.>"},
+		Publishes: events.AssetsEventSubjects,
+		Serves:    []string{events.AssetsRecordsRPC},
 		Consumers: []Consumer{{events.StreamThumbnails, events.DurableAssetsThumbnails}},
 	},
 	{
 		User:      "thumbnails",
 		Publishes: []string{"thumbnails.>"},
-		Calls:     []string{events.BillingReserveRPC},
+		Calls:     []string{events.BillingReserveRPC, events.AssetsRecordsRPC},
 		Consumers: []Consumer{{events.StreamAssets, events.DurableThumbnailsAssets}},
 	},
 	{
 		User:      "clips",
 		Publishes: []string{"clips.>", events.JobsPrefix + "clips.>"},
-		Calls:     []string{events.BillingReserveRPC},
+		Calls:     []string{events.BillingReserveRPC, events.AssetsRecordsRPC},
 		Consumers: []Consumer{
 			{events.StreamClipsJobs, events.DurableClipsPrepare},
 			{events.StreamClipsJobs, events.DurableClipsRender},

@@ -161,6 +161,7 @@ func TestLeastPrivilege(t *testing.T) {
 	billing := s.connect(t, ctx, "billing")
 	thumbs := s.connect(t, ctx, "thumbnails")
 	assets := s.connect(t, ctx, "assets")
+	clips := s.connect(t, ctx, "clips")
 
 	// Every service may keep the stream definitions.
 	for _, c := range []*client{assets, thumbs, billing} {
@@ -261,6 +262,47 @@ func TestLeastPrivilege(t *testing.T) {
 	}
 	if n := st.CachedInfo().State.Msgs; n != 1 {
 		t.Errorf("THUMBNAILS holds %d messages, want 1 (thumbnails' own)", n)
+	}
+
+	// Assets answers the records its followers' read models ask for on a
+	// miss: thumbnails and clips may ask, nobody else may ask or answer,
+	// and no request is kept in the ASSETS stream.
+	stopRecords, err := assets.bus.Serve(ctx, events.AssetsRecordsRPC, "assets", func(_ context.Context, data []byte) ([]byte, error) {
+		var req events.RecordsRequest
+		if err := json.Unmarshal(data, &req); err != nil {
+			return nil, err
+		}
+		return json.Marshal(events.RecordsReply{Records: []events.AssetRecord{{Kind: req.Records[0].Kind, ID: req.Records[0].ID}}})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stopRecords() }()
+	ask := func(c *client, timeout time.Duration) (events.RecordsReply, error) {
+		rctx, rcancel := context.WithTimeout(ctx, timeout)
+		defer rcancel()
+		var reply events.RecordsReply
+		err := c.bus.Request(rctx, events.AssetsRecordsRPC, events.RecordsRequest{OrgID: "org-1", Records: []events.AssetRef{{Kind: events.AssetBrand, ID: "b-1"}}}, &reply)
+		return reply, err
+	}
+	for name, c := range map[string]*client{"thumbnails": thumbs, "clips": clips} {
+		if reply, err := ask(c, 5*time.Second); err != nil || len(reply.Records) != 1 || reply.Records[0].ID != "b-1" {
+			t.Errorf("%s asks for a record: reply %+v, err %v", name, reply, err)
+		}
+	}
+	if _, err := ask(billing, 500*time.Millisecond); err == nil {
+		t.Error("billing asked for assets records")
+	}
+	billing.violated(t, "Publish", events.AssetsRecordsRPC)
+	if _, err := thumbs.bus.NC.QueueSubscribe(events.AssetsRecordsRPC, "assets", func(*nats.Msg) {}); err == nil {
+		_ = thumbs.bus.NC.Flush()
+	}
+	thumbs.violated(t, "Subscription", events.AssetsRecordsRPC)
+	if st, err = assets.bus.JS.Stream(ctx, events.StreamAssets); err != nil {
+		t.Fatal(err)
+	}
+	if n := st.CachedInfo().State.Msgs; n != 0 {
+		t.Errorf("ASSETS holds %d messages, want none: requests are not events", n)
 	}
 }
 

@@ -141,4 +141,3 @@ func resizeSquare(src *image.RGBA, size int) *image.RGBA {
 	}
 	return dst
 }
-

@@ -1,7 +1,7 @@
 // Package app wires the assets service: configuration, dependencies in
 // order (telemetry, Postgres, NATS JetStream, S3), the HTTP server, the
-// outbox relay and the thumbnails projection consumer, all stopped
-// together.
+// records responder other services' read models ask on a miss, the outbox
+// relay and the thumbnails projection consumer, all stopped together.
 package app
 
 import (
@@ -21,6 +21,7 @@ import (
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/assets/internal/httpapi"
+	"hookline.dev/services/assets/internal/natsapi"
 	"hookline.dev/services/assets/internal/postgres"
 	"hookline.dev/services/assets/internal/service"
 	"hookline.dev/services/assets/migrations"
@@ -105,9 +106,18 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Log:       p.Log,
 	}
 
+	// Served before the HTTP server reports ready: a record created through
+	// it may be asked for at once.
+	nsrv := &natsapi.Server{Svc: svc}
+	stopRecords, err := p.Bus.Serve(ctx, events.AssetsRecordsRPC, natsapi.Queue, nsrv.Records)
+	if err != nil {
+		return err
+	}
+
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
 	handler := telemetry.HTTPMiddleware("assets")(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
+		func(ctx context.Context) error { <-ctx.Done(); return stopRecords() },
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
 				Durable: service.ThumbnailsConsumer, Stream: events.StreamThumbnails,

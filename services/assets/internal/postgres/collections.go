@@ -18,6 +18,11 @@ import (
 const collectionCols = `c.id::text, c.org_id::text, c.name, c.description,
 	(SELECT count(*) FROM collection_thumbnails ct WHERE ct.collection_id = c.id), c.created_at, c.updated_at`
 
+// collectionRow selects one collection of an organization ($1, $2) without
+// counting its thumbnails.
+const collectionRow = `SELECT c.id::text, c.org_id::text, c.name, c.description, 0, c.created_at, c.updated_at
+	FROM collections c WHERE c.org_id = $1 AND c.id = $2`
+
 func scanCollection(r pgx.Row) (collection.Collection, error) {
 	var c collection.Collection
 	err := r.Scan(&c.ID, &c.OrgID, &c.Name, &c.Description, &c.ThumbnailCount, &c.CreatedAt, &c.UpdatedAt)
@@ -50,8 +55,7 @@ func (s *Store) Collection(ctx context.Context, orgID, id string) (collection.Co
 	thumbs := []collection.Thumbnail{}
 	b := &pgx.Batch{}
 	// The detail counts its thumbnails itself; no count subquery here.
-	b.Queue(`SELECT c.id::text, c.org_id::text, c.name, c.description, 0, c.created_at, c.updated_at
-		FROM collections c WHERE c.org_id = $1 AND c.id = $2`, orgID, id).Query(func(rows pgx.Rows) error {
+	b.Queue(collectionRow, orgID, id).Query(func(rows pgx.Rows) error {
 		for rows.Next() {
 			var err error
 			if c, err = scanCollection(rows); err != nil {
@@ -85,6 +89,12 @@ func (s *Store) Collection(ctx context.Context, orgID, id string) (collection.Co
 		return c, nil, collection.ErrNotFound
 	}
 	return c, thumbs, nil
+}
+
+// CollectionRecord returns a collection of the organization without its
+// thumbnails (ThumbnailCount 0), or collection.ErrNotFound.
+func (s *Store) CollectionRecord(ctx context.Context, orgID, id string) (collection.Collection, error) {
+	return pgkit.One(s.pool.QueryRow(ctx, collectionRow, orgID, id), scanCollection, collection.ErrNotFound)
 }
 
 // Collections returns a page of the organization's collections, newest

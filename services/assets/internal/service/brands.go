@@ -48,10 +48,14 @@ func logoKey(orgID, id, rev string, img imageinput.Image) string {
 
 func (s *Service) brandEvent(ctx context.Context, typ string) Events[brand.Brand] {
 	return func(b brand.Brand) ([]events.Envelope, error) {
-		return newEvent(ctx, typ, b.OrgID, events.BrandChanged{
-			BrandID: b.ID, Name: b.Name, Colors: b.Colors, LogoURL: s.URL(b.LogoKey), Fonts: b.Fonts,
-		})
+		return newEvent(ctx, typ, b.OrgID, s.brandPayload(b))
 	}
+}
+
+// brandPayload is the brand as its created and updated events (and a
+// records answer) describe it.
+func (s *Service) brandPayload(b brand.Brand) events.BrandChanged {
+	return events.BrandChanged{BrandID: b.ID, Name: b.Name, Colors: b.Colors, LogoURL: s.URL(b.LogoKey), Fonts: b.Fonts}
 }
 
 // brandChange is the prepared effect of a create or patch: fields to set

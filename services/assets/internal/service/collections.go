@@ -24,6 +24,9 @@ type CollectionStore interface {
 	// added first. Errors: collection.ErrNotFound (also another
 	// organization's).
 	Collection(ctx context.Context, orgID, id string) (collection.Collection, []collection.Thumbnail, error)
+	// CollectionRecord returns a collection without its thumbnails.
+	// Errors: collection.ErrNotFound (also another organization's).
+	CollectionRecord(ctx context.Context, orgID, id string) (collection.Collection, error)
 	// Collections returns a page, newest first, and the total.
 	Collections(ctx context.Context, orgID string, offset, limit int) ([]collection.Collection, int, error)
 	// UpdateCollection writes what change makes of the collection, under
@@ -54,8 +57,14 @@ func collectionEvent(ctx context.Context, typ string) Events[collection.Collecti
 		if typ == events.AssetsCollectionDeleted {
 			return newEvent(ctx, typ, c.OrgID, events.CollectionDeleted{CollectionID: c.ID})
 		}
-		return newEvent(ctx, typ, c.OrgID, events.CollectionChanged{CollectionID: c.ID, Name: c.Name, Description: c.Description})
+		return newEvent(ctx, typ, c.OrgID, collectionPayload(c))
 	}
+}
+
+// collectionPayload is the collection as its created and updated events
+// (and a records answer) describe it.
+func collectionPayload(c collection.Collection) events.CollectionChanged {
+	return events.CollectionChanged{CollectionID: c.ID, Name: c.Name, Description: c.Description}
 }
 
 func membershipEvent(ctx context.Context, orgID string) Events[collection.Membership] {

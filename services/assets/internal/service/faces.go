@@ -106,10 +106,14 @@ func facePrefix(orgID, id, rev string) string {
 
 func (s *Service) faceEvent(ctx context.Context, typ string) Events[face.Face] {
 	return func(f face.Face) ([]events.Envelope, error) {
-		return newEvent(ctx, typ, f.OrgID, events.FaceChanged{
-			FaceID: f.ID, Name: f.Name, ImageURLs: s.URLs(f.ImageKeys), ThumbnailURL: s.URL(f.ThumbnailKey),
-		})
+		return newEvent(ctx, typ, f.OrgID, s.facePayload(f))
 	}
+}
+
+// facePayload is the face as its created and updated events (and a
+// records answer) describe it.
+func (s *Service) facePayload(f face.Face) events.FaceChanged {
+	return events.FaceChanged{FaceID: f.ID, Name: f.Name, ImageURLs: s.URLs(f.ImageKeys), ThumbnailURL: s.URL(f.ThumbnailKey)}
 }
 
 // CreateFace creates a face from 1..10 photos that each show a face.

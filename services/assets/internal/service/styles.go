@@ -89,10 +89,16 @@ func StyleProfileEvent(p style.Profile) events.StyleProfile {
 
 func (s *Service) styleEvent(ctx context.Context, typ string) Events[style.Style] {
 	return func(st style.Style) ([]events.Envelope, error) {
-		return newEvent(ctx, typ, st.OrgID, events.StyleChanged{
-			StyleID: st.ID, Name: st.Name, Description: st.Description,
-			ReferenceImageURLs: s.URLs(st.ReferenceKeys), Profile: StyleProfileEvent(st.Profile),
-		})
+		return newEvent(ctx, typ, st.OrgID, s.stylePayload(st))
+	}
+}
+
+// stylePayload is the style as its created and updated events (and a
+// records answer) describe it.
+func (s *Service) stylePayload(st style.Style) events.StyleChanged {
+	return events.StyleChanged{
+		StyleID: st.ID, Name: st.Name, Description: st.Description,
+		ReferenceImageURLs: s.URLs(st.ReferenceKeys), Profile: StyleProfileEvent(st.Profile),
 	}
 }
 

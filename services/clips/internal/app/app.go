@@ -1,7 +1,8 @@
 // Package app wires the clips service in its two roles: the API (project
-// endpoints, answering creation at once) and the worker (the CLIPS_JOBS
-// work queue: source preparation). Both open the same dependencies in
-// order (telemetry, Postgres, NATS JetStream, S3) and stop together.
+// endpoints, answering creation at once; the brands read model and the
+// assets client asked on its misses) and the worker (the CLIPS_JOBS work
+// queue: source preparation). Both open the same dependencies in order
+// (telemetry, Postgres, NATS JetStream, S3) and stop together.
 package app
 
 import (
@@ -10,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 
+	"hookline.dev/pkg/assetrecords"
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
@@ -89,6 +91,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Store:          store,
 		Renders:        store,
 		Brands:         store,
+		AssetOwner:     &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
 		Music:          store,
 		Broll:          store,
 		Fetch:          safefetch.New(cfg.fetch()),

@@ -132,3 +132,8 @@ func (c *Config) moments() (moments.Engine, error) {
 func (c *Config) transcriber() (transcribe.Engine, error) {
 	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout, c.Pocketsphinx)
 }
+
+// assetsTimeout bounds the wait for the assets service's answer about a
+// brand the read model has not seen: a primary-key read there, so past it
+// assets is as good as down and the render request answers 503.
+const assetsTimeout = 2 * time.Second

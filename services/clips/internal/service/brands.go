@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,19 +12,97 @@ import (
 
 	"github.com/google/uuid"
 
+	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/assetrecords"
 	"hookline.dev/pkg/events"
 	"hookline.dev/services/clips/internal/render"
 )
 
-// Brands is the brands read model (*postgres.Store).
+// Brands is the brands read model (*postgres.Store). It serves speed,
+// never the truth about a brand created a moment ago: an id it has never
+// seen is asked of the AssetOwner before a render request is told 404
+// (see pkg/messaging, "Read models").
 type Brands interface {
 	// ApplyBrand applies one brand event, once per eventID (consumer
 	// names the inbox); an older change, or one reviving a deleted brand,
 	// changes nothing. Errors: a database failure.
 	ApplyBrand(ctx context.Context, consumer, eventID string, b render.Brand, deleted bool, at time.Time) error
+	// LearnBrand applies the owner's answer about a brand the view had
+	// not seen, by the rule of ApplyBrand (without an inbox row: applying
+	// it again changes nothing). Errors: a database failure.
+	LearnBrand(ctx context.Context, b render.Brand, at time.Time) error
 	// Brand errors: render.ErrNoBrand (unknown, deleted or another
 	// organization's), or a database failure.
 	Brand(ctx context.Context, orgID, id string) (render.Brand, error)
+	// BrandSeen reports whether the view has a row of the brand id: live,
+	// deleted or another organization's. Errors: a database failure.
+	BrandSeen(ctx context.Context, id string) (bool, error)
+}
+
+// AssetOwner is the assets service, which owns brands
+// (*assetrecords.Client).
+type AssetOwner interface {
+	// Records returns the organization's records among refs as the owner
+	// holds them now, each with the payload of its last event and when it
+	// last changed; a record it does not hold (never created, deleted,
+	// another organization's) is left out. Errors:
+	// assetrecords.ErrUnavailable when no answer came, or a fault.
+	Records(ctx context.Context, orgID string, refs []events.AssetRef) ([]events.AssetRecord, error)
+}
+
+// brand returns the organization's brand for a render request: the read
+// model's, or, for an id it has never seen (created a moment ago, its
+// event still on the way), the owner's answer, learned into the view and
+// read back so that an event applied meanwhile wins. An id the view holds
+// as deleted or as another organization's is answered from the view: a
+// deletion is final and an id is never reused. When the owner does not
+// answer, the request fails with 503 rather than a 404 that may be false.
+func (s *Service) brand(ctx context.Context, orgID, id string) (render.Brand, error) {
+	b, err := s.Brands.Brand(ctx, orgID, id)
+	if !errors.Is(err, render.ErrNoBrand) {
+		return b, err
+	}
+	seen, err := s.Brands.BrandSeen(ctx, id)
+	if err != nil {
+		return b, err
+	}
+	if seen {
+		return b, render.ErrNoBrand
+	}
+	owned, at, err := s.ownersBrand(ctx, orgID, id)
+	if errors.Is(err, assetrecords.ErrUnavailable) {
+		return b, apierr.Wrap(apierr.Unavailable, "the assets service did not answer; nothing was charged, retry later", err).With("service", "assets")
+	}
+	if err != nil {
+		return b, err
+	}
+	if err := s.Brands.LearnBrand(ctx, owned, at); err != nil {
+		return b, err
+	}
+	return s.Brands.Brand(ctx, orgID, id)
+}
+
+// ownersBrand asks the owner for the brand id and when it last changed.
+// Errors: render.ErrNoBrand when the owner does not hold it, or the
+// owner's.
+func (s *Service) ownersBrand(ctx context.Context, orgID, id string) (render.Brand, time.Time, error) {
+	// The answer names the brand by its canonical id; a render request
+	// may have spelled it in capitals.
+	uid, err := uuid.Parse(id)
+	if err != nil {
+		return render.Brand{}, time.Time{}, render.ErrNoBrand
+	}
+	ref := events.AssetRef{Kind: events.AssetBrand, ID: uid.String()}
+	recs, err := s.AssetOwner.Records(ctx, orgID, []events.AssetRef{ref})
+	if err != nil {
+		return render.Brand{}, time.Time{}, err
+	}
+	for _, rec := range recs {
+		if rec.Kind == ref.Kind && rec.ID == ref.ID && rec.Brand != nil {
+			return render.Brand{ID: ref.ID, OrgID: orgID, Name: rec.Brand.Name, Colors: rec.Brand.Colors, LogoURL: rec.Brand.LogoURL}, rec.ChangedAt, nil
+		}
+	}
+	return render.Brand{}, time.Time{}, render.ErrNoBrand
 }
 
 // AssetsSubjects are the assets events the brands read model is built

@@ -88,7 +88,7 @@ func (s *Service) StartRenders(ctx context.Context, p principal.Principal, proje
 		return Batch{}, err
 	}
 	if c.BrandID != "" {
-		if _, err := s.Brands.Brand(ctx, p.OrgID, c.BrandID); err != nil {
+		if _, err := s.brand(ctx, p.OrgID, c.BrandID); err != nil {
 			return Batch{}, err
 		}
 	}

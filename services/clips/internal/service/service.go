@@ -136,8 +136,10 @@ type Service struct {
 	// PublicURL is the public address of a stored object.
 	Renders Renders
 	Brands  Brands
-	Music   Music
-	Broll   Broll
+	// AssetOwner is asked for the brands the read model has not seen.
+	AssetOwner AssetOwner
+	Music      Music
+	Broll      Broll
 	// Fetch fetches the operator's music and b-roll files.
 	Fetch          Fetcher
 	Credits        Credits

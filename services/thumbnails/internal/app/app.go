@@ -1,9 +1,9 @@
 // Package app wires the thumbnails service: configuration, dependencies in
 // order (telemetry, Postgres, NATS JetStream, S3), the image memory budget,
 // the image engine chosen by configuration, the HTTP server, the outbox
-// relay, the assets read-model consumer, the credit recovery pass, the
-// template preview renderer and the return of the heap after image work,
-// all stopped together.
+// relay, the assets read-model consumer (and the assets client asked on
+// its misses), the credit recovery pass, the template preview renderer and
+// the return of the heap after image work, all stopped together.
 package app
 
 import (
@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"hookline.dev/pkg/assetrecords"
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
@@ -153,6 +154,11 @@ const (
 	reclaimAfter = 64 << 20
 )
 
+// assetsTimeout bounds the wait for the assets service's answer about ids
+// the read model has not seen: a primary-key read there, so past it assets
+// is as good as down and the request answers 503.
+const assetsTimeout = 2 * time.Second
+
 // previewRetry is how long the preview renderer waits after a failure.
 const previewRetry = 10 * time.Second
 
@@ -243,6 +249,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Matte:      remover,
 		Critic:     critic,
 		Credits:    cc,
+		AssetOwner: &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
 		Engine:     eng,
 		Previews:   local,
 		Text:       text,

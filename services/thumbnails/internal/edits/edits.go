@@ -185,7 +185,9 @@ type Env interface {
 	// field, or a failure of storage or the network.
 	Load(ctx context.Context, field, url string) (Picture, error)
 	// SavedFace returns the address of the picture of the organization's
-	// saved face id. Errors: a 404 naming faceId, or a database failure.
+	// saved face id. Errors: a 404 naming faceId, a 503 when the assets
+	// service, asked about a face just created, does not answer, or a
+	// database failure.
 	SavedFace(ctx context.Context, id string) (string, error)
 	// Faces returns the faces in img.
 	Faces(img image.Image) []vision.Face

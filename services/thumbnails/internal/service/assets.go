@@ -3,14 +3,17 @@ package service
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/color"
+	"maps"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/assetrecords"
 	"hookline.dev/pkg/events"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
@@ -75,6 +78,58 @@ func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) err
 	})
 }
 
+// AssetOwner is the assets service, which owns the records the read model
+// follows (*assetrecords.Client).
+type AssetOwner interface {
+	// Records returns the organization's records among refs as the owner
+	// holds them now, each with the payload of its last event and when it
+	// last changed; a record it does not hold (never created, deleted,
+	// another organization's) is left out. Errors:
+	// assetrecords.ErrUnavailable when no answer came, or a fault.
+	Records(ctx context.Context, orgID string, refs []events.AssetRef) ([]events.AssetRecord, error)
+}
+
+// records returns the organization's live records among refs. The read
+// model answers first. An id it has never seen may have been created a
+// moment ago, its event still on the way, so the owner is asked for
+// those, and what it knows is learned into the view before the view is
+// read again (pkg/messaging, "Read models"). An id the view holds as
+// deleted or as another organization's is answered from the view alone:
+// a deletion is final and an id is never reused. When the owner does not
+// answer, the request fails with 503 rather than a 404 that may be false.
+func (s *Service) records(ctx context.Context, orgID string, refs []assetview.Ref) (map[assetview.Ref]assetview.Record, error) {
+	recs, err := s.Store.Assets(ctx, orgID, refs)
+	if err != nil {
+		return nil, err
+	}
+	missing := assetview.Missing(refs, recs)
+	if len(missing) == 0 {
+		return recs, nil
+	}
+	unseen, err := s.Store.UnseenAssets(ctx, missing)
+	if err != nil || len(unseen) == 0 {
+		return recs, err
+	}
+	learned, err := s.ask(ctx, orgID, unseen)
+	if errors.Is(err, assetrecords.ErrUnavailable) {
+		return nil, apierr.Wrap(apierr.Unavailable, "the assets service did not answer; nothing was charged, retry later", err).With("service", "assets")
+	}
+	if err != nil || len(learned) == 0 {
+		return recs, err
+	}
+	if err := s.Store.LearnAssets(ctx, learned); err != nil {
+		return nil, err
+	}
+	// Read back rather than use the answer: an event applied meanwhile
+	// (a newer change, a deletion) wins over it.
+	found, err := s.Store.Assets(ctx, orgID, unseen)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(recs, found)
+	return recs, nil
+}
+
 // inputs are a request's resolved assets records, ready for an engine.
 type inputs struct {
 	style *engine.Style
@@ -99,14 +154,13 @@ func refsOf(styleID, brandID, collectionID string, faceIDs []string) []assetview
 	return refs
 }
 
-// resolve reads the records of refs from the view and loads what the
-// engine needs of them (face crops, the brand's logo). When strict, a
-// record the organization does not have is a 404 naming every such field;
-// otherwise (a variation inheriting its parent's, since deleted) it is
-// left out.
+// resolve reads the records of refs and loads what the engine needs of
+// them (face crops, the brand's logo). When strict, a record the
+// organization does not have is a 404 naming every such field; otherwise
+// (a variation inheriting its parent's, since deleted) it is left out.
 func (s *Service) resolve(ctx context.Context, orgID string, refs []assetview.Ref, strict bool) (inputs, error) {
 	var in inputs
-	recs, err := s.Store.Assets(ctx, orgID, refs)
+	recs, err := s.records(ctx, orgID, refs)
 	if err != nil {
 		return in, err
 	}
@@ -197,4 +251,26 @@ func (s *Service) faceOf(ctx context.Context, orgID, field string, rec assetview
 // refsOfSpec lists the records a validated request names.
 func refsOfSpec(s thumbnail.Spec) []assetview.Ref {
 	return refsOf(s.StyleID, s.BrandID, s.CollectionID, s.FaceIDs)
+}
+
+// ask asks the owner for refs and returns what it holds as changes to the
+// view.
+func (s *Service) ask(ctx context.Context, orgID string, refs []assetview.Ref) ([]assetview.Change, error) {
+	asked := make([]events.AssetRef, len(refs))
+	for i, r := range refs {
+		asked[i] = events.AssetRef{Kind: string(r.Kind), ID: r.ID}
+	}
+	recs, err := s.AssetOwner.Records(ctx, orgID, asked)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]assetview.Change, len(recs))
+	for i, rec := range recs {
+		data, err := json.Marshal(assetrecords.Payload(rec))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = assetview.Change{Kind: assetview.Kind(rec.Kind), ID: rec.ID, OrgID: orgID, Data: data, At: rec.ChangedAt}
+	}
+	return out, nil
 }

@@ -223,7 +223,7 @@ func (e editEnv) Load(ctx context.Context, field, url string) (edits.Picture, er
 func (e editEnv) SavedFace(ctx context.Context, id string) (string, error) {
 	const field = "faceId"
 	ref := assetview.Ref{Kind: assetview.Face, ID: id, Field: field}
-	recs, err := e.s.Store.Assets(ctx, e.orgID, []assetview.Ref{ref})
+	recs, err := e.s.records(ctx, e.orgID, []assetview.Ref{ref})
 	if err != nil {
 		return "", err
 	}

@@ -1,6 +1,7 @@
 // Package service runs the thumbnails use cases: it validates requests
 // with the domain packages, resolves the assets records they name from the
-// local read model, loads input pictures through the shared imageinput
+// local read model (asking the assets service for the ids it has not seen
+// yet), loads input pictures through the shared imageinput
 // verifier, and runs every paid call as the credit saga of ARCHITECTURE
 // §3, wired as pkg/credits describes: reserve through the Credits port,
 // draw with the configured engine, put the picture in the bucket, then
@@ -10,9 +11,10 @@
 // crash left open.
 //
 // The service owns the interfaces of what it uses (Store, Blobs, Images,
-// Credits, engine.Engine, Previewer, FaceDetector, Critic); the adapters
-// live in internal/postgres, pkg/s3store, pkg/imageinput, pkg/credits,
-// pkg/vision and the engine and analyze packages.
+// Credits, AssetOwner, engine.Engine, Previewer, FaceDetector, Critic);
+// the adapters live in internal/postgres, pkg/assetrecords, pkg/s3store,
+// pkg/imageinput, pkg/credits, pkg/vision and the engine and analyze
+// packages.
 package service
 
 import (
@@ -81,8 +83,15 @@ type Store interface {
 	SetPreview(ctx context.Context, id, key string, version int) error
 	// Assets returns the organization's live records among refs.
 	Assets(ctx context.Context, orgID string, refs []assetview.Ref) (map[assetview.Ref]assetview.Record, error)
+	// UnseenAssets returns the refs whose record the view has no row of
+	// (live, deleted or another organization's). Errors: a database
+	// failure.
+	UnseenAssets(ctx context.Context, refs []assetview.Ref) ([]assetview.Ref, error)
 	// ApplyAsset applies an assets event once per (consumer, eventID).
 	ApplyAsset(ctx context.Context, consumer, eventID string, c assetview.Change) error
+	// LearnAssets applies the owner's answer about unseen records, by the
+	// rule of ApplyAsset. Errors: a database failure.
+	LearnAssets(ctx context.Context, cs []assetview.Change) error
 }
 
 // Blobs is the bucket.
@@ -154,10 +163,12 @@ type Service struct {
 	Matte matte.Remover
 	// Critic words critiques with a chat model; nil keeps the local
 	// wording.
-	Critic   Critic
-	Credits  Credits
-	Engine   engine.Engine
-	Previews Previewer
+	Critic  Critic
+	Credits Credits
+	// AssetOwner is asked for the records the read model has not seen.
+	AssetOwner AssetOwner
+	Engine     engine.Engine
+	Previews   Previewer
 	// Text writes concepts, optimized prompts, titles and descriptions.
 	Text textai.Engine
 	// Videos reads hosted videos' captions and metadata.

@@ -2,6 +2,14 @@
 // assets service owns (styles, brands, faces, collections): what a request
 // may name and what the engine needs of them, kept up to date from the
 // assets events rather than asked for (ARCHITECTURE §4).
+//
+// The view serves speed, never the truth about an id written a moment
+// ago: it lags the owner by the relay and the consumer. An id it has no
+// row of at all is asked of the owner before anyone is told 404, and the
+// answer is kept as a Change like an event's, ordered by when the record
+// last changed (see pkg/messaging, "Read models"). A row it has (live,
+// deleted, another organization's) is the answer: a deletion is final and
+// ids are never reused.
 package assetview
 
 import "time"
@@ -35,9 +43,10 @@ type Record struct {
 	Data  []byte
 }
 
-// Change is what one assets event does to the view: it sets Data, or
-// deletes the record. At orders changes: an older change never overwrites
-// a newer one.
+// Change is what one assets event, or the owner's answer about a record
+// the view had not seen, does to the view: it sets Data, or deletes the
+// record. At orders changes: an older change never overwrites a newer one,
+// and nothing brings a deleted record back.
 type Change struct {
 	Kind    Kind
 	ID      string
