@@ -3,7 +3,7 @@
 # Output goes to bench/out/<part>.txt; figures are copied by hand into
 # bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|go|serve]
+#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|go|serve|budget]
 #
 # billing: reserve latency at 500/s, outbox lag, sagas/s (bench/cmd/loadgen
 # over NATS; only billing runs). gateway: GET /account/credits through the
@@ -14,7 +14,10 @@
 # benchmarks of pkg/vision, assets' style, the rate limiter and
 # pkg/messaging (no service runs). serve starts the whole stack as the
 # measurements see it, writes the key and principal to bench/out/serve.env
-# and waits, for measuring by hand.
+# and waits, for measuring by hand. budget (not part of all: it configures
+# the thumbnails process its own way) sends 20 background-removes of a
+# 39.6 MP JPEG at once straight to a thumbnails process with a 1 GiB image
+# memory budget and reads its RSS during the burst and 30 s after.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
@@ -50,10 +53,16 @@ case $PART in
   billing) services="billing" ;;
   gateway|ratelimit) services="billing gateway" ;;
   assets) services="billing assets gateway" ;;
+  budget) services="thumbnails" ;;
   go) services="" ;;
   *) services="billing assets thumbnails clips gateway" ;;
 esac
 runs() { [[ " $services " == *" $1 "* ]]; }
+if [ "$PART" = budget ]; then
+  # A 1 GiB image budget in a 1.2 GiB container (the Go heap is kept under
+  # 90 % of it); the picture comes from a file server on 127.0.0.1.
+  export HOOKLINE_IMAGE_MEMORY_MIB=1024 HOOKLINE_MEMORY_LIMIT=$((1228 << 20)) HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
+fi
 bins=(./bench/cmd/loadgen ./bench/cmd/plainproxy)
 for svc in $services; do bins+=("./services/$svc/cmd/$svc"); done
 [ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ "${bins[@]}"
@@ -352,6 +361,21 @@ if want edits; then
     go test -run '^$' -bench 'BenchmarkCritique1280x720$' -benchtime 60x ./services/thumbnails/internal/analyze/critique | grep -E '^Benchmark'
     go test -run '^$' -bench 'BenchmarkRemove1280x720$|BenchmarkRemovePhoto1280x720$' -benchtime 20x ./services/thumbnails/internal/edits/matte | grep -E '^Benchmark'
   } | tee "$OUT/edits.txt"
+fi
+
+if [ "$PART" = budget ]; then
+  # pigo's sample face enlarged to 7680x5160: a 39.6 MP JPEG of under 1 MB
+  # whose subject fills the frame, the costly case of the cut-out.
+  media=$OUT/media
+  mkdir -p "$media"
+  pigo=$(cd services/thumbnails && go list -m -f '{{.Dir}}' github.com/esimov/pigo)
+  [ -s "$media/face-39mp.jpg" ] || ffmpeg -v error -y -i "$pigo/testdata/sample.jpg" -vf scale=7680:5160 -q:v 4 "$media/face-39mp.jpg"
+  (cd "$media" && exec python3 -m http.server 18094 --bind 127.0.0.1 >/dev/null 2>&1) &
+  pids+=($!)
+  for i in $(seq 1 50); do curl -fsS -o /dev/null -r 0-0 http://127.0.0.1:18094/face-39mp.jpg && break; sleep 0.2; done
+  bprin=$(.hookline/bin/loadgen principal -org "$(cat /proc/sys/kernel/random/uuid)")
+  .hookline/bin/loadgen budget -url http://127.0.0.1:18090 -principal "$bprin" -image http://127.0.0.1:18094/face-39mp.jpg \
+    -n 20 -pid "$thumbnails_pid" -settle 30s | tee "$OUT/budget.txt"
 fi
 
 if want go; then

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"hookline.dev/pkg/apierr"
 )
@@ -46,6 +47,10 @@ type envelope struct {
 
 // WriteError writes err as the error envelope. Errors that are not
 // *apierr.Error are logged and shown to the client only as "internal error".
+// Unless the handler set Retry-After, an error whose details.retryAfter
+// is a number of seconds (int64) sends it in that header, which clients
+// and proxies act on without reading the body, and any other 503 sends
+// defaultRetryAfter.
 func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
 	var ae *apierr.Error
 	if !errors.As(err, &ae) {
@@ -62,8 +67,12 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	if details == nil {
 		details = map[string]any{}
 	}
-	if ae.Code == apierr.Unavailable && w.Header().Get(RetryAfterHeader) == "" {
-		w.Header().Set(RetryAfterHeader, defaultRetryAfter)
+	if w.Header().Get(RetryAfterHeader) == "" {
+		if secs, ok := details["retryAfter"].(int64); ok && secs > 0 {
+			w.Header().Set(RetryAfterHeader, strconv.FormatInt(secs, 10))
+		} else if ae.Code == apierr.Unavailable {
+			w.Header().Set(RetryAfterHeader, defaultRetryAfter)
+		}
 	}
 	writeJSON(w, ae.Code.Status(), envelope{Error: ae.Message, Code: ae.Code, Details: details})
 }

@@ -108,8 +108,8 @@ func TestListAndErrorEnvelopes(t *testing.T) {
 	}
 }
 
-// A 503 says when to retry, unless its handler already did; no other
-// error does.
+// A 503 says when to retry (when the error says how long, that long),
+// unless its handler already did; no other error does.
 func TestUnavailableCarriesRetryAfter(t *testing.T) {
 	serve := func(h HandlerFunc) *httptest.ResponseRecorder {
 		rec := httptest.NewRecorder()
@@ -126,6 +126,12 @@ func TestUnavailableCarriesRetryAfter(t *testing.T) {
 	})
 	if got := rec.Header().Get(RetryAfterHeader); got != "30" {
 		t.Fatalf("the handler's Retry-After became %q", got)
+	}
+	rec = serve(func(http.ResponseWriter, *http.Request) error {
+		return apierr.New(apierr.Unavailable, "busy").With("retryAfter", int64(7))
+	})
+	if got := rec.Header().Get(RetryAfterHeader); got != "7" {
+		t.Fatalf("an error's retryAfter of 7 s became Retry-After %q", got)
 	}
 	rec = serve(func(http.ResponseWriter, *http.Request) error { return apierr.New(apierr.NotFound, "gone") })
 	if got := rec.Header().Get(RetryAfterHeader); got != "" {

@@ -2,8 +2,8 @@
 // service that takes an image a client uploaded (faces, styles, brand
 // assets, thumbnail references) runs it through here before anything else
 // touches it, so all of them accept and refuse exactly the same files:
-// JPEG or PNG, at most 5 MB, with sane dimensions, decodable within a
-// bounded amount of memory, and fully decodable.
+// JPEG or PNG, at most 5 MB, with sane dimensions and shape, decodable
+// within a bounded amount of memory, and fully decodable.
 //
 // Errors are sentinels wrapped with detail; callers test them with
 // errors.Is and answer 400 invalid_request naming the offending URL. The
@@ -38,6 +38,12 @@ const (
 	// its heavier decoding with fewer pixels. A 500 KB 16-bit PNG of 40 MP
 	// would otherwise take 320 MB.
 	MaxDecodeBytes = 4 * MaxPixels
+	// MaxAspect bounds the ratio of the longer side to the shorter. Work
+	// on a picture follows its shape as much as its pixels: a 1×10000
+	// strip holds 10,000 pixels, but covering a 1280×720 frame with it
+	// means enlarging it 1280 times across, a 16-gigapixel intermediate.
+	// No photograph, logo or face is longer than a banner's 20:1.
+	MaxAspect = 20
 )
 
 // Format names, as returned by Sniff and Verify. They match the names the
@@ -65,6 +71,9 @@ var (
 	// ErrDecodeMemory means decoding the image would take more than
 	// MaxDecodeBytes.
 	ErrDecodeMemory = errors.New("image would need too much memory to decode")
+	// ErrAspectRatio means one side is more than MaxAspect times the
+	// other.
+	ErrAspectRatio = errors.New("image aspect ratio is out of range")
 )
 
 var (
@@ -138,8 +147,8 @@ type Header struct {
 // ReadHeader is the cheap part of Verify: it refuses, in order, an empty
 // file (ErrEmpty), one over MaxBytes (ErrTooLarge), one without JPEG or PNG
 // magic (ErrNotImage), one whose header cannot be read (ErrUndecodable),
-// out-of-range dimensions (ErrDimensions) and a decode over MaxDecodeBytes
-// (ErrDecodeMemory). Nothing is allocated for pixels, so callers can
+// out-of-range dimensions (ErrDimensions), a shape beyond MaxAspect
+// (ErrAspectRatio) and a decode over MaxDecodeBytes (ErrDecodeMemory). Nothing is allocated for pixels, so callers can
 // budget memory with DecodeBytes before calling Decode.
 func ReadHeader(data []byte) (Header, error) {
 	format, err := CheckHead(int64(len(data)), data)
@@ -211,6 +220,10 @@ func checkDimensions(w, h int) error {
 	if w < 1 || h < 1 || w > MaxSide || h > MaxSide || w*h > MaxPixels {
 		return fmt.Errorf("%w: %dx%d (each side 1..%d, at most %d pixels)",
 			ErrDimensions, w, h, MaxSide, MaxPixels)
+	}
+	if max(w, h) > MaxAspect*min(w, h) {
+		return fmt.Errorf("%w: %dx%d (the longer side at most %d times the shorter)",
+			ErrAspectRatio, w, h, MaxAspect)
 	}
 	return nil
 }

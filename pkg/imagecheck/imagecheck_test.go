@@ -146,6 +146,9 @@ func TestVerifyErrors(t *testing.T) {
 		{"bomb-pixels", pngHeaderOnly(8000, 8000), ErrDimensions},
 		{"bomb-side", pngHeaderOnly(20_000, 1), ErrDimensions},
 		{"too-tall", pngHeaderOnly(1, MaxSide+1), ErrDimensions},
+		{"strip-tall", pngHeaderOnly(1, 10_000), ErrAspectRatio},
+		{"strip-wide", pngHeaderOnly(10_000, 1), ErrAspectRatio},
+		{"just-past-20-to-1", pngHeaderOnly(2001, 100), ErrAspectRatio},
 		{"bomb-16-bit", pngHeaderOnly(6324, 6324), ErrDecodeMemory},
 		{"bomb-interlaced", pngHeader(5000, 5000, 8, 6, 1), ErrDecodeMemory},
 		{"bomb-progressive-jpeg", jpegFrameAs(t, 0xC2, 7000, 5000), ErrDecodeMemory},
@@ -159,6 +162,20 @@ func TestVerifyErrors(t *testing.T) {
 				t.Errorf("got image %v format %q alongside error", img != nil, format)
 			}
 		})
+	}
+}
+
+// A banner of exactly 20:1, either way round, is a picture like any
+// other.
+func TestAspectRatioLimitIsInclusive(t *testing.T) {
+	for _, r := range []image.Rectangle{image.Rect(0, 0, 2000, 100), image.Rect(0, 0, 100, 2000)} {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, image.NewGray(r)); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := Verify(buf.Bytes()); err != nil {
+			t.Errorf("%dx%d: %v", r.Dx(), r.Dy(), err)
+		}
 	}
 }
 
@@ -214,7 +231,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add(pngHeaderOnly(8000, 8000))
 	f.Add([]byte{0xFF, 0xD8, 0xFF, 0xE0})
 	f.Add(jpegFrameAs(f, 0xC2, 7000, 5000))
-	sentinels := []error{ErrEmpty, ErrTooLarge, ErrNotImage, ErrUndecodable, ErrDimensions, ErrDecodeMemory}
+	sentinels := []error{ErrEmpty, ErrTooLarge, ErrNotImage, ErrUndecodable, ErrDimensions, ErrAspectRatio, ErrDecodeMemory}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		img, format, err := Verify(data)
 		if err != nil {
@@ -237,7 +254,8 @@ func FuzzVerify(f *testing.F) {
 			t.Fatalf("accepted %q but Sniff says %q, %v", format, sniffed, ok)
 		}
 		b := img.Bounds()
-		if b.Dx() < 1 || b.Dy() < 1 || b.Dx() > MaxSide || b.Dy() > MaxSide || b.Dx()*b.Dy() > MaxPixels {
+		if b.Dx() < 1 || b.Dy() < 1 || b.Dx() > MaxSide || b.Dy() > MaxSide || b.Dx()*b.Dy() > MaxPixels ||
+			max(b.Dx(), b.Dy()) > MaxAspect*min(b.Dx(), b.Dy()) {
 			t.Fatalf("accepted image with bounds %v", b)
 		}
 		if len(data) > MaxBytes {

@@ -13,9 +13,12 @@
 //     re-checked, size and time capped) and is then checked the same way.
 //
 // Decoding is budgeted from the headers before a pixel is decoded: one
-// image may take at most imagecheck.MaxDecodeBytes, one request
-// (LoadAll) MaxRequestDecodeBytes in total, and all decodes of the process
-// together hold at most a DecodeBudget, waiting their turn beyond it.
+// image may take at most imagecheck.MaxDecodeBytes and one request
+// (LoadAll) MaxRequestDecodeBytes in total. A Source with a Budget
+// acquires each decode's memory from it for the time of the decode (and
+// the shrink), waiting its turn behind the other decodes of the process;
+// one without leaves that to its caller, which budgets the whole work
+// on the pictures from Check's headers before it calls Decode.
 //
 // A stored upload refused for its content (empty, too large, not an image,
 // undecodable, too big to decode) is deleted: nothing can ever accept it,
@@ -39,12 +42,13 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/imagecheck"
+	"hookline.dev/pkg/membudget"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 )
 
 // loadConcurrency bounds the parallel fetches and decodes of LoadAll;
-// the memory of the decodes is bounded by the DecodeBudget.
+// the memory of the decodes is bounded by the Budget.
 const loadConcurrency = 4
 
 // MaxRequestDecodeBytes bounds the decoded size of all images of one
@@ -64,9 +68,12 @@ type Source struct {
 	// small bitmaps instead of gigabytes; callers that only measure or
 	// detect (palettes, faces) lose nothing.
 	MaxSide int
-	// Budget bounds the memory of decodes in progress; nil shares one
-	// process-wide budget of DefaultDecodeBudget bytes.
-	Budget *DecodeBudget
+	// Budget, when set, is the process's image memory: each decode
+	// acquires its bytes (imagecheck.Header.DecodeBytes) from it for the
+	// time of the decode and the shrink, so a caller whose pictures are
+	// shrunk at once holds only their small bitmaps afterwards. Nil leaves
+	// the budgeting to the caller (see Check).
+	Budget *membudget.Budget
 }
 
 // Image is a verified, decoded image.
@@ -82,6 +89,9 @@ type Image struct {
 	Width, Height int
 	// Format is imagecheck.FormatJPEG or imagecheck.FormatPNG.
 	Format string
+	// DecodeBytes is the memory decoding the image takes, estimated from
+	// its header (imagecheck.Header.DecodeBytes).
+	DecodeBytes int64
 	// Key is the object key when the URL names one of our objects, else "".
 	Key string
 }
@@ -211,13 +221,15 @@ func (s *Source) fetchExternal(ctx context.Context, field, rawURL string) (fetch
 	return f, nil
 }
 
-// decode decodes an image fetch accepted, within the decode budget.
+// decode decodes an image fetch accepted, within the Budget if any.
 func (s *Source) decode(ctx context.Context, orgID, field string, f fetched) (Image, error) {
-	release, err := s.budget().acquire(ctx, f.header.DecodeBytes)
-	if err != nil {
-		return Image{}, err
+	if s.Budget != nil {
+		release, err := s.Budget.Acquire(ctx, f.header.DecodeBytes)
+		if err != nil {
+			return Image{}, MemoryError(field, f.header.DecodeBytes, s.Budget.Size(), err)
+		}
+		defer release()
 	}
-	defer release()
 	img, err := imagecheck.Decode(f.data, f.header)
 	if err != nil {
 		return Image{}, s.refuse(ctx, orgID, field, f, err)
@@ -229,14 +241,17 @@ func (s *Source) decode(ctx context.Context, orgID, field string, f fetched) (Im
 
 // checked is the Image of a fetch accepted up to its header.
 func (f fetched) checked() Image {
-	return Image{URL: f.url, Data: f.data, Format: f.header.Format, Key: f.key, Width: f.header.Width, Height: f.header.Height}
+	return Image{URL: f.url, Data: f.data, Format: f.header.Format, Key: f.key, Width: f.header.Width, Height: f.header.Height,
+		DecodeBytes: f.header.DecodeBytes}
 }
 
 // Check is Load without decoding the pixels: the image is fetched and
-// verified up to its header (format, byte size, dimensions, decode
-// memory) and Img is nil. It is for callers whose own decoder reads the
-// pixels (libvips): when that decoder fails, Decode tells a corrupt
-// picture, refused as Load refuses it, from the caller's own fault.
+// verified up to its header (format, byte size, dimensions and shape,
+// decode memory) and Img is nil. It is for callers that budget the
+// memory of their work from the headers before decoding (Decode), and
+// for those whose own decoder reads the pixels (libvips): when that
+// decoder fails, Decode tells a corrupt picture, refused as Load refuses
+// it, from the caller's own fault.
 func (s *Source) Check(ctx context.Context, orgID, field, rawURL string) (Image, error) {
 	f, err := s.fetch(ctx, orgID, field, rawURL)
 	if err != nil {
@@ -276,7 +291,7 @@ func checkReason(err error) string {
 			return s.Error()
 		}
 	}
-	if errors.Is(err, imagecheck.ErrDimensions) || errors.Is(err, imagecheck.ErrDecodeMemory) {
+	if errors.Is(err, imagecheck.ErrDimensions) || errors.Is(err, imagecheck.ErrAspectRatio) || errors.Is(err, imagecheck.ErrDecodeMemory) {
 		return err.Error()
 	}
 	return "image cannot be read"
@@ -305,38 +320,55 @@ func FetchReason(err error) string {
 	}
 }
 
-// LoadAll loads urls concurrently, naming them field[i] in errors. Every
-// URL's fault is reported at once in one InvalidRequest; an internal
-// failure is returned alone. All images are fetched and their headers
-// checked before any is decoded, so a request over MaxRequestDecodeBytes
-// is refused (naming field) without decoding anything. The images are in
-// the order of urls.
+// LoadAll loads urls concurrently, naming them field[i] in errors: it is
+// CheckAll, then DecodeAll. The images are in the order of urls.
 func (s *Source) LoadAll(ctx context.Context, orgID, field string, urls []string) ([]Image, error) {
-	name := func(i int) string { return fmt.Sprintf("%s[%d]", field, i) }
-	fs := make([]fetched, len(urls))
+	imgs, err := s.CheckAll(ctx, orgID, field, urls)
+	if err != nil {
+		return nil, err
+	}
+	return s.DecodeAll(ctx, orgID, field, imgs)
+}
+
+// CheckAll is Check of every URL, concurrently, naming them field[i] in
+// errors. Every URL's fault is reported at once in one InvalidRequest; an
+// internal failure is returned alone. Images that together would take
+// more than MaxRequestDecodeBytes to decode are refused, naming field,
+// from their headers. The images are in the order of urls.
+func (s *Source) CheckAll(ctx context.Context, orgID, field string, urls []string) ([]Image, error) {
+	imgs := make([]Image, len(urls))
 	if err := forEach(len(urls), func(i int) (err error) {
-		fs[i], err = s.fetch(ctx, orgID, name(i), urls[i])
+		imgs[i], err = s.Check(ctx, orgID, name(field, i), urls[i])
 		return err
 	}); err != nil {
 		return nil, err
 	}
 	var total int64
-	for _, f := range fs {
-		total += f.header.DecodeBytes
+	for _, img := range imgs {
+		total += img.DecodeBytes
 	}
 	if total > MaxRequestDecodeBytes {
 		return nil, apierr.Field(field, fmt.Sprintf("the images together would need %d MB of memory to decode; at most %d MB per request",
 			total/1_000_000, MaxRequestDecodeBytes/1_000_000))
 	}
-	imgs := make([]Image, len(urls))
-	if err := forEach(len(urls), func(i int) (err error) {
-		imgs[i], err = s.decode(ctx, orgID, name(i), fs[i])
+	return imgs, nil
+}
+
+// DecodeAll is Decode of every image CheckAll accepted, concurrently,
+// with CheckAll's errors.
+func (s *Source) DecodeAll(ctx context.Context, orgID, field string, imgs []Image) ([]Image, error) {
+	out := make([]Image, len(imgs))
+	if err := forEach(len(imgs), func(i int) (err error) {
+		out[i], err = s.Decode(ctx, orgID, name(field, i), imgs[i])
 		return err
 	}); err != nil {
 		return nil, err
 	}
-	return imgs, nil
+	return out, nil
 }
+
+// name is the field of the i-th URL of the list field.
+func name(field string, i int) string { return fmt.Sprintf("%s[%d]", field, i) }
 
 // forEach runs fn for 0..n-1, loadConcurrency at a time. The fields of
 // every InvalidRequest are merged into one; any other error is returned

@@ -22,6 +22,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/imagecheck"
+	"hookline.dev/pkg/membudget"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/testkit"
@@ -268,7 +269,7 @@ func TestOwnObjects(t *testing.T) {
 		good + "?x=1":     "not a valid address",
 		good + "/../../x": "not a valid address",
 		st.PublicURL("x"): "was not uploaded",
-		st.PublicURL("") + "orgs/" + org + "/uploads//a.png": "not a valid address",
+		strings.TrimSuffix(st.PublicURL("x"), "x") + "orgs/" + org + "/uploads//a.png": "not a valid address",
 	} {
 		_, err := src.Load(ctx, org, "imageUrls[0]", u)
 		if r := fieldReason(t, err, "imageUrls[0]"); !strings.Contains(r, want) || !strings.HasPrefix(r, u+": ") {
@@ -362,30 +363,47 @@ func TestLoadAllRequestDecodeLimit(t *testing.T) {
 	}
 }
 
-// TestDecodeBudgetWaits: a decode waits while the process budget is
-// spent, gives up with its context, and proceeds once bytes are released.
-func TestDecodeBudgetWaits(t *testing.T) {
-	if _, err := NewDecodeBudget(imagecheck.MaxDecodeBytes - 1); err == nil {
-		t.Fatal("a budget below one image's limit was accepted")
-	}
-	b, err := NewDecodeBudget(imagecheck.MaxDecodeBytes)
+// TestDecodeBudget: a decode waits while the process's budget is spent,
+// answers 503 with a Retry-After once the budget's wait is over, and
+// proceeds once bytes are released; a picture larger than the whole
+// budget is a 400 naming its field.
+func TestDecodeBudget(t *testing.T) {
+	b, err := membudget.New(1000, 100*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, host := site(t, map[string][]byte{"/ok.png": pngBytes(t, 8, 8)})
+	srv, host := site(t, map[string][]byte{"/ok.png": pngBytes(t, 8, 8), "/big.png": pngBytes(t, 16, 16)})
 	src := &Source{Fetcher: safefetch.New(safefetch.Config{AllowHosts: []string{host}}), Budget: b}
-	release, err := b.acquire(context.Background(), imagecheck.MaxDecodeBytes)
+	release, err := b.Acquire(context.Background(), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	if _, err := src.Load(ctx, "org", "f", srv.URL+"/ok.png"); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("load with the budget spent: %v, want the deadline", err)
+	_, err = src.Load(context.Background(), "org", "f", srv.URL+"/ok.png")
+	var ae *apierr.Error
+	if !errors.As(err, &ae) || ae.Code != apierr.Unavailable || ae.Details["retryAfter"] != int64(1) {
+		t.Fatalf("load with the budget spent: %v, want 503 with retryAfter 1", err)
 	}
 	release()
 	if _, err := src.Load(context.Background(), "org", "f", srv.URL+"/ok.png"); err != nil {
 		t.Fatalf("load after release: %v", err)
+	}
+	// 16×16 RGBA is 1024 bytes decoded.
+	_, err = src.Load(context.Background(), "org", "f", srv.URL+"/big.png")
+	if r := fieldReason(t, err, "f"); !strings.Contains(r, "would need") {
+		t.Fatalf("reason %q", r)
+	}
+}
+
+// TestStripsAreRefused: a picture longer than 20:1 either way is refused
+// from its header, naming the field, whatever its few bytes decode to.
+func TestStripsAreRefused(t *testing.T) {
+	srv, host := site(t, map[string][]byte{"/tall.png": pngBytes(t, 1, 10_000), "/wide.png": pngBytes(t, 10_000, 1)})
+	src := &Source{Fetcher: safefetch.New(safefetch.Config{AllowHosts: []string{host}})}
+	for _, p := range []string{"/tall.png", "/wide.png"} {
+		_, err := src.Check(context.Background(), "org", "referenceImageUrls[0]", srv.URL+p)
+		if r := fieldReason(t, err, "referenceImageUrls[0]"); !strings.Contains(r, "aspect ratio") {
+			t.Errorf("%s: reason %q", p, r)
+		}
 	}
 }
 

@@ -11,6 +11,7 @@
 //	loadgen upload -file F -gateway URL -key KEY   upload F as a client would; print its publicUrl
 //	loadgen edits-table -record FILE          the edits measurements recorded with -record, as a table
 //	loadgen principal -org ID                 print a long-lived signed principal (for wrk)
+//	loadgen budget -url URL -principal P -image URL -n 20 -pid PID   a burst of background-removes straight to thumbnails, with its RSS
 package main
 
 import (
@@ -50,7 +51,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|edits|edits-table|upload|ratelimit|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|edits|edits-table|upload|budget|ratelimit|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -79,6 +80,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	label := fs.String("label", "", "edits: the side's name in the output (default hookline, or peer with -peer)")
 	file := fs.String("file", "", "upload: the JPEG or PNG to upload")
 	record := fs.String("record", "", "edits: append the measurement to this file as a JSON line; edits-table: the file to print")
+	serviceURL := fs.String("url", "http://127.0.0.1:18090", "budget: the thumbnails service's origin")
+	signed := fs.String("principal", "", "budget: a signed principal (loadgen principal)")
+	burst := fs.Int("n", 20, "budget: requests sent at once")
+	settle := fs.Duration("settle", 30*time.Second, "budget: how long after the last answer the RSS is read again")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -99,6 +104,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if args[0] == "upload" {
 		return upload(ctx, out, api{gateway: *gateway, key: *key, client: &http.Client{Timeout: time.Minute}}, *file)
+	}
+	if args[0] == "budget" {
+		return budget(ctx, out, budgetLoad{url: *serviceURL, principal: *signed, image: *imageURL, n: *burst, pid: *pid, settle: *settle})
 	}
 	if args[0] == "edits-table" {
 		return editsTable(out, *record)

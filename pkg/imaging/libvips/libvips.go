@@ -6,8 +6,12 @@
 //
 // libvips is configured for a service that works on several pictures at
 // once on few cores: parallelism comes from requests, so each operation
-// runs on one thread, and the operation cache is off (every input is a
-// new buffer, so it would never hit).
+// runs on one thread. Its memory is counted in the service's image memory
+// budget (pkg/membudget): every libvips operation runs inside a request
+// that acquired what its pictures take, libvips' share included, so
+// libvips may keep nothing beyond them: its operation cache holds no
+// operation, no byte and no file (every input is a new buffer, so it
+// would never hit anyway).
 package libvips
 
 import (

@@ -34,8 +34,12 @@ type Config struct {
 	config.Fetch
 
 	// ImageDecodeMB bounds the memory of the image decodes in progress in
-	// the process (imageinput.DecodeBudget); at least one image's limit.
-	ImageDecodeMB int64 `env:"HOOKLINE_IMAGE_DECODE_MB" default:"320"`
+	// the process (imageinput.Source.Budget; the pictures are shrunk as
+	// they are decoded); at least one image's limit. A decode waits at
+	// most ImageMemoryWait for its turn, then the request is answered 503
+	// with Retry-After.
+	ImageDecodeMB   int64         `env:"HOOKLINE_IMAGE_DECODE_MB" default:"320"`
+	ImageMemoryWait time.Duration `env:"HOOKLINE_IMAGE_MEMORY_WAIT" default:"10s"`
 
 	// UploadURLTTL is how long a presigned upload URL is valid.
 	UploadURLTTL time.Duration `env:"HOOKLINE_UPLOAD_URL_TTL" default:"5m"`
@@ -52,8 +56,8 @@ func (c *Config) Validate() error {
 	if c.UploadURLTTL <= 0 || c.UploadURLTTL > 7*24*time.Hour {
 		errs = append(errs, errors.New("HOOKLINE_UPLOAD_URL_TTL must be positive and at most 168h"))
 	}
-	if _, err := imageinput.NewDecodeBudget(c.ImageDecodeMB * 1_000_000); err != nil {
-		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB: %w", err))
+	if _, err := imageinput.NewBudget(c.ImageDecodeMB*1_000_000, c.ImageMemoryWait); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB, HOOKLINE_IMAGE_MEMORY_WAIT: %w", err))
 	}
 	return errors.Join(errs...)
 }
@@ -87,7 +91,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	budget, err := imageinput.NewDecodeBudget(cfg.ImageDecodeMB * 1_000_000)
+	budget, err := imageinput.NewBudget(cfg.ImageDecodeMB*1_000_000, cfg.ImageMemoryWait)
 	if err != nil {
 		return err
 	}

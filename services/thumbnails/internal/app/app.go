@@ -1,9 +1,9 @@
 // Package app wires the thumbnails service: configuration, dependencies in
-// order (telemetry, Postgres, NATS JetStream, S3), the image engine chosen
-// by configuration, the HTTP server, the outbox relay, the assets
-// read-model consumer (and the assets client asked on its misses), the
-// credit recovery pass and the template preview renderer, all stopped
-// together.
+// order (telemetry, Postgres, NATS JetStream, S3), the image memory budget,
+// the image engine chosen by configuration, the HTTP server, the outbox
+// relay, the assets read-model consumer (and the assets client asked on
+// its misses), the credit recovery pass, the template preview renderer and
+// the return of the heap after image work, all stopped together.
 package app
 
 import (
@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime/debug"
 	"time"
 
 	"hookline.dev/pkg/assetrecords"
@@ -55,9 +56,18 @@ type Config struct {
 	config.Text
 	config.VideoSite
 
-	// ImageDecodeMB bounds the memory of the image decodes in progress in
-	// the process (imageinput.DecodeBudget); at least one image's limit.
-	ImageDecodeMB int64 `env:"HOOKLINE_IMAGE_DECODE_MB" default:"320"`
+	// ImageMemoryMiB is the process's image memory budget (the pictures
+	// in flight and the work on them, service/memory.go): with at least
+	// processMemory for the rest of the process it must fit the container
+	// (HOOKLINE_MEMORY_LIMIT). The default leaves 256 MiB of the 1 GiB
+	// container of deploy/k8s/thumbnails.yaml. ImageMemoryWait is how long a request
+	// waits for memory before it is answered 503 with Retry-After.
+	ImageMemoryMiB  int64         `env:"HOOKLINE_IMAGE_MEMORY_MIB" default:"768"`
+	ImageMemoryWait time.Duration `env:"HOOKLINE_IMAGE_MEMORY_WAIT" default:"10s"`
+	// ImageWorkTimeout bounds the drawing of one picture (the local
+	// engines' and libvips' work, or a provider's call): past it the work
+	// is stopped and refunded, and the request answered 503.
+	ImageWorkTimeout time.Duration `env:"HOOKLINE_IMAGE_WORK_TIMEOUT" default:"60s"`
 
 	// ImageProvider picks the engine: local (the compositor, offline),
 	// openai or gemini. A provider needs ImageAPIKey.
@@ -88,8 +98,15 @@ func (c *Config) fetch() safefetch.Config {
 // Validate checks the configuration.
 func (c *Config) Validate() error {
 	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate(), c.Text.Validate()}
-	if _, err := imageinput.NewDecodeBudget(c.ImageDecodeMB * 1_000_000); err != nil {
-		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_DECODE_MB: %w", err))
+	if _, err := imageinput.NewBudget(c.imageMemory(), c.ImageMemoryWait); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB, HOOKLINE_IMAGE_MEMORY_WAIT: %w", err))
+	}
+	if c.MemoryLimit > 0 && c.imageMemory()+processMemory > c.MemoryLimit {
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB=%d and the %d MiB the rest of the process needs at least do not fit HOOKLINE_MEMORY_LIMIT (%d MiB)",
+			c.ImageMemoryMiB, processMemory>>20, c.MemoryLimit>>20))
+	}
+	if c.ImageWorkTimeout <= 0 {
+		errs = append(errs, errors.New("HOOKLINE_IMAGE_WORK_TIMEOUT must be positive"))
 	}
 	switch c.ImageProvider {
 	case ProviderLocal:
@@ -112,10 +129,30 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// imageMemory is the image memory budget in bytes.
+func (c *Config) imageMemory() int64 { return c.ImageMemoryMiB << 20 }
+
+// processMemory is the least the process needs besides its pictures: the
+// Go runtime and heap at rest, the binary, libvips and the fonts, and
+// room for the garbage of the image work, which the collector, held under
+// 90 % of the container, returns before it outgrows that room.
+const processMemory = 192 << 20
+
 // maxDecodedSide bounds the bitmaps of input pictures: the largest output
 // side is 1280 px, so nothing is lost, while ten 40 MP references no
 // longer cost gigabytes.
 const maxDecodedSide = 2048
+
+// Once the image work has stopped after a spike of at least reclaimAfter
+// bytes, the heap it grew is given back to the system (looking every
+// reclaimEvery): the runtime would keep it until its next collection,
+// minutes away in a process gone quiet, and the container would go on
+// paying for the spike. A quiet moment is when the forced collection
+// costs nobody.
+const (
+	reclaimEvery = time.Second
+	reclaimAfter = 64 << 20
+)
 
 // assetsTimeout bounds the wait for the assets service's answer about ids
 // the read model has not seen: a primary-key read there, so past it assets
@@ -168,7 +205,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	budget, err := imageinput.NewDecodeBudget(cfg.ImageDecodeMB * 1_000_000)
+	budget, err := imageinput.NewBudget(cfg.imageMemory(), cfg.ImageMemoryWait)
 	if err != nil {
 		return err
 	}
@@ -200,12 +237,15 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		critic = &critique.Chat{Model: chat}
 	}
 	fetcher := safefetch.New(cfg.fetch())
+	// Shrunk pictures acquire their decodes from the budget as they load;
+	// the edits' and the critique's full-size ones are acquired by the
+	// service with their work, before loading.
 	svc := &service.Service{
 		Faces:      faces,
 		Store:      store,
 		Blobs:      blobs,
 		Images:     &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},
-		EditImages: &imageinput.Source{Store: blobs, Fetcher: fetcher, Budget: budget},
+		EditImages: &imageinput.Source{Store: blobs, Fetcher: fetcher},
 		Matte:      remover,
 		Critic:     critic,
 		Credits:    cc,
@@ -216,7 +256,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Videos: videosite.New(videosite.Config{
 			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, ImageBase: cfg.VideoSiteImageBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
 		}),
-		Log: p.Log,
+		Log:         p.Log,
+		Memory:      budget,
+		WorkTimeout: cfg.ImageWorkTimeout,
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
@@ -229,6 +271,9 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		},
 		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 		svc.PreviewWorker(previewRetry),
+		func(ctx context.Context) error {
+			return budget.Idle(ctx, reclaimEvery, reclaimAfter, debug.FreeOSMemory)
+		},
 	)
 }
 

@@ -35,6 +35,7 @@ func (ColorEnhance) Parse(b *Body, _ bool) (*Request, error) {
 	}
 	p.req.Params["preset"], p.req.Params["intensity"] = string(r.preset), string(r.intensity)
 	p.req.Prompt = fmt.Sprintf("color-enhance: %s, %s", r.preset, r.intensity)
+	p.req.work = perPixel(14)
 	return p.done(r)
 }
 
@@ -67,6 +68,9 @@ func (Upscale) Parse(b *Body, _ bool) (*Request, error) {
 	}
 	p.req.Params["scale"] = fmt.Sprintf("%dx", r.scale)
 	p.req.Prompt = fmt.Sprintf("upscale: %dx", r.scale)
+	// libvips streams the enlargement: what it holds follows the result,
+	// which CheckUpscale caps (and refuses past the cap with its own 400).
+	p.req.work = func(px int64) int64 { return 3 * min(px*int64(r.scale*r.scale), adjust.MaxOutputPixels) }
 	return p.done(r)
 }
 
@@ -100,6 +104,7 @@ func (Filter) Parse(b *Body, _ bool) (*Request, error) {
 	// Of the filters only the background blur places anything by the
 	// faces.
 	p.req.Pixels, p.req.Faces = true, filter.Kind == adjust.FilterBlurBackground
+	p.req.work = perPixel(28)
 	return p.done(filterRun{filter: filter})
 }
 

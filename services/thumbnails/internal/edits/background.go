@@ -20,6 +20,7 @@ func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
 	p := newForm(b, "imageUrl")
 	p.req.Prompt = "background-remove: transparent background"
 	p.req.Pixels, p.req.Faces = true, true
+	p.req.work = perPixel(16)
 	return p.done(removeRun{})
 }
 
@@ -46,6 +47,7 @@ func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
 	p.aspect()
 	p.prompt("backgroundPrompt")
 	p.req.Pixels, p.req.Faces = true, true
+	p.req.work = perPixel(23)
 	return p.orProvider(provider, func(prompt string) (run, error) {
 		bg, err := backdrop.Parse(prompt)
 		return replaceRun{background: bg, aspect: p.req.Aspect}, err

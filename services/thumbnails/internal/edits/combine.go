@@ -21,6 +21,7 @@ func (Combine) Parse(b *Body, provider bool) (*Request, error) {
 	p.aspect()
 	p.prompt("prompt")
 	p.req.Pixels, p.req.Faces = true, true
+	p.req.work = perPixel(8)
 	return p.orProvider(provider, func(prompt string) (run, error) {
 		l, err := combine.Parse(prompt)
 		return combineRun{layout: l, aspect: p.req.Aspect}, err

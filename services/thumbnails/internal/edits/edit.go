@@ -23,6 +23,7 @@ func (Edit) Parse(b *Body, provider bool) (*Request, error) {
 	p.prompt("prompt")
 	p.req.References = thumbnail.EditReferences(p.f, b.Strings("referenceImageUrls"))
 	p.req.Pixels, p.req.Faces = true, true
+	p.req.work = perPixel(16)
 	return p.orProvider(provider, func(prompt string) (run, error) {
 		prog, err := instruct.Parse(prompt)
 		return editRun{program: prog, aspect: p.req.Aspect}, err

@@ -84,6 +84,11 @@ type Request struct {
 	// References are the pictures a provider edit is also shown
 	// (referenceImageUrls); they are loaded, and so checked, in any case.
 	References []string
+	// Later are the pictures named by the request that the run's check
+	// loads itself (Env.Load): the service checks them with the sources,
+	// so that a bad one is refused before any work, and budgets them at
+	// their size.
+	Later []Source
 	// Aspect is "" when the result keeps its source's shape.
 	Aspect engine.Aspect
 	// Prompt is what the result records: the request's prompt, or a
@@ -102,7 +107,35 @@ type Request struct {
 	Pixels bool
 	// Faces says the faces of every source are detected before the run.
 	Faces bool
+	// work is the run's working memory for sources of px pixels in all
+	// (see Memory); loads is how many pictures its check loads whose
+	// address only the check learns (a saved face's).
+	work  func(px int64) int64
+	loads int
 	run   run
+}
+
+// Memory is what running r on sources of the given sizes holds at its
+// peak beyond the decoded sources themselves: the copies, planes and
+// encoded result of the run, in bytes a source pixel measured for each
+// operation on pictures whose subject fills the frame (the costly case
+// of the steps that follow the subject's outline) and rounded up, and a
+// picture its check loads from an address only the check learns (a saved
+// face's) at the largest decode accepted. The service acquires it, with
+// the decodes of the sources, the references and Later, from the
+// process's image memory budget before decoding anything.
+func (r *Request) Memory(sources []Picture) int64 {
+	var px int64
+	for _, s := range sources {
+		px += int64(s.Width) * int64(s.Height)
+	}
+	return r.work(px) + int64(r.loads)*imagecheck.MaxDecodeBytes
+}
+
+// perPixel is the working memory of a run that holds n bytes a source
+// pixel.
+func perPixel(n int64) func(px int64) int64 {
+	return func(px int64) int64 { return n * px }
 }
 
 // Source is an input picture and the request field that named it.

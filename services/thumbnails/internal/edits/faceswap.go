@@ -34,13 +34,16 @@ func (FaceSwap) Parse(b *Body, _ bool) (*Request, error) {
 			p.f.Add("faceImageUrl", "must not be empty")
 		}
 		p.req.Params["faceImageUrl"] = r.imageURL
+		p.req.Later = []Source{{Field: "faceImageUrl", URL: r.imageURL}}
 	default:
 		r.faceID = thumbnail.EditID(p.f, "faceId", *faceID)
 		p.req.Params["faceId"] = r.faceID
 		p.req.FaceIDs = []string{r.faceID}
+		p.req.loads = 1
 	}
 	p.req.Prompt = "face-swap: the largest face replaced"
 	p.req.Pixels, p.req.Faces = true, true
+	p.req.work = perPixel(29)
 	return p.done(r)
 }
 
@@ -78,7 +81,11 @@ func (r *swapRun) check(ctx context.Context, env Env, in *Inputs) error {
 	return nil
 }
 
-func (r *swapRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r *swapRun) render(ctx context.Context, _ Env, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
-	return result(adjust.Encode(faceswap.Swap(src.Img, r.target, r.face.Img, r.source), src.png()))
+	out, err := faceswap.Swap(ctx, src.Img, r.target, r.face.Img, r.source)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return result(adjust.Encode(out, src.png()))
 }

@@ -73,6 +73,8 @@ func (p *form) orProvider(provider bool, parse func(prompt string) (run, error))
 	r, err := parse(p.req.Prompt)
 	if err != nil && provider && apierr.Is(err, apierr.UnsupportedPrompt) {
 		p.req.Provider, p.req.Pixels, p.req.Faces = true, true, false
+		// The provider draws; the run only encodes the pictures it sends.
+		p.req.work = perPixel(4)
 		return p.done(providerRun{prompt: p.req.Prompt, aspect: p.req.Aspect})
 	}
 	if err != nil {

@@ -16,10 +16,11 @@ import (
 const OpCritique = "thumbnails.critique"
 
 // Critique measures a picture and writes its critique, for 1 credit: the
-// picture is loaded and checked before the reservation (a bad one costs
-// nothing), and the critique is stored in the transaction that completes
-// the reservation, so a retry of the same request (Idempotency-Key)
-// answers it again instead of paying twice.
+// picture is checked, its memory acquired (memory.go) and the picture
+// loaded before the reservation (a bad one costs nothing), and the
+// critique is stored in the transaction that completes the reservation,
+// so a retry of the same request (Idempotency-Key) answers it again
+// instead of paying twice.
 func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL, niche *string) (critique.Record, error) {
 	f := apierr.Fields{}
 	var u, n string
@@ -40,8 +41,16 @@ func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL,
 	if c, err := s.Store.Critique(ctx, p.OrgID, id); !errors.Is(err, critique.ErrNotFound) {
 		return c, err
 	}
-	img, err := s.EditImages.Load(ctx, p.OrgID, "imageUrl", u)
+	img, err := s.EditImages.Check(ctx, p.OrgID, "imageUrl", u)
 	if err != nil {
+		return critique.Record{}, err
+	}
+	release, err := s.hold(ctx, "imageUrl", img.DecodeBytes+critiquePerPixel*int64(img.Width)*int64(img.Height))
+	if err != nil {
+		return critique.Record{}, err
+	}
+	defer release()
+	if img, err = s.EditImages.Decode(ctx, p.OrgID, "imageUrl", img); err != nil {
 		return critique.Record{}, err
 	}
 	rs, err := s.Credits.Reserve(ctx, credits.Request{OrgID: p.OrgID, Operation: OpCritique, Key: key,

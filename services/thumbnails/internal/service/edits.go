@@ -30,8 +30,9 @@ type Edited struct {
 }
 
 // Edit runs one edit of the registry (ARCHITECTURE §7): validation, then
-// the pictures are loaded and checked, all before any credit is reserved,
-// so a bad request is a 400 that costs nothing even at a zero balance.
+// the pictures are checked, their memory acquired (memory.go), and they
+// are loaded, all before any credit is reserved, so a bad request is a
+// 400 and a busy service a 503 that cost nothing even at a zero balance.
 // Free edits are stored at once; paid ones run the credit saga, and a
 // retry of the same request (Idempotency-Key) returns the picture it
 // made. The saga reserves one credit a result, the price of every paid
@@ -49,11 +50,12 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, 
 			return Edited{Thumbnail: t, Credits: op.Credits()}, err
 		}
 	}
-	env := editEnv{s: s, orgID: p.OrgID}
-	in, err := s.loadEdit(ctx, env, req)
+	env := editEnv{s: s, orgID: p.OrgID, checked: map[edits.Source]imageinput.Image{}}
+	in, release, err := s.loadEdit(ctx, env, req)
 	if err != nil {
 		return Edited{}, err
 	}
+	defer release()
 	t := thumbnail.Thumbnail{Kind: thumbnail.Edit, Prompt: req.Prompt, Aspect: req.Aspect, Operation: op.Name(), Params: req.Params,
 		ParentID: in.parentID, FaceIDs: req.FaceIDs, Engine: localEngine}
 	if req.Provider {
@@ -63,7 +65,7 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, 
 	if pd == nil {
 		t.ID, t.OrgID = uuid.NewString(), p.OrgID
 		t.Seed = seedOf(t.ID)
-		res, err := render(ctx)
+		res, err := s.within(ctx, render)
 		if err != nil {
 			countGeneration(t, outcomeOf(err))
 			return Edited{}, engineError(err)
@@ -87,40 +89,71 @@ type editInputs struct {
 }
 
 // loadEdit loads what req names and checks what only the pictures can
-// tell.
-func (s *Service) loadEdit(ctx context.Context, env editEnv, req *edits.Request) (*editInputs, error) {
-	in := &editInputs{}
-	load := s.EditImages.Load
-	if !req.Pixels {
-		load = s.EditImages.Check
-	}
+// tell. The pictures are checked up to their headers first, so that the
+// memory of the whole edit is acquired before any is decoded; release
+// gives it back once the edit is done.
+func (s *Service) loadEdit(ctx context.Context, env editEnv, req *edits.Request) (in *editInputs, release func(), err error) {
+	in = &editInputs{}
 	for _, src := range req.Sources {
-		img, err := load(ctx, env.orgID, src.Field, src.URL)
+		img, err := s.EditImages.Check(ctx, env.orgID, src.Field, src.URL)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		in.srcs = append(in.srcs, img)
 		in.Sources = append(in.Sources, pictureOf(img))
 	}
-	refs, err := s.EditImages.LoadAll(ctx, env.orgID, "referenceImageUrls", req.References)
+	refs, err := s.EditImages.CheckAll(ctx, env.orgID, "referenceImageUrls", req.References)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var later []imageinput.Image
+	for _, src := range req.Later {
+		img, err := s.EditImages.Check(ctx, env.orgID, src.Field, src.URL)
+		if err != nil {
+			return nil, nil, err
+		}
+		env.checked[src] = img
+		later = append(later, img)
+	}
+	need := decodes(in.srcs) + decodes(refs) + decodes(later) + req.Memory(in.Sources)
+	if release, err = s.hold(ctx, req.Sources[largest(in.srcs)].Field, need); err != nil {
+		return nil, nil, err
+	}
+	if err := s.decodeEdit(ctx, env, req, in, refs); err != nil {
+		release()
+		return nil, nil, err
+	}
+	return in, release, nil
+}
+
+// decodeEdit decodes the pictures loadEdit checked (the sources only when
+// the run reads their pixels in Go) and runs the checks on them.
+func (s *Service) decodeEdit(ctx context.Context, env editEnv, req *edits.Request, in *editInputs, refs []imageinput.Image) error {
+	if req.Pixels {
+		for i, src := range req.Sources {
+			img, err := s.EditImages.Decode(ctx, env.orgID, src.Field, in.srcs[i])
+			if err != nil {
+				return err
+			}
+			in.srcs[i], in.Sources[i] = img, pictureOf(img)
+		}
+	}
+	refs, err := s.EditImages.DecodeAll(ctx, env.orgID, "referenceImageUrls", refs)
+	if err != nil {
+		return err
 	}
 	for _, img := range refs {
 		in.References = append(in.References, pictureOf(img))
 	}
 	if in.parentID, err = s.parentOf(ctx, env.orgID, in.srcs[0]); err != nil {
-		return nil, err
+		return err
 	}
 	if req.Faces {
 		for _, img := range in.srcs {
 			in.Faces = append(in.Faces, s.Faces.Detect(img.Img))
 		}
 	}
-	if err := req.Check(ctx, env, &in.Inputs); err != nil {
-		return nil, err
-	}
-	return in, nil
+	return req.Check(ctx, env, &in.Inputs)
 }
 
 // parentOf is the parent of an edit: the caller's thumbnail whose picture
@@ -162,17 +195,26 @@ func pictureOf(img imageinput.Image) edits.Picture {
 }
 
 // editEnv is what edits run with: the service's loaders, detector,
-// remover and engine, for one organization.
+// remover and engine, for one organization, and the pictures of the
+// request's Later that loadEdit checked.
 type editEnv struct {
-	s     *Service
-	orgID string
+	s       *Service
+	orgID   string
+	checked map[edits.Source]imageinput.Image
 }
 
 var _ edits.Env = editEnv{}
 
-// Load implements edits.Env.
+// Load implements edits.Env: a picture loadEdit checked is decoded, any
+// other loaded.
 func (e editEnv) Load(ctx context.Context, field, url string) (edits.Picture, error) {
-	img, err := e.s.EditImages.Load(ctx, e.orgID, field, url)
+	img, ok := e.checked[edits.Source{Field: field, URL: url}]
+	var err error
+	if ok {
+		img, err = e.s.EditImages.Decode(ctx, e.orgID, field, img)
+	} else {
+		img, err = e.s.EditImages.Load(ctx, e.orgID, field, url)
+	}
 	return pictureOf(img), err
 }
 

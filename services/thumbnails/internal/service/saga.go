@@ -148,7 +148,8 @@ func (s *Service) run(ctx context.Context, pd *paid) ([]thumbnail.Thumbnail, err
 }
 
 // draw runs one job under reservation r: engine (or the job's own
-// render), then keep. Any failure refunds r and removes what was written.
+// render) within the work deadline, then keep. Any failure refunds r and
+// removes what was written.
 func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumbnail.Thumbnail, error) {
 	t := j.t
 	t.ReservationID = r.ID
@@ -161,7 +162,7 @@ func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumb
 		}
 		render = func(ctx context.Context) (engine.Result, error) { return draw(ctx, j.req) }
 	}
-	res, err := render(ctx)
+	res, err := s.within(ctx, render)
 	if err != nil {
 		s.fail(ctx, t, &r, "engine: "+err.Error(), outcomeOf(err))
 		return t, engineError(err)

@@ -29,6 +29,7 @@ import (
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/membudget"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
@@ -109,10 +110,15 @@ type Blobs interface {
 type Images interface {
 	Load(ctx context.Context, orgID, field, rawURL string) (imageinput.Image, error)
 	LoadAll(ctx context.Context, orgID, field string, urls []string) ([]imageinput.Image, error)
-	// Check is Load up to the header: Img is nil, libvips reads the pixels.
+	// Check is Load up to the header: Img is nil; the memory of the work
+	// is acquired from the headers, then Decode (or libvips) reads the
+	// pixels.
 	Check(ctx context.Context, orgID, field, rawURL string) (imageinput.Image, error)
 	// Decode decodes a checked image: the 400 of a corrupt one.
 	Decode(ctx context.Context, orgID, field string, img imageinput.Image) (imageinput.Image, error)
+	// CheckAll and DecodeAll are LoadAll's two halves.
+	CheckAll(ctx context.Context, orgID, field string, urls []string) ([]imageinput.Image, error)
+	DecodeAll(ctx context.Context, orgID, field string, imgs []imageinput.Image) ([]imageinput.Image, error)
 }
 
 // Credits is billing's side of the saga (*credits.Client).
@@ -172,6 +178,12 @@ type Service struct {
 	Log   *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	// Memory is the process's image memory (see memory.go); nil
+	// budgets nothing. WorkTimeout, when positive, bounds the drawing of
+	// one picture.
+	Memory      *membudget.Budget
+	WorkTimeout time.Duration
 }
 
 func (s *Service) now() time.Time { return clock.Now(s.Now) }

@@ -36,6 +36,11 @@ func (s *Service) Generate(ctx context.Context, p principal.Principal, in thumbn
 	j := &pd.jobs[0]
 	fill(j, thumbnail.Generated, spec, spec.Prompt, res)
 	j.req.References = pictures(refs)
+	release, err := s.holdDrawing(ctx, pd, "referenceImageUrls")
+	if err != nil {
+		return thumbnail.Thumbnail{}, err
+	}
+	defer release()
 	return first(s.run(ctx, pd))
 }
 
@@ -65,6 +70,11 @@ func (s *Service) Remix(ctx context.Context, p principal.Principal, id string, i
 	fill(j, thumbnail.Remix, spec, thumbnail.RemixPrompt(spec, tpl.Name), res)
 	j.t.TemplateID = tpl.ID
 	j.req.Prompt, j.req.Headline, j.req.Template = spec.Prompt, spec.Headline, &tpl.Layout
+	release, err := s.holdDrawing(ctx, pd, "faceIds")
+	if err != nil {
+		return thumbnail.Thumbnail{}, err
+	}
+	defer release()
 	return first(s.run(ctx, pd))
 }
 
@@ -120,6 +130,11 @@ func (s *Service) Variations(ctx context.Context, p principal.Principal, in thum
 			j.t.TemplateID, j.req.Template = tpl.ID, &tpl.Layout
 		}
 	}
+	release, err := s.holdDrawing(ctx, pd, "thumbnailId")
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	return s.run(ctx, pd)
 }
 

@@ -29,24 +29,44 @@ func Replace(cut *image.NRGBA, bg Background) *image.NRGBA {
 		return out
 	}
 	r := max(1, int(wrapFraction*float64(max(w, h))+0.5))
-	alpha := plane.New(w, h)
-	for y := range h {
+	for y0 := 0; y0 < h; y0 += replaceRows {
+		wrapBand(out, cut, back, y0, min(y0+replaceRows, h), r)
+	}
+	return out
+}
+
+// replaceRows is how many rows are composed at a time. The wrap's window
+// means take about 40 bytes a pixel while they are computed; over a
+// whole 40 MP picture they would outweigh the picture several times, so
+// they are computed for a band of rows (and the r rows either side that
+// its windows reach) at a time.
+const replaceRows = 256
+
+// wrapBand composes rows y0..y1 of out. Its planes cover those rows and
+// the r rows either side within the picture: every window of a row in
+// the band lies within them, cut by the picture's edges where the
+// picture's own windows are, so the band's means are the whole picture's.
+func wrapBand(out, cut *image.NRGBA, back *image.RGBA, y0, y1, r int) {
+	w, h := cut.Rect.Dx(), cut.Rect.Dy()
+	top, bottom := max(0, y0-r), min(h, y1+r)
+	alpha := plane.New(w, bottom-top)
+	for y := top; y < bottom; y++ {
 		row := cut.Pix[y*cut.Stride:]
 		for x := range w {
-			alpha.V[y*w+x] = float32(row[4*x+3]) / 255
+			alpha.V[(y-top)*w+x] = float32(row[4*x+3]) / 255
 		}
 	}
 	cover := plane.BoxMean(alpha, r)
-	light := plane.Channels(back)
+	light := plane.Channels(back.SubImage(image.Rect(0, top, w, bottom)).(*image.RGBA)) // an *image.RGBA's sub-image is one
 	for c := range 3 {
 		light[c] = plane.BoxMean(light[c], r)
 	}
-	for y := range h {
+	for y := y0; y < y1; y++ {
 		src := cut.Pix[y*cut.Stride:]
 		bk := back.Pix[y*back.Stride:]
 		dst := out.Pix[y*out.Stride:]
 		for x := range w {
-			i := y*w + x
+			i := (y-top)*w + x
 			a := alpha.V[i]
 			s, b, d := src[4*x:4*x+4:4*x+4], bk[4*x:4*x+4:4*x+4], dst[4*x:4*x+4:4*x+4]
 			d[3] = 255
@@ -62,5 +82,4 @@ func Replace(cut *image.NRGBA, bg Background) *image.NRGBA {
 			}
 		}
 	}
-	return out
 }

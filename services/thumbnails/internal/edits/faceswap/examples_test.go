@@ -33,7 +33,7 @@ func TestWriteExamples(t *testing.T) {
 		[3]float64{0.9, 0.97, 1.1},
 		func(x, y int) color.NRGBA { return color.NRGBA{uint8(40 + x/20), 45, uint8(60 + y/12), 255} })
 	tFace, sFace := detectOne(t, target), detectOne(t, source)
-	got := Swap(target, tFace, source, sFace)
+	got := swap(t, target, tFace, source, sFace)
 
 	writeJPEG(t, filepath.Join(dir, "face-swap.jpg"), got, 88)
 

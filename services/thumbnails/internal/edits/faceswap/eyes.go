@@ -234,7 +234,7 @@ func rankFilter(p []float32, g, r int, pick func(a, b float32) float32) []float3
 // standard deviation of the face, against which darkness is judged.
 func blobResponse(luma []float32) (resp []float32, spread float64) {
 	const g = eyeGrid
-	l := gaussianBlur(opening(luma, g, eyeHighlight), g, g, eyeBlobScale)
+	l := gaussianBlur(opening(luma, g, eyeHighlight), g, g, eyeBlobScale, nil)
 	resp = make([]float32, len(l))
 	norm := float32(eyeBlobScale * eyeBlobScale)
 	for y := 1; y < g-1; y++ {

@@ -20,6 +20,7 @@
 package faceswap
 
 import (
+	"context"
 	"image"
 	"image/draw"
 	"math"
@@ -56,22 +57,27 @@ func area(r image.Rectangle) int {
 // target's own. Boxes are the detector's (square, clamped to the picture);
 // a face cut by the frame is aligned as the whole face and swapped up to
 // the frame. A face box that does not overlap its image leaves nothing to
-// swap, and Swap returns a copy of target.
-func Swap(target image.Image, tFace vision.Face, source image.Image, sFace vision.Face) *image.NRGBA {
+// swap, and Swap returns a copy of target. The feathering and the solver
+// grow with the face, not only with the picture, so they stop when ctx
+// ends; Swap then returns ctx's error.
+func Swap(ctx context.Context, target image.Image, tFace vision.Face, source image.Image, sFace vision.Face) (*image.NRGBA, error) {
 	out := toNRGBA(target)
 	tb := target.Bounds()
 	tBox := fullBox(tFace.Rect, tb).Sub(tb.Min)
 	sBox := fullBox(sFace.Rect, source.Bounds())
 	if tBox.Dx() < minFaceSide || sBox.Dx() < minFaceSide {
-		return out
+		return out, nil
 	}
 	tEyes := findEyes(out, tBox)
 	sEyes := findEyes(source, sBox)
 	toSource := align(tEyes, tBox, sEyes, sBox).inverse()
 
-	m := faceMask(tBox, out.Rect)
+	m := faceMask(tBox, out.Rect, ctx.Done())
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if m.rect.Empty() {
-		return out
+		return out, nil
 	}
 	w, h := m.rect.Dx(), m.rect.Dy()
 	tgt := planes(out, m.rect)
@@ -95,7 +101,10 @@ func Swap(target image.Image, tFace vision.Face, source image.Image, sFace visio
 			}
 		}
 	}
-	solveMembrane(diff, free, w, h)
+	solveMembrane(diff, free, w, h, ctx.Done())
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	for y := range h {
 		row := out.Pix[out.PixOffset(m.rect.Min.X, m.rect.Min.Y+y):]
@@ -111,7 +120,7 @@ func Swap(target image.Image, tFace vision.Face, source image.Image, sFace visio
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // fullBox returns the part of face box r inside bounds, made square again

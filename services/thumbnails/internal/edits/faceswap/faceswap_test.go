@@ -1,6 +1,8 @@
 package faceswap
 
 import (
+	"context"
+	"errors"
 	"image"
 	"image/color"
 	"image/draw"
@@ -76,7 +78,7 @@ func swapScene(t testing.TB) (target, source *image.NRGBA, tFace, sFace vision.F
 
 func TestSwapPutsTheSourceFaceInTheTargetBox(t *testing.T) {
 	target, source, tFace, sFace := swapScene(t)
-	got := Swap(target, tFace, source, sFace)
+	got := swap(t, target, tFace, source, sFace)
 	if got.Rect != target.Rect {
 		t.Fatalf("result bounds %v, want %v", got.Rect, target.Rect)
 	}
@@ -134,7 +136,7 @@ func TestSwapOntoASmallTiltedFace(t *testing.T) {
 	if ratio := float64(sFace.Rect.Dx()) / float64(tFace.Rect.Dx()); ratio < 4 {
 		t.Fatalf("source face only %.1f× the target's", ratio)
 	}
-	got := Swap(target, tFace, source, sFace)
+	got := swap(t, target, tFace, source, sFace)
 	centre, n := markerCentre(got)
 	if n == 0 {
 		t.Fatal("no marker in the result")
@@ -148,8 +150,8 @@ func TestSwapOntoASmallTiltedFace(t *testing.T) {
 
 func TestSwapLeavesEverythingOutsideTheMaskAlone(t *testing.T) {
 	target, source, tFace, sFace := swapScene(t)
-	got := Swap(target, tFace, source, sFace)
-	m := faceMask(tFace.Rect, target.Rect)
+	got := swap(t, target, tFace, source, sFace)
+	m := faceMask(tFace.Rect, target.Rect, nil)
 	// The mask must be the face, not the picture, for this to mean much.
 	if a, box := area(m.rect), area(tFace.Rect); a > 3*box/2 {
 		t.Fatalf("mask bounds %v cover %d px, the face box only %d", m.rect, a, box)
@@ -187,7 +189,7 @@ func TestSwapTransfersTheTargetsColour(t *testing.T) {
 		}
 	}
 	tFace, sFace := detectOne(t, target), detectOne(t, source)
-	got := Swap(target, tFace, source, sFace)
+	got := swap(t, target, tFace, source, sFace)
 	// The central part of each face box: skin, eyes, nose and mouth.
 	inner := func(r image.Rectangle) image.Rectangle { return r.Inset(r.Dx() / 4) }
 	tMean, tStd := labStatsIn(target, inner(tFace.Rect))
@@ -205,7 +207,7 @@ func TestSwapTransfersTheTargetsColour(t *testing.T) {
 func TestSwapWithoutAFaceInTheImageReturnsTheTarget(t *testing.T) {
 	target, source, _, sFace := swapScene(t)
 	outside := vision.Face{Rect: image.Rect(1000, 1000, 1100, 1100)}
-	got := Swap(target, outside, source, sFace)
+	got := swap(t, target, outside, source, sFace)
 	for i := range got.Pix {
 		if got.Pix[i] != target.Pix[i] {
 			t.Fatal("the target changed although its face box is outside it")
@@ -248,7 +250,7 @@ func iou(a, b image.Rectangle) float64 {
 // benchScene is a 1280×720 target with a face of about 250 px (the face
 // photo enlarged into a studio backdrop) and the mirrored, tinted photo
 // as the source.
-func benchScene(b *testing.B) (target, source *image.NRGBA, tFace, sFace vision.Face) {
+func benchScene(b testing.TB) (target, source *image.NRGBA, tFace, sFace vision.Face) {
 	p := photo(b)
 	target = compose(p, 1280, 720, placement{scale: 1.1, at: complex(820, 380)}, [3]float64{1, 1, 1},
 		func(x, y int) color.NRGBA {
@@ -259,11 +261,22 @@ func benchScene(b *testing.B) (target, source *image.NRGBA, tFace, sFace vision.
 	return target, source, detectOne(b, target), detectOne(b, source)
 }
 
+// A swap whose context has ended stops with its error instead of
+// feathering and solving a face that may span the whole picture.
+func TestSwapStopsWithItsContext(t *testing.T) {
+	target, source, tFace, sFace := benchScene(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if out, err := Swap(ctx, target, tFace, source, sFace); !errors.Is(err, context.Canceled) || out != nil {
+		t.Fatalf("got %v, %v; want context.Canceled", out != nil, err)
+	}
+}
+
 func BenchmarkSwap(b *testing.B) {
 	target, source, tFace, sFace := benchScene(b)
 	b.Logf("target face %v", tFace.Rect)
 	for b.Loop() {
-		Swap(target, tFace, source, sFace)
+		swap(b, target, tFace, source, sFace)
 	}
 }
 
@@ -275,7 +288,7 @@ func TestSwapAtTheEdgeOfAnOffsetPicture(t *testing.T) {
 	full, source, tFace, sFace := swapScene(t)
 	target := full.SubImage(image.Rect(100, 40, 320, 400)).(*image.NRGBA)
 	srcView := source.SubImage(image.Rect(20, 10, 400, 360)).(*image.NRGBA)
-	got := Swap(target, tFace, srcView, sFace)
+	got := swap(t, target, tFace, srcView, sFace)
 	if got.Rect != image.Rect(0, 0, 220, 360) {
 		t.Fatalf("result bounds %v", got.Rect)
 	}
@@ -283,7 +296,7 @@ func TestSwapAtTheEdgeOfAnOffsetPicture(t *testing.T) {
 	if want := tFace.Rect.Sub(target.Rect.Min); box != want {
 		t.Fatalf("the cut face's box is restored as %v, want %v", box, want)
 	}
-	m := faceMask(box, got.Rect)
+	m := faceMask(box, got.Rect, nil)
 	changed, n, sx, sy := 0, 0, 0, 0
 	for y := range got.Rect.Dy() {
 		for x := range got.Rect.Dx() {

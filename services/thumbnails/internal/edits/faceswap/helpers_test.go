@@ -12,6 +12,16 @@ import (
 	"hookline.dev/pkg/vision"
 )
 
+// swap is Swap with a live context, which must not fail.
+func swap(tb testing.TB, target image.Image, tFace vision.Face, source image.Image, sFace vision.Face) *image.NRGBA {
+	tb.Helper()
+	out, err := Swap(tb.Context(), target, tFace, source, sFace)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
 // photo decodes pigo's sample face photo into an NRGBA image.
 func photo(t testing.TB) *image.NRGBA {
 	t.Helper()

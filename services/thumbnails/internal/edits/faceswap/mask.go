@@ -32,8 +32,9 @@ type mask struct {
 
 // faceMask returns the feathered ellipse of face box box, clipped to
 // bounds. rect spans the ellipse grown by the feather's reach plus a pixel,
-// so the solver sees the target's colour all around the region.
-func faceMask(box, bounds image.Rectangle) mask {
+// so the solver sees the target's colour all around the region. Once done
+// is closed the feathering stops and the weights are meaningless.
+func faceMask(box, bounds image.Rectangle, done <-chan struct{}) mask {
 	bw, bh := float64(box.Dx()), float64(box.Dy())
 	cx := float64(box.Min.X) + maskCentreX*bw
 	cy := float64(box.Min.Y) + maskCentreY*bh
@@ -58,15 +59,17 @@ func faceMask(box, bounds image.Rectangle) mask {
 			}
 		}
 	}
-	return mask{rect: rect, weight: gaussianBlur(hard, w, h, sigma)}
+	return mask{rect: rect, weight: gaussianBlur(hard, w, h, sigma, done)}
 }
 
 // gaussianBlur returns p (a w×h plane) blurred by a Gaussian of standard
 // deviation sigma pixels, separably, with the kernel cut at 3σ and the
 // plane's edges repeated. Cutting the kernel keeps the blur of a region
 // exactly zero beyond its reach, which is what lets Swap leave the rest of
-// the picture untouched.
-func gaussianBlur(p []float32, w, h int, sigma float64) []float32 {
+// the picture untouched. Its cost grows with sigma as well as the plane:
+// once done is closed (nil: never) it stops at the next row and returns
+// an unfinished result, which the caller discards.
+func gaussianBlur(p []float32, w, h int, sigma float64, done <-chan struct{}) []float32 {
 	radius := int(math.Ceil(3 * sigma))
 	if radius < 1 {
 		return append([]float32(nil), p...)
@@ -82,7 +85,11 @@ func gaussianBlur(p []float32, w, h int, sigma float64) []float32 {
 		kernel[i] /= sum
 	}
 	tmp := make([]float32, w*h)
+	out := make([]float32, w*h)
 	for y := range h {
+		if stopped(done) {
+			return out
+		}
 		row := p[y*w : (y+1)*w]
 		for x := range w {
 			var acc float32
@@ -92,8 +99,10 @@ func gaussianBlur(p []float32, w, h int, sigma float64) []float32 {
 			tmp[y*w+x] = acc
 		}
 	}
-	out := make([]float32, w*h)
 	for y := range h {
+		if stopped(done) {
+			return out
+		}
 		for x := range w {
 			var acc float32
 			for k, kv := range kernel {
@@ -103,4 +112,14 @@ func gaussianBlur(p []float32, w, h int, sigma float64) []float32 {
 		}
 	}
 	return out
+}
+
+// stopped reports whether done is closed.
+func stopped(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
 }

@@ -10,7 +10,7 @@ import (
 // corners (hair, ears and background stay the target's).
 func TestFaceMaskIsAFeatheredEllipse(t *testing.T) {
 	box := image.Rect(100, 80, 300, 280)
-	m := faceMask(box, image.Rect(0, 0, 400, 400))
+	m := faceMask(box, image.Rect(0, 0, 400, 400), nil)
 	at := func(x, y float64) float32 {
 		px, py := int(x)-m.rect.Min.X, int(y)-m.rect.Min.Y
 		if px < 0 || py < 0 || px >= m.rect.Dx() || py >= m.rect.Dy() {
@@ -47,7 +47,7 @@ func TestFaceMaskIsAFeatheredEllipse(t *testing.T) {
 // A face at the picture's edge gives a mask clipped to the picture.
 func TestFaceMaskIsClippedToThePicture(t *testing.T) {
 	bounds := image.Rect(0, 0, 200, 150)
-	m := faceMask(image.Rect(120, 40, 240, 160), bounds)
+	m := faceMask(image.Rect(120, 40, 240, 160), bounds, nil)
 	if !m.rect.In(bounds) || m.rect.Empty() || len(m.weight) != m.rect.Dx()*m.rect.Dy() {
 		t.Errorf("mask %v (%d weights) for a picture %v", m.rect, len(m.weight), bounds)
 	}

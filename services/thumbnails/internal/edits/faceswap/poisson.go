@@ -59,8 +59,9 @@ func (l level) coarsest() bool { return l.w <= coarsestSide || l.h <= coarsestSi
 // size (fixed coarse values are the mean of the fixed cells they cover)
 // and solved there the same way, the solution is interpolated back as the
 // starting point, and V-cycles (Gauss–Seidel smoothing around a
-// correction solved on the coarser grids) finish it.
-func solveMembrane(val []float32, free []bool, w, h int) {
+// correction solved on the coarser grids) finish it. Once done is closed
+// (nil: never) it stops between V-cycles, leaving val unfinished.
+func solveMembrane(val []float32, free []bool, w, h int, done <-chan struct{}) {
 	l := level{w: w, h: h, free: free}
 	hasFree := false
 	for _, f := range free {
@@ -76,9 +77,12 @@ func solveMembrane(val []float32, free []bool, w, h int) {
 	}
 	c := l.coarser()
 	cval := restrictValues(l, val, c)
-	solveMembrane(cval, c.free, c.w, c.h)
+	solveMembrane(cval, c.free, c.w, c.h, done)
 	interpolate(l, val, c, cval, false)
 	for range vCycles {
+		if stopped(done) {
+			return
+		}
 		vCycle(l, val, nil)
 	}
 }

@@ -29,7 +29,7 @@ func TestSolveMembraneReproducesHarmonicFunctions(t *testing.T) {
 			}
 		}
 	}
-	solveMembrane(val, free, w, h)
+	solveMembrane(val, free, w, h, nil)
 	for c, f := range harmonic {
 		worst := 0.0
 		for y := range h {
@@ -64,7 +64,7 @@ func TestSolveMembraneIsHarmonicOnAnIrregularRegion(t *testing.T) {
 			}
 		}
 	}
-	solveMembrane(val, free, w, h)
+	solveMembrane(val, free, w, h, nil)
 	worst := 0.0
 	for y := 1; y < h-1; y++ {
 		for x := 1; x < w-1; x++ {

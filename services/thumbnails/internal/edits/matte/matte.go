@@ -88,6 +88,9 @@ func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.F
 		return nil, err
 	}
 	alpha := refineAlpha(full, fg, w, h)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	// Pure colours are looked for a little beyond the refined band.
 	return unmix(full, alpha, max(2, (2*bandRadius+1)*fw/w)), nil
 }

@@ -1,5 +1,7 @@
 package matte
 
+import "context"
+
 // grid is an s-t graph over a w×h pixel grid with 8-connected
 // neighbour arcs, cut by Boykov and Kolmogorov's max-flow algorithm
 // ("An experimental comparison of min-cut/max-flow algorithms for energy
@@ -117,8 +119,9 @@ func (g *grid) setPair(a, c int32) {
 }
 
 // maxflow computes the minimum cut for the capacities as set, read with
-// source.
-func (g *grid) maxflow() {
+// source. Once ctx ends it stops within a few thousand steps and leaves
+// the cut unfinished, which the caller discards.
+func (g *grid) maxflow(ctx context.Context) {
 	n := len(g.first)
 	g.queue.clear()
 	clear(g.active)
@@ -139,7 +142,10 @@ func (g *grid) maxflow() {
 			g.parent[i] = noParent
 		}
 	}
-	for {
+	for step := 0; ; step++ {
+		if step%stopCheck == 0 && ctx.Err() != nil {
+			return
+		}
 		i, ok := g.queue.pop()
 		if !ok {
 			break
@@ -390,3 +396,7 @@ func (r *ring) pop() (int32, bool) {
 	r.size--
 	return i, true
 }
+
+// stopCheck is how many nodes maxflow processes between looks at its
+// context: a look costs a lock, a node a few arcs.
+const stopCheck = 4096

@@ -29,7 +29,7 @@ func TestGridCutIsMinimal(t *testing.T) {
 				}
 				g.setTerminal(i, source[i], sink[i])
 			}
-			g.maxflow()
+			g.maxflow(t.Context())
 			energy := func(fg func(int) bool) int64 {
 				e := int64(0)
 				for i := range n {

@@ -111,7 +111,7 @@ func segmentLevel(ctx context.Context, px []rgb, s seed) ([]bool, error) {
 			// (paid) when the pixel goes to the background.
 			g.setTerminal(i, capacity(costBG), capacity(costFG))
 		}
-		g.maxflow()
+		g.maxflow(ctx)
 		changed := 0
 		for i := range fg {
 			if v := g.source(i); v != fg[i] {

@@ -27,13 +27,11 @@ func unmix(full *image.RGBA, alpha plane.Plane, r int) *image.NRGBA {
 		}
 	}
 	area := edge.Inset(-r - 1).Intersect(image.Rect(0, 0, w, h))
-	var fgMean, bgMean [3]plane.Plane
-	var fgWeight, bgWeight plane.Plane
-	if !area.Empty() {
-		fgMean, fgWeight = weightedMeans(full, alpha, area, r, func(a float32) bool { return a >= 0.995 })
-		bgMean, bgWeight = weightedMeans(full, alpha, area, r, func(a float32) bool { return a <= 0.005 })
-	}
+	var m bandMeans
 	for y := range h {
+		if y >= area.Min.Y && y < area.Max.Y && y >= m.rows.Max.Y {
+			m = meansOf(full, alpha, area, y, r)
+		}
 		src := full.Pix[y*full.Stride:]
 		dst := out.Pix[y*out.Stride:]
 		for x := range w {
@@ -41,9 +39,9 @@ func unmix(full *image.RGBA, alpha plane.Plane, r int) *image.NRGBA {
 			s, d := src[4*x:4*x+4:4*x+4], dst[4*x:4*x+4:4*x+4]
 			j := -1
 			if image.Pt(x, y).In(area) {
-				j = (y-area.Min.Y)*area.Dx() + x - area.Min.X
-				if fgWeight.V[j] >= minShare && bgWeight.V[j] >= minShare {
-					a = colourLineAlpha(a, s, fgMean, bgMean, j)
+				j = (y-m.ext.Min.Y)*m.ext.Dx() + x - m.ext.Min.X
+				if m.fgWeight.V[j] >= minShare && m.bgWeight.V[j] >= minShare {
+					a = colourLineAlpha(a, s, m.fg, m.bg, j)
 				}
 			}
 			if a <= 0 {
@@ -51,20 +49,48 @@ func unmix(full *image.RGBA, alpha plane.Plane, r int) *image.NRGBA {
 				continue
 			}
 			d[0], d[1], d[2], d[3] = s[0], s[1], s[2], uint8(a*255+0.5)
-			if a >= 1 || j < 0 || bgWeight.V[j] == 0 {
+			if a >= 1 || j < 0 || m.bgWeight.V[j] == 0 {
 				continue // solid, or no pure background nearby to unmix from
 			}
 			for c := range 3 {
-				f := (float32(s[c]) - (1-a)*bgMean[c].V[j]) / a
-				if fgWeight.V[j] > 0 && a < 0.5 {
+				f := (float32(s[c]) - (1-a)*m.bg[c].V[j]) / a
+				if m.fgWeight.V[j] > 0 && a < 0.5 {
 					t := a / 0.5
-					f = t*f + (1-t)*fgMean[c].V[j]
+					f = t*f + (1-t)*m.fg[c].V[j]
 				}
 				d[c] = uint8(min(max(f, 0), 255) + 0.5)
 			}
 		}
 	}
 	return out
+}
+
+// unmixRows is how many rows of the edge area get their colour means at a
+// time. The means take about 48 bytes a pixel while they are computed, so
+// over the whole area of a subject that fills a 40 MP frame they would
+// outweigh the picture several times; a band of rows costs a few rows of
+// that, for recomputing the r rows above and below each band.
+const unmixRows = 256
+
+// bandMeans are the colour means of the pure subject and the pure
+// background around the pixels of rows, over planes covering ext (rows
+// and the r rows either side of them, within the edge area).
+type bandMeans struct {
+	rows, ext          image.Rectangle
+	fg, bg             [3]plane.Plane
+	fgWeight, bgWeight plane.Plane
+}
+
+// meansOf computes the means of the band of area starting at row y. Every
+// window of a row in the band lies within ext, and ext is cut by area's
+// edges exactly where the windows are, so the means are those of the whole
+// area's.
+func meansOf(full *image.RGBA, alpha plane.Plane, area image.Rectangle, y, r int) bandMeans {
+	m := bandMeans{rows: image.Rect(area.Min.X, y, area.Max.X, min(y+unmixRows, area.Max.Y))}
+	m.ext = image.Rect(area.Min.X, max(area.Min.Y, y-r), area.Max.X, min(area.Max.Y, m.rows.Max.Y+r))
+	m.fg, m.fgWeight = weightedMeans(full, alpha, m.ext, r, func(a float32) bool { return a >= 0.995 })
+	m.bg, m.bgWeight = weightedMeans(full, alpha, m.ext, r, func(a float32) bool { return a <= 0.005 })
+	return m
 }
 
 // minShare is the least fraction of an edge pixel's window that pure
