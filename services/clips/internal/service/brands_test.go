@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -17,8 +16,7 @@ import (
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
-	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/service"
@@ -87,26 +85,10 @@ type brands struct {
 func newBrands(t *testing.T) *brands {
 	t.Helper()
 	ctx := t.Context()
-	pool, err := pgkit.Connect(ctx, testkit.DatabaseURL(t), testkit.Schema(t, "clipsbrands"), pgkit.Options{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	for _, m := range []fs.FS{messaging.Migrations, credits.Migrations, migrations.FS} {
-		if err := pgkit.Migrate(ctx, pool, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	nc, err := messaging.Connect(ctx, testkit.NATSURL(t), "clips-brands-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	bus, err := messaging.NewBus(nc, testkit.Namespace(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := apptest.Database(t, "clipsbrands", messaging.Migrations, credits.Migrations, migrations.FS)
+	bus := apptest.Bus(t, "clips-brands-test")
 	b := &brands{owner: &owner{brands: map[string]events.AssetRecord{}}}
+	var err error
 	if b.stop, err = bus.Serve(ctx, events.AssetsRecordsRPC, "assets", b.owner.answer); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"image"
 	"image/color"
 	"image/jpeg"
-	"io/fs"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,10 +21,10 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/postgres"
@@ -77,25 +76,8 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	ctx := t.Context()
-	pool, err := pgkit.Connect(ctx, testkit.DatabaseURL(t), testkit.Schema(t, "thumbsvc"), pgkit.Options{MaxConns: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	for _, m := range []fs.FS{messaging.Migrations, credits.Migrations, migrations.FS} {
-		if err := pgkit.Migrate(ctx, pool, m); err != nil {
-			t.Fatal(err)
-		}
-	}
-	nc, err := messaging.Connect(ctx, testkit.NATSURL(t), "thumbnails-service-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	bus, err := messaging.NewBus(nc, testkit.Namespace(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	pool := apptest.Database(t, "thumbsvc", messaging.Migrations, credits.Migrations, migrations.FS)
+	bus := apptest.Bus(t, "thumbnails-service-test")
 	stop, err := bus.Serve(ctx, events.BillingReserveRPC, "billing", func(context.Context, []byte) ([]byte, error) {
 		return json.Marshal(events.ReserveReply{Outcome: events.ReserveOK})
 	})
