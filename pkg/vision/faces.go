@@ -59,10 +59,19 @@ type Face struct {
 	// Rect is the square the cascade matched, clamped to the image bounds.
 	// It spans roughly brows to chin, so crops add a margin around it.
 	Rect image.Rectangle
-	// Score is the cascade's confidence summed over the merged raw
-	// detections; higher is more certain. Only comparable between faces
-	// found by the same Detector.
+	// Score is the detector's confidence: for pigo the cascade's score
+	// summed over the merged raw detections; higher is more certain. Only
+	// comparable between faces found by the same detector.
 	Score float32
+	// Landmarks are the face's 68 points when the detector places them
+	// (pkg/vision/dlib); nil from pigo, which finds boxes only.
+	Landmarks *Landmarks
+}
+
+// Finder finds faces: *Detector (pigo, boxes only) and *dlib.Model
+// (boxes and landmarks) both are one.
+type Finder interface {
+	Detect(img image.Image) []Face
 }
 
 // Detector finds faces. The zero value is not usable; call New. A Detector
@@ -212,6 +221,11 @@ next:
 
 func area(r image.Rectangle) int {
 	return r.Dx() * r.Dy()
+}
+
+// Gray returns img's BT.601 luma box-filtered to w×h, row-major; see luma.
+func Gray(img image.Image, w, h int) []uint8 {
+	return luma(img, w, h)
 }
 
 // luma returns img's BT.601 luma (the weighting pigo's cascade was trained
