@@ -28,7 +28,7 @@ import (
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
@@ -89,6 +89,11 @@ type Config struct {
 	// the onnxruntime shared library that runs it.
 	BackgroundModel string `env:"HOOKLINE_BG_MODEL"`
 	ONNXRuntimeLib  string `env:"HOOKLINE_ONNXRUNTIME_LIB"`
+
+	// FaceModel is dlib's 68-point landmark model: faces are found with
+	// dlib's HOG detector and placed with its 68 points, which seed cut-outs
+	// and align face swaps (Debian's libdlib-data installs it here).
+	FaceModel string `env:"HOOKLINE_FACE_MODEL" default:"/usr/share/dlib/shape_predictor_68_face_landmarks.dat"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -220,10 +225,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	store := postgres.New(p.Pool, cc)
-	faces, err := vision.New()
+	faces, err := dlib.Open(cfg.FaceModel)
 	if err != nil {
 		return err
 	}
+	defer faces.Close()
 	remover, err := newRemover(&cfg)
 	if err != nil {
 		return err
