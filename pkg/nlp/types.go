@@ -24,6 +24,9 @@ const (
 type TypeScore struct {
 	Type  ContentType
 	Score float64
+	// Cues is how many different cues were found: the evidence behind
+	// Score. One word said twice in a short text scores high on one cue.
+	Cues int
 }
 
 // cues are each type's lexical cues (matched as whole words or phrases).
@@ -44,11 +47,15 @@ func DetectType(text string) []TypeScore {
 	words := float64(max(1, strings.Count(norm, " ")-1))
 	out := make([]TypeScore, 0, len(cues))
 	for t, list := range cues {
-		hits := 0
+		hits, distinct := 0, 0
 		for _, c := range list {
-			hits += strings.Count(norm, " "+c+" ")
+			n := strings.Count(norm, " "+c+" ")
+			hits += n
+			if n > 0 {
+				distinct++
+			}
 		}
-		out = append(out, TypeScore{Type: t, Score: float64(hits) * 1000 / words})
+		out = append(out, TypeScore{Type: t, Score: float64(hits) * 1000 / words, Cues: distinct})
 	}
 	// Conversations ask questions and alternate "you" and "I".
 	questions := float64(strings.Count(text, "?"))

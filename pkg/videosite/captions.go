@@ -22,7 +22,14 @@ type Segment struct {
 type Word struct {
 	Start, End float64
 	Text       string
+	// Confidence is how sure the speech recogniser that heard the word
+	// is, 0..1 (pocketsphinx's posterior probability). Words a person or
+	// the site wrote (captions) are certain: 1.
+	Confidence float64
 }
+
+// Certain is the confidence of a word nobody had to guess: a caption.
+const Certain = 1.0
 
 // Chapter is a chapter marker of a video.
 type Chapter struct {
@@ -64,7 +71,7 @@ func parseJSON3(data []byte) ([]Segment, error) {
 				at = start + *s.TOffsetMs/1000
 			}
 			if w := cleanText(s.UTF8); w != "" {
-				words = append(words, Word{Start: at, Text: w})
+				words = append(words, Word{Start: at, Text: w, Confidence: Certain})
 			}
 		}
 		t := cleanText(text.String())
@@ -139,7 +146,7 @@ func inlineWords(raw string, start, end float64) []Word {
 	flush := func(text string, from float64) {
 		for _, w := range strings.Fields(anyTag.ReplaceAllString(text, "")) {
 			if w = cleanText(w); w != "" {
-				words = append(words, Word{Start: from, Text: w})
+				words = append(words, Word{Start: from, Text: w, Confidence: Certain})
 			}
 		}
 	}

@@ -166,6 +166,8 @@ type project struct {
 		ContentType     string `json:"contentType"`
 		SuggestedFormat string `json:"suggestedFormat"`
 		SuggestedStyle  string `json:"suggestedStyle"`
+		// TranscriptQuality is high or low.
+		TranscriptQuality string `json:"transcriptQuality"`
 	} `json:"analysis"`
 	Clips   []clip     `json:"clips"`
 	ReadyAt *time.Time `json:"readyAt"`

@@ -102,10 +102,11 @@ type clipDTO struct {
 // their domain types, so a field added there fails to compile here until
 // the API decides on it.
 type analysisDTO struct {
-	ContentType     string `json:"contentType"`
-	SuggestedFormat string `json:"suggestedFormat"`
-	SuggestedStyle  string `json:"suggestedStyle"`
-	Engine          string `json:"engine"`
+	ContentType       string `json:"contentType"`
+	SuggestedFormat   string `json:"suggestedFormat"`
+	SuggestedStyle    string `json:"suggestedStyle"`
+	TranscriptQuality string `json:"transcriptQuality"`
+	Engine            string `json:"engine"`
 }
 
 // featuresDTO are the measured features behind a clip's score.

@@ -29,11 +29,18 @@ const chatSystem = "You write short-form video packaging. For each clip, write a
 // maxExcerpt bounds the words of one clip sent to the model.
 const maxExcerpt = 1500
 
-// Rank ranks with the local engine, then asks the model for the wording.
+// Rank ranks with the local engine, then asks the model for the wording,
+// unless the transcript is too unreliable to word anything from: then the
+// local titles (the video's title, time range and confident keywords)
+// stand, and Analysis.Engine says so.
 func (c *Chat) Rank(ctx context.Context, in Input) (Result, error) {
 	res, err := c.Local.Rank(ctx, in)
 	if err != nil || len(res.Clips) == 0 {
 		return res, err
+	}
+	if res.Analysis.TranscriptQuality == QualityLow {
+		res.Analysis.Engine = "local (transcript quality low)"
+		return res, nil
 	}
 	d := prepare(in)
 	var b strings.Builder
@@ -85,11 +92,11 @@ func NewEngine(m textai.Completer) Engine {
 	return &Chat{Model: m}
 }
 
-// textOf is the text of the sentences inside w.
+// textOf is the confidently heard text of the sentences inside w.
 func (d *doc) textOf(w Window) string {
 	i, j := d.span(w)
 	if i < 0 {
 		return ""
 	}
-	return d.join(i, j)
+	return d.reliable(d.sents[i].from, d.sents[j].to)
 }

@@ -171,3 +171,76 @@ func BenchmarkRank60Min(b *testing.B) {
 		}
 	}
 }
+
+// heard is transcript with word timings at the given confidence, except
+// the words of doubtful, heard with 0.2.
+func heard(segs []videosite.Segment, conf float64, doubtful map[string]bool) []videosite.Segment {
+	out := make([]videosite.Segment, len(segs))
+	for i, s := range segs {
+		fields := strings.Fields(s.Text)
+		per := (s.End - s.Start) / float64(len(fields))
+		s.Words = nil
+		for k, f := range fields {
+			c := conf
+			if doubtful[strings.ToLower(strings.Trim(f, ".,!?"))] {
+				c = 0.2
+			}
+			s.Words = append(s.Words, videosite.Word{Start: s.Start + float64(k)*per, End: s.Start + float64(k+1)*per, Text: f, Confidence: c})
+		}
+		out[i] = s
+	}
+	return out
+}
+
+func TestDoubtfulWordsAreNotBuiltOn(t *testing.T) {
+	segs := transcript(40, 12)
+	// The planted moment's hook words, heard with little confidence.
+	doubt := map[string]bool{"mistake": true, "biggest": true, "furious": true, "disaster": true, "solar": true, "roofs": true}
+	res := Rank(Input{Segments: heard(segs, 0.95, doubt), VideoTitle: "Solar roof lessons"})
+	if res.Analysis.TranscriptQuality != QualityHigh {
+		t.Fatalf("quality %q, want high: most words are confident", res.Analysis.TranscriptQuality)
+	}
+	for _, c := range res.Clips {
+		for _, s := range append([]string{c.Title, c.Hook}, c.Keywords...) {
+			for _, w := range strings.Fields(strings.ToLower(s)) {
+				if doubt[strings.Trim(w, ".,!?…")] {
+					t.Errorf("clip %q (hook %q, keywords %v) uses the doubtful %q", c.Title, c.Hook, c.Keywords, w)
+				}
+			}
+		}
+	}
+}
+
+func TestLowQualityTranscriptTitlesFromWhatIsKnown(t *testing.T) {
+	segs := heard(transcript(40, 12), 0.3, nil)
+	res := Rank(Input{Segments: segs, VideoTitle: "Solar roof lessons"})
+	if res.Analysis.TranscriptQuality != QualityLow {
+		t.Fatalf("quality %q, want low", res.Analysis.TranscriptQuality)
+	}
+	if len(res.Clips) == 0 {
+		t.Fatal("no clips")
+	}
+	for _, c := range res.Clips {
+		want := fmt.Sprintf("Solar roof lessons (%s–%s)", clock(c.Start), clock(c.End))
+		if c.Title != want || c.Hook != c.Title || len(c.Keywords) != 0 || len(c.Title) > 80 {
+			t.Errorf("clip %+v, want the title %q, no keywords", c, want)
+		}
+	}
+	// The chat model is not asked to word nonsense.
+	chat := &Chat{Model: nil}
+	got, err := chat.Rank(context.Background(), Input{Segments: segs, VideoTitle: "Solar roof lessons"})
+	if err != nil || got.Analysis.Engine != "local (transcript quality low)" {
+		t.Fatalf("chat over a low-quality transcript: %v, %q", err, got.Analysis.Engine)
+	}
+}
+
+func TestContentTypeNeedsEvidence(t *testing.T) {
+	one := []videosite.Segment{{Start: 0, End: 20, Text: "We watched the game. The game was long and the weather was cold all day."}}
+	if got := Rank(Input{Segments: one}).Analysis.ContentType; got != "story" {
+		t.Errorf("one cue said twice gives %q, want the neutral story", got)
+	}
+	three := []videosite.Segment{{Start: 0, End: 20, Text: "The boss fight on this level is hard. Every player needs better loot before the quest."}}
+	if got := Rank(Input{Segments: three}).Analysis.ContentType; got != "gaming" {
+		t.Errorf("four gaming cues give %q, want gaming", got)
+	}
+}

@@ -69,6 +69,9 @@ func scanProject(r pgx.Row) (project.Project, error) {
 	if err := json.Unmarshal(clips, &cs); err != nil {
 		return p, fmt.Errorf("clips: %w", err)
 	}
+	if a.TranscriptQuality == "" {
+		a.TranscriptQuality = moments.QualityHigh
+	}
 	p.Analysis, p.Clips = moments.Analysis(a), mapSlice(cs, clipRecord.domain)
 	return p, nil
 }

@@ -15,11 +15,14 @@ import (
 // compile here until storage decides on it. Nil slices stay nil both
 // ways: the rows hold null for them, as they always did.
 
+// analysisRecord's transcriptQuality is absent in rows written before it
+// was measured; they read back as "" and are answered as high.
 type analysisRecord struct {
-	ContentType     string `json:"contentType"`
-	SuggestedFormat string `json:"suggestedFormat"`
-	SuggestedStyle  string `json:"suggestedStyle"`
-	Engine          string `json:"engine"`
+	ContentType       string `json:"contentType"`
+	SuggestedFormat   string `json:"suggestedFormat"`
+	SuggestedStyle    string `json:"suggestedStyle"`
+	TranscriptQuality string `json:"transcriptQuality,omitempty"`
+	Engine            string `json:"engine"`
 }
 
 type clipRecord struct {
@@ -73,18 +76,29 @@ type segmentRecord struct {
 	Words []wordRecord `json:"Words"`
 }
 
+// wordRecord's Confidence is absent in rows written before recognisers'
+// confidences were kept; those words read back as certain.
 type wordRecord struct {
-	Start float64 `json:"Start"`
-	End   float64 `json:"End"`
-	Text  string  `json:"Text"`
+	Start      float64  `json:"Start"`
+	End        float64  `json:"End"`
+	Text       string   `json:"Text"`
+	Confidence *float64 `json:"Confidence,omitempty"`
 }
 
 func segmentRec(s videosite.Segment) segmentRecord {
-	return segmentRecord{Start: s.Start, End: s.End, Text: s.Text, Words: mapSlice(s.Words, func(w videosite.Word) wordRecord { return wordRecord(w) })}
+	return segmentRecord{Start: s.Start, End: s.End, Text: s.Text, Words: mapSlice(s.Words, func(w videosite.Word) wordRecord {
+		return wordRecord{Start: w.Start, End: w.End, Text: w.Text, Confidence: &w.Confidence}
+	})}
 }
 
 func (r segmentRecord) domain() videosite.Segment {
-	return videosite.Segment{Start: r.Start, End: r.End, Text: r.Text, Words: mapSlice(r.Words, func(w wordRecord) videosite.Word { return videosite.Word(w) })}
+	return videosite.Segment{Start: r.Start, End: r.End, Text: r.Text, Words: mapSlice(r.Words, func(w wordRecord) videosite.Word {
+		conf := videosite.Certain
+		if w.Confidence != nil {
+			conf = *w.Confidence
+		}
+		return videosite.Word{Start: w.Start, End: w.End, Text: w.Text, Confidence: conf}
+	})}
 }
 
 type optionsRecord struct {

@@ -181,7 +181,7 @@ func (s *Service) prepare(ctx context.Context, p project.Project, captions []vid
 	if err := s.Store.Progress(ctx, p.ID, project.StepAnalyzing, s.now()); err != nil {
 		return err
 	}
-	in := moments.Input{Segments: src.Segments, Signals: signals(src.Signals)}
+	in := moments.Input{Segments: src.Segments, Signals: signals(src.Signals), VideoTitle: p.VideoTitle}
 	if len(p.Clips) > 0 {
 		in.Keep = p.Windows() // every id handed out stays valid
 	}

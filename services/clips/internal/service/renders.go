@@ -358,7 +358,7 @@ func clipWords(segs []videosite.Segment, start, end float64) []captions.Word {
 			fields := strings.Fields(s.Text)
 			per := (s.End - s.Start) / float64(max(1, len(fields)))
 			for i, f := range fields {
-				words = append(words, videosite.Word{Start: s.Start + float64(i)*per, End: s.Start + float64(i+1)*per, Text: f})
+				words = append(words, videosite.Word{Start: s.Start + float64(i)*per, End: s.Start + float64(i+1)*per, Text: f, Confidence: videosite.Certain})
 			}
 		}
 		for _, w := range words {

@@ -200,7 +200,7 @@ func (s *Service) Create(ctx context.Context, p principal.Principal, in project.
 	if proj.VideoTitle == "" {
 		proj.VideoTitle = DefaultVideoTitle
 	}
-	in2 := moments.Input{}
+	in2 := moments.Input{VideoTitle: proj.VideoTitle}
 	var captions []videosite.Segment
 	if src, ok, err := s.Store.Source(ctx, p.OrgID, key); err != nil {
 		return project.Project{}, err

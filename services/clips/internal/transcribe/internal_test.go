@@ -41,11 +41,11 @@ func TestParseSphinx(t *testing.T) {
 	}
 	want := []videosite.Segment{
 		{Start: 0.19, End: 2.61, Text: "Would you install your.", Words: []videosite.Word{
-			{Start: 0.19, End: 0.46, Text: "would"}, {Start: 0.47, End: 0.59, Text: "you"},
-			{Start: 0.6, End: 1.2, Text: "install"}, {Start: 2.4, End: 2.61, Text: "your"},
+			{Start: 0.19, End: 0.46, Text: "would", Confidence: 0.633844}, {Start: 0.47, End: 0.59, Text: "you", Confidence: 0.996008},
+			{Start: 0.6, End: 1.2, Text: "install", Confidence: 0.9993}, {Start: 2.4, End: 2.61, Text: "your", Confidence: 0.637021},
 		}},
 		{Start: 3.69, End: 4.2, Text: "The weather.", Words: []videosite.Word{
-			{Start: 3.69, End: 3.8, Text: "the"}, {Start: 3.81, End: 4.2, Text: "weather"},
+			{Start: 3.69, End: 3.8, Text: "the", Confidence: 0.9}, {Start: 3.81, End: 4.2, Text: "weather", Confidence: 0.9},
 		}},
 	}
 	if !reflect.DeepEqual(got, want) {

@@ -143,7 +143,11 @@ func parseVerbose(data []byte) ([]videosite.Segment, error) {
 	words := make([]videosite.Word, 0, len(v.Words))
 	for _, w := range v.Words {
 		if t := strings.TrimSpace(w.Word); t != "" {
-			words = append(words, videosite.Word{Start: w.Start, End: w.End, Text: t})
+			conf := videosite.Certain
+			if w.Probability != nil {
+				conf = min(1, max(0, *w.Probability))
+			}
+			words = append(words, videosite.Word{Start: w.Start, End: w.End, Text: t, Confidence: conf})
 		}
 	}
 	out := []videosite.Segment{}

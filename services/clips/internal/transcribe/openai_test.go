@@ -69,7 +69,9 @@ func fake(t *testing.T, upload []byte, key string, status int, body string) *htt
 
 func TestOpenAI(t *testing.T) {
 	path, upload := wav(t)
-	w := func(s, e float64, text string) videosite.Word { return videosite.Word{Start: s, End: e, Text: text} }
+	w := func(s, e float64, text string) videosite.Word {
+		return videosite.Word{Start: s, End: e, Text: text, Confidence: videosite.Certain}
+	}
 	for _, tc := range []struct {
 		name, body string
 		want       []videosite.Segment
@@ -96,6 +98,12 @@ func TestOpenAI(t *testing.T) {
 			{Start: 1.1, End: 1.5, Text: "general", Words: []videosite.Word{w(1.1, 1.5, "general")}},
 			{Start: 2.5, End: 3.5, Text: "kenobi again", Words: []videosite.Word{w(2.5, 3.0, "kenobi"), w(3.1, 3.5, "again")}},
 		},
+	}, {
+		name: "faster-whisper word probabilities",
+		body: `{"text":"hello kenobi","words":[{"word":"hello","start":0.1,"end":0.5,"probability":0.97},{"word":"kenobi","start":0.6,"end":1.0,"probability":0.41}]}`,
+		want: []videosite.Segment{{Start: 0.1, End: 1.0, Text: "hello kenobi", Words: []videosite.Word{
+			{Start: 0.1, End: 0.5, Text: "hello", Confidence: 0.97}, {Start: 0.6, End: 1.0, Text: "kenobi", Confidence: 0.41},
+		}}},
 	}, {
 		name: "silence",
 		body: `{"text":"","segments":[],"words":[]}`,

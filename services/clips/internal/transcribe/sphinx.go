@@ -61,7 +61,7 @@ func (s *Sphinx) recognise(ctx context.Context, wav string) ([]videosite.Segment
 
 // parseSphinx reads pocketsphinx_continuous -time yes output: per
 // utterance a text line, then "word start end confidence" lines from <s>
-// to </s>. Markers (<s>, </s>, <sil>) and fillers ([NOISE], [SPEECH],
+// to </s>; the confidence is the word's posterior probability. Markers (<s>, </s>, <sil>) and fillers ([NOISE], [SPEECH],
 // ++BREATH++) are dropped and alternate pronunciations ("your(2)") named
 // by their word. An utterance becomes a segment whose text is its words,
 // capitalised and ended with a full stop: a pause ends a sentence.
@@ -91,7 +91,7 @@ func parseSphinx(r io.Reader) ([]videosite.Segment, error) {
 		}
 		start, err1 := strconv.ParseFloat(f[1], 64)
 		end, err2 := strconv.ParseFloat(f[2], 64)
-		_, err3 := strconv.ParseFloat(f[3], 64)
+		conf, err3 := strconv.ParseFloat(f[3], 64)
 		if err1 != nil || err2 != nil || err3 != nil {
 			continue // a four-word text line
 		}
@@ -106,7 +106,7 @@ func parseSphinx(r io.Reader) ([]videosite.Segment, error) {
 		if i := strings.IndexByte(word, '('); i > 0 {
 			word = word[:i]
 		}
-		words = append(words, videosite.Word{Start: start, End: end, Text: word})
+		words = append(words, videosite.Word{Start: start, End: end, Text: word, Confidence: min(1, max(0, conf))})
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("reading pocketsphinx output: %w", err)

@@ -14,5 +14,8 @@ type verbose struct {
 		Word  string  `json:"word"`
 		Start float64 `json:"start"`
 		End   float64 `json:"end"`
+		// Probability is faster-whisper's per-word confidence; OpenAI and
+		// whisper.cpp leave it out.
+		Probability *float64 `json:"probability"`
 	} `json:"words"`
 }
