@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -51,7 +52,7 @@ func runSchemas(ctx context.Context, args []string, stdout io.Writer) error {
 	if *out == "" {
 		return errUsage
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(*out, 0o750); err != nil {
 		return err
 	}
 	n := 0
@@ -61,7 +62,7 @@ func runSchemas(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 		for _, f := range src.files {
-			data, err := os.ReadFile(filepath.Join(dir, f))
+			data, err := os.ReadFile(filepath.Join(dir, f)) //nolint:gosec // G304: a file of a module this tool names
 			if err != nil {
 				return err
 			}
@@ -87,14 +88,14 @@ func runSchemas(ctx context.Context, args []string, stdout io.Writer) error {
 // moduleDir downloads module@version through the Go module proxy (or finds
 // it in the module cache) and returns its directory.
 func moduleDir(ctx context.Context, module string) (string, error) {
-	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module)
+	cmd := exec.CommandContext(ctx, "go", "mod", "download", "-json", module) //nolint:gosec // G204: module is one of the constants above
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	var info struct{ Dir, Error string }
 	if jerr := json.Unmarshal(out, &info); jerr != nil || info.Error != "" || err != nil {
-		return "", fmt.Errorf("go mod download %s: %v %s %s", module, err, info.Error, stderr.String())
+		return "", fmt.Errorf("go mod download %s: %w %s %s", module, errors.Join(err, jerr), info.Error, stderr.String())
 	}
 	return info.Dir, nil
 }
@@ -106,7 +107,7 @@ func writeSchemas(dir string, schemas map[string]any) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(dir, name+".json"), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), data, 0o600); err != nil {
 			return err
 		}
 	}
