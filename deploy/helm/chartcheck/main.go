@@ -14,8 +14,8 @@
 //	    fails unless both renders hold the same Deployments with the same pod
 //	    specs (containers, images, args, ports, probes, env, volumes, ...).
 //	chartcheck metrics -repo ROOT RENDERED.yaml
-//	    fails unless every metric a PrometheusRule names is one the code
-//	    under ROOT declares.
+//	    fails unless every expression of a PrometheusRule parses as PromQL
+//	    and every series it names is one the code under ROOT declares.
 package main
 
 import (

@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/prometheus/prometheus/promql/parser"
 )
 
 // Instrument declarations in the code, as this repository writes them:
@@ -19,9 +21,6 @@ import (
 var (
 	counterDecl   = regexp.MustCompile(`NewCounter\(\s*\w+\s*,\s*"([a-z0-9_.]+)"`)
 	histogramDecl = regexp.MustCompile(`(?:\bhistogram|Float64Histogram)\(\s*"([a-z0-9_.]+)"`)
-	// A metric selector in PromQL: a name followed by its label matchers or
-	// range. Functions are followed by "(" and so never match.
-	promSelector = regexp.MustCompile(`([a-zA-Z_:][a-zA-Z0-9_:]*)\s*[{\[]`)
 )
 
 // runMetrics checks that the alerts of a render name only exported series.
@@ -107,7 +106,8 @@ func promName(otelName string) string {
 }
 
 // ruleMetrics returns the series named by the expressions of the
-// PrometheusRules in a multi-document YAML stream, sorted, once each.
+// PrometheusRules in a multi-document YAML stream, sorted, once each. An
+// expression PromQL cannot parse is an error.
 func ruleMetrics(data []byte) ([]string, error) {
 	docs, err := splitYAML(data)
 	if err != nil {
@@ -123,40 +123,19 @@ func ruleMetrics(data []byte) ([]string, error) {
 			rules, _ := dig(g, "rules").([]any)
 			for _, r := range rules {
 				expr, _ := dig(r, "expr").(string)
-				for _, m := range promSelector.FindAllStringSubmatch(stripStrings(expr), -1) {
-					if !slices.Contains(used, m[1]) {
-						used = append(used, m[1])
-					}
+				parsed, err := parser.ParseExpr(expr)
+				if err != nil {
+					return nil, fmt.Errorf("rule %v: %w", dig(r, "alert"), err)
 				}
+				parser.Inspect(parsed, func(n parser.Node, _ []parser.Node) error {
+					if vs, ok := n.(*parser.VectorSelector); ok && !slices.Contains(used, vs.Name) {
+						used = append(used, vs.Name)
+					}
+					return nil
+				})
 			}
 		}
 	}
 	slices.Sort(used)
 	return used, nil
-}
-
-// stripStrings blanks PromQL string literals (label values), so a value
-// such as "clips.render.failed.v1" is not taken for a metric name.
-func stripStrings(expr string) string {
-	var b strings.Builder
-	inString := false
-	escaped := false
-	for _, r := range expr {
-		switch {
-		case inString && escaped:
-			escaped = false
-			continue
-		case inString && r == '\\':
-			escaped = true
-			continue
-		case r == '"':
-			inString = !inString
-			b.WriteRune(r)
-			continue
-		case inString:
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }

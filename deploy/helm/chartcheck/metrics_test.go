@@ -47,6 +47,8 @@ func TestMetricsDeclared(t *testing.T) {
 		{`sum(rate(hookline_billing_reserves{outcome="ok"}[5m]))`, "hookline_billing_reserves"},
 		{`increase(only_in_tests_total[5m])`, "only_in_tests_total"},
 		{`rate(hookline_billing_reserves_total[5m]) / rate(hookline_render_failures_total{kind="clip"}[5m])`, "hookline_render_failures_total"},
+		{`sum(rate(hookline_billing_reserves_total[5m])`, "unclosed"},
+		{`hookline_billing_reserves_total{outcome="ok"} > `, "unexpected end of input"},
 	}
 	for _, c := range cases {
 		rendered := filepath.Join(t.TempDir(), "r.yaml")
