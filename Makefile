@@ -4,7 +4,7 @@ MODULES := ./pkg/... ./services/assets/... ./services/billing/... ./services/cli
 # Every module of go.work, as directories: golangci-lint runs inside each.
 LINT_DIRS := pkg services/assets services/billing services/clips services/gateway services/thumbnails e2e bench
 
-.PHONY: up test deps build fuzz lint bench down
+.PHONY: up test deps build fuzz lint chart bench down
 
 up: ## install what is missing, start dependencies and all services, seed a dev organization
 	@scripts/up.sh
@@ -25,10 +25,14 @@ lint: ## gofmt, go vet, then golangci-lint (.golangci.yml) in every module
 	@test -z "$$(gofmt -l $(LINT_DIRS))" || { gofmt -l $(LINT_DIRS); exit 1; }
 	@scripts/package-map.sh
 	@go vet $(MODULES) ./bench/...
+	@scripts/chart-check.sh
 	@scripts/deps.sh lint-tools
 	@eval "$$(scripts/deps.sh env)"; rc=0; for m in $(LINT_DIRS); do \
 	  echo "golangci-lint: $$m"; (cd $$m && "$$HOOKLINE_BIN/golangci-lint" run ./...) || rc=1; \
 	done; exit $$rc
+
+chart: ## Helm chart: helm lint, helm template validated offline against the Kubernetes 1.30 and CRD schemas, the same Deployments as deploy/k8s
+	@scripts/chart-check.sh
 
 bench: ## benchmarks and load scripts; see bench/RESULTS.md
 	@bench/run.sh

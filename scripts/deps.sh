@@ -10,12 +10,17 @@
 #   scripts/deps.sh env       print the environment for tests and services
 #   scripts/deps.sh bench-tools  install wrk (and nginx, a peer proxy) for make bench
 #   scripts/deps.sh lint-tools   install golangci-lint for make lint
+#   scripts/deps.sh chart-tools  install helm, kustomize and kubeconform (scripts/chart-check.sh)
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 set -euo pipefail
 
 NATS_VERSION=v2.11.9
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # RELEASE.2026-02-12
 GOLANGCI_LINT_VERSION=v2.15.0
+# The Helm chart's offline checks (scripts/chart-check.sh).
+HELM_VERSION=v3.22.0
+KUSTOMIZE_VERSION=v5.8.1
+KUBECONFORM_VERSION=v0.8.0
 # onnxruntime's C API version must match github.com/yalue/onnxruntime_go
 # (v1.27.0 wants 1.24); the library comes from the npm package (MIT).
 ONNXRUNTIME_VERSION=1.24.1
@@ -229,6 +234,9 @@ case "${1:-start}" in
   install) install ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
+  chart-tools) install_go_bin helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
+               install_go_bin kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
+               install_go_bin kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" ;;
   media) install_clips_media; install_apt fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }
@@ -236,5 +244,5 @@ case "${1:-start}" in
   start) install; start_postgres; start_nats; start_minio; print_env ;;
   stop) stop ;;
   env) print_env ;;
-  *) echo "usage: $0 install|start|stop|env|bench-tools|lint-tools|media" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|bench-tools|lint-tools|chart-tools|media" >&2; exit 2 ;;
 esac

@@ -27,6 +27,8 @@ for m in "${MODULES[@]}" bench; do
   # --allow-parallel-runners: several clones on one machine may lint at once.
   (cd "$m" && "$HOOKLINE_BIN/golangci-lint" run --allow-parallel-runners ./...) || { echo "golangci-lint failed in $m"; exit 1; }
 done
+echo "== helm chart (scripts/chart-check.sh)"
+scripts/chart-check.sh
 echo "== go test -race"
 set +e
 go test -race -count=1 -timeout 25m "${PATTERNS[@]}" 2>&1 | tee .hookline/test.log
