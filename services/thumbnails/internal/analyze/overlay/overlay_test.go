@@ -66,3 +66,24 @@ func TestValidate(t *testing.T) {
 		t.Error("long face name accepted")
 	}
 }
+
+// Text already on the picture counts against a region like a busy
+// background: on an even frame with a caption across its top-left
+// quarter, the regions under the caption come last.
+func TestSuggestAvoidsExistingText(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 1280, 720))
+	draw.Draw(img, img.Bounds(), &image.Uniform{C: color.RGBA{R: 30, G: 60, B: 90, A: 255}}, image.Point{}, draw.Src)
+	caption := image.Rect(0, 0, 640, 360)
+	ss := Suggest(Input{Img: img, Text: []image.Rectangle{caption}, Saliency: vision.Saliency(img), Prompt: "budget travel in Japan"})
+	if len(ss) < 3 {
+		t.Fatalf("%d suggestions", len(ss))
+	}
+	for _, s := range ss[:3] {
+		if s.Placement == "top-left" || s.Placement == "top" || s.Placement == "left" {
+			t.Errorf("suggestion over the caption: %+v", s)
+		}
+	}
+	if !strings.Contains(ss[0].Reason, "nothing written there") {
+		t.Errorf("reason %q", ss[0].Reason)
+	}
+}
