@@ -29,8 +29,10 @@ import (
 
 // Suggestion is one way to put text on the picture.
 type Suggestion struct {
-	Text        string
-	Placement   string
+	Text      string
+	Placement string
+	// Box is the placement's region in the picture's pixels.
+	Box         image.Rectangle
 	Color       string
 	StrokeColor string
 	FontFamily  string
@@ -93,10 +95,34 @@ var regions = []region{
 	{"top-left", 0, 0, 0.5, 0.5}, {"top-right", 0.5, 0, 1, 0.5}, {"bottom-left", 0, 0.5, 0.5, 1}, {"bottom-right", 0.5, 0.5, 1, 1},
 }
 
-// edges are narrower bands along the frame's sides, offered only when
-// faces leave fewer than three of the regions free.
-var edges = []region{
-	{"top-edge", 0, 0, 1, 0.2}, {"bottom-edge", 0, 0.8, 1, 1}, {"left-edge", 0, 0, 0.2, 1}, {"right-edge", 0.8, 0, 1, 1},
+// Edge bands, offered only when faces leave fewer than three of the
+// regions free: along each side, the frame's strip up to the nearest
+// face, a fifth of the frame at most and minEdge at least.
+const (
+	maxEdge = 0.2
+	minEdge = 0.08
+)
+
+// edges are the edge bands of a frame with bounds b that faces leave free.
+func edges(b image.Rectangle, faces []image.Rectangle) []region {
+	top, bottom, left, right := maxEdge, maxEdge, maxEdge, maxEdge
+	w, h := float64(b.Dx()), float64(b.Dy())
+	for _, f := range faces {
+		top = min(top, float64(f.Min.Y-b.Min.Y)/h)
+		bottom = min(bottom, float64(b.Max.Y-f.Max.Y)/h)
+		left = min(left, float64(f.Min.X-b.Min.X)/w)
+		right = min(right, float64(b.Max.X-f.Max.X)/w)
+	}
+	var out []region
+	for _, r := range []region{
+		{"top-edge", 0, 0, 1, top}, {"bottom-edge", 0, 1 - bottom, 1, 1},
+		{"left-edge", 0, 0, left, 1}, {"right-edge", 1 - right, 0, 1, 1},
+	} {
+		if r.x1-r.x0 >= minEdge && r.y1-r.y0 >= minEdge {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // faceMargin grows a face's box on every side, as a share of its size,
@@ -168,7 +194,7 @@ func Suggest(in Input) []Suggestion {
 	}
 	ms := measure(regions)
 	if len(ms) < 3 {
-		ms = append(ms, measure(edges)...)
+		ms = append(ms, measure(edges(b, faces))...)
 	}
 	texts := texts(in.Prompt, in.FaceName)
 	n := min(5, max(3, len(texts)), len(ms))
@@ -191,7 +217,7 @@ func Suggest(in Input) []Suggestion {
 			color, stroke = "#FFFFFF", "#000000"
 		}
 		out = append(out, Suggestion{
-			Text: text, Placement: m.name, Color: color, StrokeColor: stroke, FontFamily: f.family,
+			Text: text, Placement: m.name, Box: m.rect(b), Color: color, StrokeColor: stroke, FontFamily: f.family,
 			FontSize: fontSize(m.region, text, f), Styling: styling,
 			Reason: reason(m, color, contrast),
 		})

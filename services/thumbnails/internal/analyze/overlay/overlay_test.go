@@ -87,3 +87,31 @@ func TestSuggestAvoidsExistingText(t *testing.T) {
 		t.Errorf("reason %q", ss[0].Reason)
 	}
 }
+
+// A face that fills most of the frame leaves the bands above and below
+// it: three suggestions still, none over the face.
+func TestSuggestAroundAFaceFillingTheFrame(t *testing.T) {
+	img, _, err := image.Decode(bytes.NewReader(testkit.FacePhoto(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	det, err := vision.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	faces := det.Detect(img)
+	if len(faces) == 0 {
+		t.Fatal("no face found")
+	}
+	ss := Suggest(Input{Img: img, Faces: faces, Saliency: vision.Saliency(img), Prompt: `a man shocked by his power bill, headline "BILL SHOCK"`})
+	if len(ss) < 3 {
+		t.Fatalf("%d suggestions: %+v", len(ss), ss)
+	}
+	for _, s := range ss {
+		for _, f := range faces {
+			if f.Rect.Overlaps(s.Box) {
+				t.Errorf("%s %v covers the face %v", s.Placement, s.Box, f.Rect)
+			}
+		}
+	}
+}

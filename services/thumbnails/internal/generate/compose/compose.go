@@ -224,7 +224,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		if a.AutoText && asked != "" {
 			j.word = asked
 		}
-		if a.WhenAsked && asked == "" && !(sample && a.Text != "") {
+		if a.WhenAsked && asked == "" && (!sample || a.Text == "") {
 			continue // nothing asks for it: the space stays the picture's
 		}
 		if a.AimFace {
