@@ -18,17 +18,10 @@ import (
 // A face on the left of a dark frame: the text goes right, in a light
 // colour, and says what the prompt says.
 func TestSuggestAvoidsTheFace(t *testing.T) {
-	photo, _, err := image.Decode(bytes.NewReader(testkit.FacePhoto(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	photo, det := facePhoto(t)
 	img := image.NewRGBA(image.Rect(0, 0, 1280, 720))
 	draw.Draw(img, img.Bounds(), &image.Uniform{C: color.RGBA{R: 20, G: 24, B: 40, A: 255}}, image.Point{}, draw.Src)
 	xdraw.CatmullRom.Scale(img, image.Rect(40, 60, 440, 660), photo, photo.Bounds(), draw.Src, nil)
-	det, err := vision.New()
-	if err != nil {
-		t.Fatal(err)
-	}
 	faces := det.Detect(img)
 	if len(faces) == 0 {
 		t.Fatal("no face found")
@@ -91,14 +84,7 @@ func TestSuggestAvoidsExistingText(t *testing.T) {
 // A face that fills most of the frame leaves the bands above and below
 // it: three suggestions still, none over the face.
 func TestSuggestAroundAFaceFillingTheFrame(t *testing.T) {
-	img, _, err := image.Decode(bytes.NewReader(testkit.FacePhoto(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	det, err := vision.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	img, det := facePhoto(t)
 	faces := det.Detect(img)
 	if len(faces) == 0 {
 		t.Fatal("no face found")
@@ -114,4 +100,18 @@ func TestSuggestAroundAFaceFillingTheFrame(t *testing.T) {
 			}
 		}
 	}
+}
+
+// facePhoto is pigo's sample portrait and a face detector.
+func facePhoto(t *testing.T) (image.Image, *vision.Detector) {
+	t.Helper()
+	img, _, err := image.Decode(bytes.NewReader(testkit.FacePhoto(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	det, err := vision.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img, det
 }
