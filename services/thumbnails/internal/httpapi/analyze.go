@@ -81,7 +81,8 @@ type suggestionDTO struct {
 func suggestionsOut(ss []overlay.Suggestion) []suggestionDTO {
 	out := make([]suggestionDTO, len(ss))
 	for i, s := range ss {
-		out[i] = suggestionDTO(s)
+		out[i] = suggestionDTO{Text: s.Text, Placement: s.Placement, Color: s.Color, StrokeColor: s.StrokeColor,
+			FontFamily: s.FontFamily, FontSize: s.FontSize, Styling: s.Styling, Reason: s.Reason}
 	}
 	return out
 }

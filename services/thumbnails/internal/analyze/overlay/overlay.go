@@ -1,8 +1,11 @@
 // Package overlay suggests where and how to put text on a thumbnail: the
-// calmest regions of the picture (spectral-residual saliency, away from
-// faces), a colour and stroke that stand out against each region, and
-// short texts taken from the picture's own prompt. Every value comes from
-// a measurement of the image or a word of the prompt.
+// calmest regions of the picture (spectral-residual saliency) clear of
+// faces and away from the text already on it, a colour and stroke that
+// stand out against each region, and short texts taken from the
+// picture's own prompt. Every value comes from a measurement of the image
+// or a word of the prompt, and the reason says which: the words for the
+// text's colour and the region's lightness follow the measured relative
+// luminances, and the contrast it quotes is the one the text gets.
 package overlay
 
 import (
@@ -16,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/fonts"
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/nlp"
@@ -25,8 +29,10 @@ import (
 
 // Suggestion is one way to put text on the picture.
 type Suggestion struct {
-	Text        string
-	Placement   string
+	Text      string
+	Placement string
+	// Box is the placement's region in the picture's pixels.
+	Box         image.Rectangle
 	Color       string
 	StrokeColor string
 	FontFamily  string
@@ -38,8 +44,11 @@ type Suggestion struct {
 
 // Input is what Suggest reads.
 type Input struct {
-	Img      image.Image
-	Faces    []vision.Face
+	Img   image.Image
+	Faces []vision.Face
+	// Text are the regions of Img that already hold text (a text
+	// detector's boxes, in Img's coordinates).
+	Text     []image.Rectangle
 	Saliency []float64 // vision.Saliency of Img
 	Prompt   string
 	FaceName string
@@ -86,11 +95,46 @@ var regions = []region{
 	{"top-left", 0, 0, 0.5, 0.5}, {"top-right", 0.5, 0, 1, 0.5}, {"bottom-left", 0, 0.5, 0.5, 1}, {"bottom-right", 0.5, 0.5, 1, 1},
 }
 
+// Edge bands, offered only when faces leave fewer than three of the
+// regions free: along each side, the frame's strip up to the nearest
+// face, a fifth of the frame at most and minEdge at least.
+const (
+	maxEdge = 0.2
+	minEdge = 0.08
+)
+
+// edges are the edge bands of a frame with bounds b that faces leave free.
+func edges(b image.Rectangle, faces []image.Rectangle) []region {
+	top, bottom, left, right := maxEdge, maxEdge, maxEdge, maxEdge
+	w, h := float64(b.Dx()), float64(b.Dy())
+	for _, f := range faces {
+		top = min(top, float64(f.Min.Y-b.Min.Y)/h)
+		bottom = min(bottom, float64(b.Max.Y-f.Max.Y)/h)
+		left = min(left, float64(f.Min.X-b.Min.X)/w)
+		right = min(right, float64(b.Max.X-f.Max.X)/w)
+	}
+	var out []region
+	for _, r := range []region{
+		{"top-edge", 0, 0, 1, top}, {"bottom-edge", 0, 1 - bottom, 1, 1},
+		{"left-edge", 0, 0, left, 1}, {"right-edge", 1 - right, 0, 1, 1},
+	} {
+		if r.x1-r.x0 >= minEdge && r.y1-r.y0 >= minEdge {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// faceMargin grows a face's box on every side, as a share of its size,
+// before regions are kept clear of it: the detector's box runs from brows
+// to chin, and hair and ears are part of the face too.
+const faceMargin = 0.1
+
 // measured is a region with its measurements.
 type measured struct {
 	region
-	saliency, faces, luma float64
-	cost                  float64
+	saliency, text, luma float64
+	cost                 float64
 }
 
 // palette is what text may be painted in.
@@ -98,27 +142,64 @@ var palette = []struct{ hex, name string }{
 	{"#FFFFFF", "white"}, {"#FFD400", "yellow"}, {"#111111", "near-black"}, {"#FF3B30", "red"},
 }
 
-// Suggest returns 3 to 5 suggestions, the calmest regions first.
+// Legibility: minContrast is WCAG's AA ratio for text; a region whose
+// best colour falls short gets the text on a plate of plateColor.
+const (
+	minContrast = 4.5
+	plateColor  = "#111111"
+)
+
+// Lightness bands of relative luminance, for the words of a reason: below
+// darkBelow is dark (sRGB grey under about 89), above lightAbove light
+// (over about 170), mid-tone between.
+const (
+	darkBelow  = 0.1
+	lightAbove = 0.4
+)
+
+// Suggest returns up to five suggestions, the calmest regions first:
+// three at least when faces leave three regions (or, failing that, edge
+// bands) free, none over a face.
 func Suggest(in Input) []Suggestion {
 	b := in.Img.Bounds()
-	var ms []measured
-	for _, r := range regions {
-		m := measured{region: r}
-		m.saliency = meanSaliency(in.Saliency, r)
-		for _, f := range in.Faces {
-			m.faces += overlap(f.Rect, b, r)
-		}
-		m.luma = meanLuma(in.Img, r)
-		// Faces must stay visible: covering one costs more than any busy
-		// background.
-		m.cost = m.saliency + 2*m.faces
-		ms = append(ms, m)
+	var faces []image.Rectangle
+	for _, f := range in.Faces {
+		g := int(faceMargin * float64(max(f.Rect.Dx(), f.Rect.Dy())))
+		faces = append(faces, f.Rect.Inset(-g))
 	}
-	slices.SortStableFunc(ms, func(a, b measured) int { return cmp.Compare(a.cost, b.cost) })
+	measure := func(rs []region) []measured {
+		var ms []measured
+		for _, r := range rs {
+			box := r.rect(b)
+			clear := true
+			for _, f := range faces {
+				clear = clear && !f.Overlaps(box)
+			}
+			if !clear {
+				continue
+			}
+			m := measured{region: r, saliency: meanSaliency(in.Saliency, r), luma: meanLuma(in.Img, box)}
+			for _, t := range in.Text {
+				if in := t.Intersect(box); !in.Empty() {
+					m.text += float64(in.Dx()*in.Dy()) / float64(box.Dx()*box.Dy())
+				}
+			}
+			// Covering text already there costs as much as the busiest
+			// background.
+			m.cost = m.saliency + m.text
+			ms = append(ms, m)
+		}
+		slices.SortStableFunc(ms, func(a, b measured) int { return cmp.Compare(a.cost, b.cost) })
+		return ms
+	}
+	ms := measure(regions)
+	if len(ms) < 3 {
+		ms = append(ms, measure(edges(b, faces))...)
+	}
 	texts := texts(in.Prompt, in.FaceName)
-	n := min(5, max(3, len(texts)))
+	n := min(5, max(3, len(texts)), len(ms))
 	out := make([]Suggestion, 0, n)
-	for i := 0; i < n && i < len(ms); i++ {
+	for i := 0; i < n; i++ {
 		m := ms[i]
 		text := texts[i%len(texts)]
 		color, contrast := bestColor(m.luma)
@@ -130,26 +211,53 @@ func Suggest(in Input) []Suggestion {
 		if utf8.RuneCountInString(text) > 18 {
 			f = long
 		}
+		styling := f.styling
+		if contrast < minContrast {
+			styling += ", on a solid " + plateColor + " plate"
+			color, stroke = "#FFFFFF", "#000000"
+		}
 		out = append(out, Suggestion{
-			Text: text, Placement: m.name, Color: color, StrokeColor: stroke, FontFamily: f.family,
-			FontSize: fontSize(m.region, text, f), Styling: f.styling,
+			Text: text, Placement: m.name, Box: m.rect(b), Color: color, StrokeColor: stroke, FontFamily: f.family,
+			FontSize: fontSize(m.region, text, f), Styling: styling,
 			Reason: reason(m, color, contrast),
 		})
 	}
 	return out
 }
 
+// rect is r in the pixels of a frame with bounds b.
+func (r region) rect(b image.Rectangle) image.Rectangle {
+	w, h := float64(b.Dx()), float64(b.Dy())
+	return image.Rect(b.Min.X+int(r.x0*w), b.Min.Y+int(r.y0*h), b.Min.X+int(math.Ceil(r.x1*w)), b.Min.Y+int(math.Ceil(r.y1*h)))
+}
+
+// lightness words a relative luminance.
+func lightness(l float64) string {
+	switch {
+	case l < darkBelow:
+		return "dark"
+	case l > lightAbove:
+		return "light"
+	}
+	return "mid-tone"
+}
+
+// reason says why the region, and why the colour: the region's measured
+// lightness and the contrast the text gets, on a plate when the picture
+// alone cannot give it minContrast.
 func reason(m measured, color string, contrast float64) string {
-	face := "no face there"
-	if m.faces > 0.01 {
-		face = fmt.Sprintf("%.0f %% of a face there", 100*m.faces)
+	where := "nothing written there"
+	if m.text > 0.01 {
+		where = fmt.Sprintf("%.0f %% of it under existing text", 100*m.text)
 	}
-	tone := "dark"
-	if m.luma > 0.5 {
-		tone = "light"
+	why := fmt.Sprintf("the %s is among the calmest areas clear of faces (saliency %.2f, %s)", m.name, m.saliency, where)
+	bg := fmt.Sprintf("its %s background (relative luminance %.2f)", lightness(m.luma), m.luma)
+	if contrast < minContrast {
+		plate := relLuma(plateColor)
+		return fmt.Sprintf("%s; %s gives no colour more than %.2f:1, too little to read, so %s text on a %s plate contrasts %.1f:1",
+			why, bg, contrast, colorName(color), colorName(plateColor), ratio(relLuma(color), plate))
 	}
-	return fmt.Sprintf("the %s is among the calmest areas (saliency %.2f, %s); %s text on its %s background contrasts %.1f:1",
-		m.name, m.saliency, face, colorName(color), tone, contrast)
+	return fmt.Sprintf("%s; %s text on %s contrasts %.1f:1", why, colorName(color), bg, contrast)
 }
 
 func colorName(hex string) string {
@@ -253,22 +361,13 @@ func meanSaliency(sal []float64, r region) float64 {
 	return sum / float64(cnt)
 }
 
-// overlap is the share of the face rect inside the region.
-func overlap(face, bounds image.Rectangle, r region) float64 {
-	w, h := float64(bounds.Dx()), float64(bounds.Dy())
-	rr := image.Rect(bounds.Min.X+int(r.x0*w), bounds.Min.Y+int(r.y0*h), bounds.Min.X+int(r.x1*w), bounds.Min.Y+int(r.y1*h))
-	in := face.Intersect(rr)
-	if face.Empty() || in.Empty() {
-		return 0
-	}
-	return float64(in.Dx()*in.Dy()) / float64(face.Dx()*face.Dy())
-}
-
-func meanLuma(img image.Image, r region) float64 {
-	b := img.Bounds()
+// meanLuma is the mean relative luminance of img inside r, on a grid of
+// about 128×128 samples.
+func meanLuma(img image.Image, r image.Rectangle) float64 {
+	step := max(1, max(r.Dx(), r.Dy())/128)
 	sum, cnt := 0.0, 0
-	for y := b.Min.Y + int(r.y0*float64(b.Dy())); y < b.Min.Y+int(r.y1*float64(b.Dy())); y += 8 {
-		for x := b.Min.X + int(r.x0*float64(b.Dx())); x < b.Min.X+int(r.x1*float64(b.Dx())); x += 8 {
+	for y := r.Min.Y; y < r.Max.Y; y += step {
+		for x := r.Min.X; x < r.Max.X; x += step {
 			cr, cg, cb, _ := img.At(x, y).RGBA()
 			sum += relative(float64(cr)/65535, float64(cg)/65535, float64(cb)/65535)
 			cnt++
@@ -282,13 +381,12 @@ func meanLuma(img image.Image, r region) float64 {
 
 // relative is WCAG relative luminance of sRGB components in 0..1.
 func relative(r, g, b float64) float64 {
-	lin := func(c float64) float64 {
-		if c <= 0.03928 {
-			return c / 12.92
-		}
-		return math.Pow((c+0.055)/1.055, 2.4)
-	}
-	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+	return 0.2126*colour.SRGBToLinear(r) + 0.7152*colour.SRGBToLinear(g) + 0.0722*colour.SRGBToLinear(b)
+}
+
+// ratio is the WCAG contrast ratio of two relative luminances.
+func ratio(a, b float64) float64 {
+	return (math.Max(a, b) + 0.05) / (math.Min(a, b) + 0.05)
 }
 
 func relLuma(hex string) float64 {
@@ -300,13 +398,11 @@ func relLuma(hex string) float64 {
 // bestColor is the palette colour of the highest WCAG contrast against a
 // background of relative luminance bg.
 func bestColor(bg float64) (string, float64) {
-	best, ratio := "", 0.0
+	best, most := "", 0.0
 	for _, p := range palette {
-		l := relLuma(p.hex)
-		c := (math.Max(l, bg) + 0.05) / (math.Min(l, bg) + 0.05)
-		if c > ratio {
-			best, ratio = p.hex, c
+		if c := ratio(relLuma(p.hex), bg); c > most {
+			best, most = p.hex, c
 		}
 	}
-	return best, ratio
+	return best, most
 }

@@ -22,7 +22,7 @@ var builtinLayouts = map[string]string{
 		"texts": [
 			{"name": "headline", "box": [0.5, 0.08, 0.47, 0.64], "size": 0.3, "align": "right", "highlight": "accent"}
 		],
-		"accents": [{"kind": "badge", "box": [0.72, 0.76, 0.24, 0.15], "color": "primary", "text": "NEW", "autoText": true}],
+		"accents": [{"kind": "badge", "box": [0.72, 0.76, 0.24, 0.15], "color": "primary", "whenAsked": true}],
 		"grade": "warm",
 		"palette": {"background": "#0d0630", "background2": "#5b0eeb", "primary": "#ff2e63", "accent": "#ffe600", "text": "#ffffff", "stroke": "#0b0b0b"}
 	}`,
@@ -44,7 +44,7 @@ var builtinLayouts = map[string]string{
 		],
 		"accents": [
 			{"kind": "arrow", "box": [0.08, 0.56, 0.2, 0.24], "color": "accent", "aimFace": true},
-			{"kind": "burst", "box": [0.73, 0.5, 0.23, 0.4], "color": "primary", "text": "NEW", "autoText": true}
+			{"kind": "burst", "box": [0.73, 0.5, 0.23, 0.4], "color": "primary", "whenAsked": true}
 		],
 		"grade": "punchy",
 		"palette": {"background": "#0d0630", "background2": "#5b0eeb", "primary": "#ff2e63", "accent": "#ffe600", "text": "#ffffff", "stroke": "#0b0b0b"}
@@ -65,7 +65,7 @@ var builtinLayouts = map[string]string{
 		"texts": [
 			{"name": "headline", "box": [0.04, 0.36, 0.54, 0.58], "size": 0.28, "valign": "bottom", "highlight": "accent"}
 		],
-		"accents": [{"kind": "badge", "box": [0.04, 0.07, 0.22, 0.15], "color": "accent", "textColor": "stroke", "text": "NEW", "autoText": true}],
+		"accents": [{"kind": "badge", "box": [0.04, 0.07, 0.22, 0.15], "color": "accent", "textColor": "stroke", "whenAsked": true}],
 		"grade": "moody",
 		"palette": {"background": "#0d0630", "background2": "#5b0eeb", "primary": "#ff2e63", "accent": "#ffe600", "text": "#ffffff", "stroke": "#0b0b0b"}
 	}`,
@@ -88,7 +88,7 @@ var builtinLayouts = map[string]string{
 		"texts": [
 			{"name": "headline", "box": [0.05, 0.53, 0.9, 0.3], "size": 0.26, "align": "center", "valign": "middle", "highlight": "accent", "stroke": 0.09}
 		],
-		"accents": [{"kind": "badge", "box": [0.3, 0.86, 0.4, 0.08], "color": "accent", "textColor": "stroke", "text": "NEW", "autoText": true}],
+		"accents": [{"kind": "badge", "box": [0.3, 0.86, 0.4, 0.08], "color": "accent", "textColor": "stroke", "whenAsked": true}],
 		"grade": "punchy",
 		"palette": {"background": "#0d0630", "background2": "#5b0eeb", "primary": "#ff2e63", "accent": "#ffe600", "text": "#ffffff", "stroke": "#0b0b0b"}
 	}`,

@@ -150,13 +150,20 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		textErr error
 		textsOK = make(chan struct{})
 	)
-	jobs := textJobs(req, l, rng, w, h, sample)
-	var headWords []string
-	for _, j := range jobs {
-		if j.slot.Name == layout.SlotHeadline {
-			headWords = j.words
+	// The badge word the prompt asks for, when a badge will show it: it
+	// moves out of a derived headline onto the badge (a headline the
+	// request brings keeps its words, and no badge repeats them).
+	text := req.Prompt
+	if req.Tweak != "" {
+		text = req.Tweak + " " + req.Prompt
+	}
+	asked := ""
+	for _, a := range l.Accents {
+		if a.AutoText {
+			asked = badgeWord(text, strings.Fields(givenHeadline(req)))
 		}
 	}
+	jobs := textJobs(req, l, rng, w, h, sample, asked)
 	go func() {
 		defer close(textsOK)
 		for _, job := range jobs {
@@ -212,15 +219,13 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		return engine.Result{}, err
 	}
 
-	text := req.Prompt
-	if req.Tweak != "" {
-		text = req.Tweak + " " + req.Prompt
-	}
 	for _, a := range l.Accents {
 		j := accentJob{a: a, box: boxPx(a.Box, w, h), word: a.Text, short: short}
-		// A number from the prompt, unless the headline says it already.
-		if n := firstNumber(text); a.AutoText && n != "" && !contains(headWords, n) {
-			j.word = n
+		if a.AutoText && asked != "" {
+			j.word = asked
+		}
+		if a.WhenAsked && asked == "" && (!sample || a.Text == "") {
+			continue // nothing asks for it: the space stays the picture's
 		}
 		if a.AimFace {
 			if aim == nil {
@@ -350,13 +355,13 @@ func widenTexts(l *layout.Layout) {
 // keywords when there are at least two (one stray word reads as noise),
 // any other slot with its own text. A subline shows its sample text in a
 // preview, or when the request brings no text at all (a remix as is).
-func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int, sample bool) []textJob {
+func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int, sample bool, badge string) []textJob {
 	sample = sample || strings.TrimSpace(req.Prompt+req.Headline+req.Tweak) == ""
 	var jobs []textJob
 	var head headline
 	for _, t := range l.Texts {
 		if t.Name == layout.SlotHeadline {
-			head = headlineFor(req, t, rng)
+			head = headlineFor(req, t, rng, badge)
 		}
 	}
 	for _, t := range l.Texts {
@@ -369,7 +374,7 @@ func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int, sam
 			if n == 0 {
 				n = 4
 			}
-			job.words = subline(req.Prompt, head.words, n)
+			job.words = subline(req.Prompt, append(strings.Fields(badge), head.words...), n)
 			if len(job.words) < 2 {
 				job.words = nil
 				if sample {
@@ -384,27 +389,33 @@ func textJobs(req engine.Request, l layout.Layout, rng *rand.Rand, w, h int, sam
 	return jobs
 }
 
-// headlineFor is the headline's words: the request's own (its strongest
-// word highlighted), else derived from tweak and prompt, else the slot's
-// sample, a brand's or a style's name.
-func headlineFor(req engine.Request, t layout.Text, rng *rand.Rand) headline {
-	text := req.Headline
-	if text == "" {
-		text = textai.QuotedHeadline(req.Tweak + " " + req.Prompt)
+// givenHeadline is the headline the request brings: its own, else the
+// words its prompt quotes; "" when it is to be derived.
+func givenHeadline(req engine.Request) string {
+	if req.Headline != "" {
+		return req.Headline
 	}
-	if words := strings.Fields(text); len(words) > 0 {
+	return textai.QuotedHeadline(req.Tweak + " " + req.Prompt)
+}
+
+// headlineFor is the headline's words: the request's own (its strongest
+// word highlighted), else derived from tweak and prompt without the words
+// of badge (a badge shows them), else the slot's sample, a brand's or a
+// style's name.
+func headlineFor(req engine.Request, t layout.Text, rng *rand.Rand, badge string) headline {
+	if words := strings.Fields(givenHeadline(req)); len(words) > 0 {
 		if len(words) > 12 {
 			words = words[:12]
 		}
 		best, h := -1.0, headline{words: words}
 		for i, w := range words {
-			if s := scoreWord(w, false); s > best {
+			if s := wordScore(w); s > best {
 				best, h.highlight = s, i
 			}
 		}
 		return h
 	}
-	if h := deriveHeadline(req.Prompt, req.Tweak, rng.Uint64(), t.MaxWords); len(h.words) > 0 {
+	if h := deriveHeadline(req.Prompt, req.Tweak, rng.Uint64(), t.MaxWords, strings.Fields(strings.ToLower(badge))...); len(h.words) > 0 {
 		return h
 	}
 	fallback := t.Text
@@ -418,15 +429,6 @@ func headlineFor(req engine.Request, t layout.Text, rng *rand.Rand) headline {
 		fallback = "watch this"
 	}
 	return headline{words: strings.Fields(fallback), highlight: -1}
-}
-
-func contains(words []string, w string) bool {
-	for _, x := range words {
-		if strings.EqualFold(x, w) {
-			return true
-		}
-	}
-	return false
 }
 
 // sampleFace draws the stand-in face previews show in a face slot: a

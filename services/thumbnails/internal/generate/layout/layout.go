@@ -199,10 +199,16 @@ type Accent struct {
 	Color Role
 	// TextColor colours Text on a badge or burst.
 	TextColor Role
-	// Text on a badge or a burst; the compositor may put a number from the
-	// prompt there instead when AutoText is set.
+	// Text on a badge or a burst. With AutoText, the compositor puts the
+	// badge word the prompt asks for there instead (NEW, VS, UPDATE, TIER
+	// LIST, LIVE, FREE, 50% OFF, #1, 2026, …), and keeps Text when it asks
+	// for none.
 	Text     string
 	AutoText bool
+	// WhenAsked draws a badge or burst only when the prompt asks for a
+	// badge word (it implies AutoText); Text is then optional, the word a
+	// template preview shows.
+	WhenAsked bool
 	// Angle is where an arrow points, in degrees (0 right, 90 down), unless
 	// it aims at the face (AimFace).
 	Angle   float64

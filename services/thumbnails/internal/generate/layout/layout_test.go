@@ -84,6 +84,7 @@ func TestParseRejects(t *testing.T) {
 		"no headline":        {strings.Replace(full, `"name": "headline"`, `"name": "title"`, 1), "no slot named \"headline\""},
 		"duplicate slot":     {strings.Replace(full, `"name": "label"`, `"name": "headline"`, 1), "duplicate name"},
 		"badge without word": {strings.Replace(full, `, "text": "NEW"`, ``, 1), "needs a word"},
+		"word on an arrow":   {strings.Replace(full, `"aimFace": true}`, `"aimFace": true, "whenAsked": true}`, 1), "only a badge or a burst"},
 		"aim without face":   {strings.Replace(full, `"face": {"box": [0.1, 0.5, 0.8, 0.5], "shape": "circle", "outline": "accent", "side": "center"},`, ``, 1), "no face slot"},
 		"palette role":       {strings.Replace(full, `"stroke": "#000000"`, `"stroke": "#000000", "glow": "#ffffff"`, 1), "palette.glow"},
 		"palette missing":    {strings.Replace(full, `"accent": "#ffee00", `, ``, 1), "palette.accent: required"},
@@ -102,6 +103,19 @@ func TestParseRejects(t *testing.T) {
 				t.Fatalf("err = %v, want it to mention %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A badge drawn only when the prompt asks for one needs no word of its
+// own, and takes the prompt's.
+func TestParseBadgeWhenAsked(t *testing.T) {
+	l, err := Parse([]byte(strings.Replace(full, `"text": "NEW"}`, `"whenAsked": true}`, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := l.Accents[1]
+	if !a.WhenAsked || !a.AutoText || a.Text != "" {
+		t.Fatalf("badge %+v", a)
 	}
 }
 

@@ -234,14 +234,18 @@ func (p *parser) accent(at string, w wireAccent, hasFace bool) Accent {
 		Color:     p.role(at+".color", orDefault(w.Color, string(RoleAccent)), false),
 		TextColor: p.role(at+".textColor", orDefault(w.TextColor, string(RoleText)), false),
 		Text:      strings.TrimSpace(w.Text),
-		AutoText:  w.AutoText,
+		AutoText:  w.AutoText || w.WhenAsked,
+		WhenAsked: w.WhenAsked,
 		Angle:     w.Angle,
 		AimFace:   w.AimFace,
 	}
 	switch a.Kind {
 	case AccentArrow, AccentCircle, AccentBar, AccentFrame:
+		if a.WhenAsked {
+			p.fail("%s.whenAsked: only a badge or a burst carries a word", at)
+		}
 	case AccentBadge, AccentBurst:
-		if a.Text == "" {
+		if a.Text == "" && !a.WhenAsked {
 			p.fail("%s.text: a %s needs a word", at, a.Kind)
 		}
 		if len([]rune(a.Text)) > 12 {

@@ -62,6 +62,7 @@ type wireAccent struct {
 	TextColor string    `json:"textColor"`
 	Text      string    `json:"text"`
 	AutoText  bool      `json:"autoText"`
+	WhenAsked bool      `json:"whenAsked"`
 	Angle     float64   `json:"angle"`
 	AimFace   bool      `json:"aimFace"`
 }
