@@ -2,16 +2,15 @@ package overlay
 
 import (
 	"image"
-	_ "image/png" // the evaluation photos
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 
 	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 )
 
@@ -20,7 +19,7 @@ var (
 	plateReason = regexp.MustCompile(`; its (dark|mid-tone|light) background \(relative luminance ([0-9.]+)\) gives no colour more than ([0-9.]+):1, too little to read, so (\S+) text on a (\S+) plate contrasts ([0-9.]+):1$`)
 )
 
-// TestSuggestionsOnRealPhotos runs the overlay as the service does (pigo
+// TestSuggestionsOnRealPhotos runs the overlay as the service does (dlib
 // faces, the critique's text boxes) on every evaluation photo, and holds
 // each suggestion to its words: the region it names is clear of every
 // face; the lightness it gives the background is the one measured here,
@@ -28,21 +27,15 @@ var (
 // it suggests, never dark on a dark background nor light on a light one;
 // and the contrast it quotes is the one measured, at least 4.5:1.
 func TestSuggestionsOnRealPhotos(t *testing.T) {
-	files, err := filepath.Glob("../../../../../../shared/eval/photos/*")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no evaluation photos in ../shared/eval/photos (%v)", err)
-	}
-	det, err := vision.New()
+	det, err := dlib.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer det.Close()
 	seen := 0
-	for _, f := range files {
-		if ext := filepath.Ext(f); ext != ".png" && ext != ".jpg" {
-			continue
-		}
-		t.Run(filepath.Base(f), func(t *testing.T) {
-			img := readPhoto(t, f)
+	for _, name := range testkit.EvalPhotos(t) {
+		t.Run(name, func(t *testing.T) {
+			img := testkit.EvalPhoto(t, name)
 			faces := det.Detect(img)
 			var boxes []image.Rectangle
 			for _, r := range critique.Measure(img, faces).Text {
@@ -162,18 +155,4 @@ func num(t *testing.T, s string) float64 {
 		t.Fatal(err)
 	}
 	return v
-}
-
-func readPhoto(t *testing.T, path string) image.Image {
-	t.Helper()
-	f, err := os.Open(path) //nolint:gosec // G304: the test's own evaluation photos
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
-	img, _, err := image.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return img
 }
