@@ -5,6 +5,7 @@ import (
 	"image/color"
 	"slices"
 	"strconv"
+	"strings"
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/phrase"
@@ -68,7 +69,6 @@ func (f Filter) String() string {
 	}
 	return string(f.Kind)
 }
-
 
 // Vocabulary is the filters' phrasings, each meaning its kind: the
 // filter grammar's, which the edit grammar shares. The words that ask
@@ -161,13 +161,25 @@ func FilterAt(toks []phrase.Token, h phrase.Hit[FilterKind]) Filter {
 		f.Shadows, f.Highlights = defaultDuotoneShadows, defaultDuotoneHighlights
 		var cs []color.RGBA
 		lo, hi := clause(toks, h.Start, h.End)
-		for i := lo; i < hi && len(cs) < 2; {
-			if c, n := phrase.Colour(toks, i); n > 0 {
+		for i := lo; i < hi && len(cs) < 2; i++ {
+			c, n := phrase.Colour(toks, i)
+			switch {
+			case n > 0:
 				cs = append(cs, c)
-				i += n
-				continue
+				i += n - 1
+			case strings.Count(toks[i].Key, "/") == 1:
+				// "navy/gold"
+				pair := phrase.Split(strings.ReplaceAll(toks[i].Key, "/", " "))
+				a, n1 := phrase.Colour(pair, 0)
+				b, n2 := phrase.Colour(pair, n1)
+				if n1 > 0 && n2 > 0 && n1+n2 == len(pair) {
+					cs = append(cs, a, b)
+				}
 			}
-			i++
+		}
+		// "duotone #f0a, white": a colour right after the clause.
+		if c, n := phrase.Colour(toks, hi); len(cs) == 1 && n > 0 {
+			cs = append(cs, c)
 		}
 		switch len(cs) {
 		case 2:

@@ -113,7 +113,7 @@ var vocabulary = func() phrase.Vocab[meaning] {
 	}
 	add(layoutWord, SideBySide, "", `side by side, side-by-side, next to each other, beside each other, split screen,
 		split-screen, split, left and right, left/right, left-right, two halves, half and half, one on each side,
-		one on the left and one on the right, two columns, collage`)
+		one on the left and one on the right, two columns`)
 	add(layoutWord, BeforeAfter, "", `before and after, before/after, before & after, before vs after, before versus after,
 		before v after, before-after, before to after, before after, transformation, then and now, then vs now, then/now`)
 	add(layoutWord, Versus, "", `compare, comparison, compared, face-off, face off, showdown, head to head, head-to-head,

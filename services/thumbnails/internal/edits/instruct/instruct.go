@@ -222,9 +222,9 @@ var vocabulary = func() phrase.Vocab[meaning] {
 		type, print, with the text, with the words`)
 	for w, n := range map[string]int{
 		"slightly": 1, "a bit": 1, "a little": 1, "a little bit": 1, "a touch": 1, "a tad": 1, "somewhat": 1, "subtly": 1,
-		"mildly": 1, "lightly": 1, "just a bit": 1, "a hint": 1, "a little more": 1, "a bit more": 1,
+		"mildly": 1, "lightly": 1, "just a bit": 1, "a hint": 1,
 		"much": 3, "a lot": 3, "way": 3, "far": 3, "very": 3, "really": 3, "significantly": 3, "strongly": 3, "lots": 3,
-		"much more": 3, "a lot more": 3, "way more": 3, "super": 3, "extra": 3, "dramatically": 3,
+		"super": 3, "extra": 3, "dramatically": 3,
 	} {
 		v.AddModifier(meaning{role: degreeWord, n: n}, w)
 	}
@@ -376,6 +376,7 @@ var stopWords = map[string]bool{
 	"in": true, "at": true, "on": true, "with": true, "and": true, "then": true, "to": true, "across": true,
 	"along": true, "near": true, "using": true, "over": true, "under": true, "below": true, "above": true,
 	"for": true, "please": true, "but": true, "plus": true, "as": true,
+	"top": true, "bottom": true, "left": true, "right": true, "upper": true, "lower": true,
 }
 
 // leadWords may stand between an intro and its text: "a caption saying",
@@ -411,7 +412,9 @@ func (r *reader) unquoted(h phrase.Hit[meaning]) (int, int) {
 	if !h.Value.anyText {
 		return start, start
 	}
-	for i < len(r.toks) && !r.toks[i].Quoted && !stopWords[r.toks[i].Key] && !r.used[i] {
+	// A stop word ends the text as written in lower case: "Top 10" is
+	// text, "top" a position.
+	for i < len(r.toks) && !r.toks[i].Quoted && !(stopWords[r.toks[i].Key] && r.toks[i].Key == r.toks[i].Text) && !r.used[i] {
 		i++
 		if r.toks[i-1].Break {
 			break
@@ -491,6 +494,7 @@ func (r *reader) inFilterPhrase(i int) bool {
 	}
 	return false
 }
+
 // instructions reads the instructions other than texts, then attaches
 // the modifiers and colours to them.
 func (r *reader) instructions() {
