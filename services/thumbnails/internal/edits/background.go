@@ -51,7 +51,7 @@ func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
 	p.req.work = perPixel(23)
 	return p.orProvider(provider, func(prompt string) (run, []string, error) {
 		bg, err := backdrop.Parse(prompt)
-		applied := append([]string{"background-remove"}, bg.Applied()...)
+		applied := bg.Applied()
 		if p.req.Aspect != "" {
 			applied = append(applied, "crop to "+string(p.req.Aspect))
 		}

@@ -78,7 +78,7 @@ const maxColours = 4
 // weakScenes are scene words that are a scene only when the prompt names
 // no other: "a professional beach shot" is a beach.
 var weakScenes = map[string]bool{"professional": true, "portrait": true, "backdrop": true, "lights": true,
-	"party": true, "nature": true, "water": true, "street": true}
+	"party": true, "nature": true, "water": true}
 
 // word is what a phrase of a backgroundPrompt means: a scene, or a
 // colour.
@@ -96,6 +96,10 @@ var vocabulary = func() phrase.Vocab[word] {
 			v.Add(word{scene: s}, w)
 		}
 	}
+	// Phrases whose words alone would name another scene.
+	v.Add(word{scene: Beach}, "palm trees, palm tree, palms")
+	v.Add(word{scene: Space}, "outer space, milky way")
+	v.Add(word{scene: Bokeh}, "fairy lights, string lights")
 	v.AddFunc(false, func(toks []phrase.Token, i int) (word, int) {
 		c, n := phrase.Colour(toks, i)
 		return word{colour: c}, n

@@ -140,7 +140,7 @@ var vocabulary = func() phrase.Vocab[meaning] {
 	// their ends.
 	v.AddModifier(meaning{item: filler}, `put, place, show, combine, join, merge, make, create, arrange, layout, thumbnail, please,
 		them, these, those, both, two, a, an, the, of, with, in, into, as, on, at, it, its, and, to, by, corner, image, images,
-		picture, pictures, photo, photos, pic, pics, one, first, second, 1, 2, together, each other, my, our, your`)
+		picture, pictures, photo, photos, pic, pics, one, first, second, 1, 2, together, each other`)
 	return v
 }()
 

@@ -525,12 +525,17 @@ func (r *reader) instructions() {
 				r.place(op{kind: border, width: 2, colour: white}, h)
 			}
 		case cropVerb:
+			// The first aspect of the verb's part is the crop's; the
+			// others of the part say the same or are left out.
 			lo, hi := r.part(h.Start)
+			aspect := ""
 			for j, a := range r.hits {
 				if a.Value.role == aspectWord && a.Start >= lo && a.Start < hi && !crops[j] {
 					crops[j] = true
-					r.place(op{kind: crop, aspect: a.Value.aspect}, h)
-					break
+					if aspect == "" {
+						aspect = a.Value.aspect
+						r.place(op{kind: crop, aspect: aspect}, h)
+					}
 				}
 			}
 		}
@@ -567,11 +572,11 @@ func (r *reader) qualify() {
 				p.op.level = p.op.level / 2 * m.n
 			}
 		case positionWord:
-			if p := r.nearest(h.Start, positionWord, text); p != nil {
+			if p := r.nearestText(h.Start, positionWord); p != nil {
 				p.op.where = m.where
 			}
 		case sizeWord:
-			if p := r.nearest(h.Start, sizeWord, text); p != nil {
+			if p := r.nearestText(h.Start, sizeWord); p != nil {
 				p.op.size = m.n
 			}
 		case thicknessWord:
@@ -610,6 +615,33 @@ func (r *reader) nearest(i int, role role, kinds ...kind) *placed {
 		best.qualified[role] = true
 	}
 	return best
+}
+
+// nearestText is the text nearest token i for a modifier only a text
+// takes (a size, a position): in its part of the sentence, else anywhere
+// ("add text "NEW" at the top, make it huge").
+func (r *reader) nearestText(i int, role role) *placed {
+	if p := r.nearest(i, role, text); p != nil {
+		return p
+	}
+	var best *placed
+	for j := range r.ops {
+		p := &r.ops[j]
+		if p.op.kind == text && !p.qualified[role] && (best == nil || distance(i, p) < distance(i, best)) {
+			best = p
+		}
+	}
+	if best != nil {
+		best.qualified[role] = true
+	}
+	return best
+}
+
+func distance(i int, p *placed) int {
+	if i < p.start {
+		return p.start - i
+	}
+	return i - p.end + 1
 }
 
 // CroppedTo is the program followed by a crop to aspect ("16:9" or
