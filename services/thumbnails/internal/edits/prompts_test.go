@@ -18,13 +18,17 @@ var promptFields = map[string]string{
 }
 
 // parsePrompt runs op's Parse on a body with prompt, without a provider.
-func parsePrompt(t *testing.T, op, prompt string) (*Request, error) {
-	t.Helper()
+func parsePrompt(op, prompt string) (*Request, error) {
 	body := values{"imageUrl": "http://x/a.jpg", promptFields[op]: prompt}
 	if op == "combine" {
 		body = values{"imageUrl1": "http://x/a.jpg", "imageUrl2": "http://x/b.jpg", "prompt": prompt}
 	}
-	return lookup(t, op).Parse(NewBody(body), false)
+	for _, o := range All() {
+		if string(o.Name()) == op {
+			return o.Parse(NewBody(body), false)
+		}
+	}
+	panic("no op " + op)
 }
 
 func hex(name string) string { return phrase.Hex(colour.Names[name]) }
@@ -131,7 +135,7 @@ func TestNaturalPrompts(t *testing.T) {
 	}
 	applied := 0
 	for _, tc := range naturalPrompts {
-		r, err := parsePrompt(t, tc.op, tc.prompt)
+		r, err := parsePrompt(tc.op, tc.prompt)
 		var got []string
 		switch {
 		case err == nil:
@@ -162,11 +166,51 @@ func TestNaturalPrompts(t *testing.T) {
 func TestUnrecognisablePrompts(t *testing.T) {
 	for _, prompt := range []string{"make the picture pop", "asdf qwerty", "🔥🔥🔥", "!!!", "make it go viral", "no grain, no vignette"} {
 		for op, field := range promptFields {
-			_, err := parsePrompt(t, op, prompt)
+			_, err := parsePrompt(op, prompt)
 			var e *apierr.Error
 			if !apierr.Is(err, apierr.UnsupportedPrompt) || !errors.As(err, &e) || !strings.Contains(e.Error(), field) {
 				t.Errorf("%s %q: %v, want unsupported_prompt naming %s", op, prompt, err, field)
 			}
+		}
+	}
+}
+
+// Prompts are untrusted: through every grammar, any text is either
+// applied, with something to say it applied, or refused with a 400; it
+// never panics. The fuzzer runs each input against all four.
+func FuzzPrompts(f *testing.F) {
+	for _, tc := range naturalPrompts {
+		f.Add(tc.prompt)
+	}
+	f.Add(strings.Repeat(`add text "x" and `, 40))
+	f.Add(strings.Repeat("no ", 500))
+	f.Fuzz(func(t *testing.T, prompt string) {
+		for op := range promptFields {
+			r, err := parsePrompt(op, prompt)
+			switch {
+			case err == nil && len(r.Applied) == 0:
+				t.Fatalf("%s %q: accepted with nothing applied", op, prompt)
+			case err != nil && !apierr.Is(err, apierr.UnsupportedPrompt) && !apierr.Is(err, apierr.InvalidRequest):
+				t.Fatalf("%s %q: %v", op, prompt, err)
+			}
+		}
+	})
+}
+
+// BenchmarkLongPrompt reads a prompt of the longest length accepted
+// (thumbnail.MaxPrompt) through the four grammars: the bound on what one
+// untrusted prompt costs to read.
+func BenchmarkLongPrompt(b *testing.B) {
+	words := strings.Fields(`make it black and white with no grain but a thick red border, then add the text HELLO at the
+		top in big yellow letters; side by side vs picture in picture a sunset beach #ff8800 dark blue`)
+	var sb strings.Builder
+	for i := 0; sb.Len() < 2000-20; i++ {
+		sb.WriteString(words[i%len(words)] + " ")
+	}
+	prompt := sb.String()
+	for b.Loop() {
+		for op := range promptFields {
+			_, _ = parsePrompt(op, prompt)
 		}
 	}
 }

@@ -54,6 +54,7 @@ const inWord = "&'/-+#:’"
 // separator.
 func Split(prompt string) []Token {
 	rs := []rune(prompt)
+	quotes := newClosers(rs)
 	var out []Token
 	var word []rune
 	flush := func() {
@@ -72,7 +73,7 @@ func Split(prompt string) []Token {
 	}
 	for i := 0; i < len(rs); i++ {
 		r := rs[i]
-		if end := closing(rs, i, len(word) == 0); end > i {
+		if end := quotes.closing(rs, i, len(word) == 0); end > i {
 			flush()
 			if t := strings.Join(strings.Fields(string(rs[i+1:end])), " "); t != "" {
 				out = append(out, Token{Text: t, Quoted: true})
@@ -97,24 +98,41 @@ func Split(prompt string) []Token {
 	return out
 }
 
+// closers finds the marks that close quotes: for each index, the next
+// double quote mark and the next single quote mark that ends a word at
+// or after it (len(rs) for none), computed once from the right so that
+// a prompt full of unclosed quotes is still read in linear time.
+type closers struct{ double, single []int }
+
+func newClosers(rs []rune) closers {
+	c := closers{double: make([]int, len(rs)+1), single: make([]int, len(rs)+1)}
+	c.double[len(rs)], c.single[len(rs)] = len(rs), len(rs)
+	for j := len(rs) - 1; j >= 0; j-- {
+		c.double[j], c.single[j] = c.double[j+1], c.single[j+1]
+		if strings.ContainsRune(doubleQuotes, rs[j]) {
+			c.double[j] = j
+		}
+		if j > 0 && strings.ContainsRune(singleQuotes, rs[j]) && !unicode.IsSpace(rs[j-1]) &&
+			(j+1 == len(rs) || !unicode.IsLetter(rs[j+1]) && !unicode.IsDigit(rs[j+1])) {
+			c.single[j] = j
+		}
+	}
+	return c
+}
+
 // closing is the index of the mark that closes a quote opened at rs[i],
 // or -1 when rs[i] opens none. A single quote opens only at the start
 // of a word (atStart) and closes only at the end of one.
-func closing(rs []rune, i int, atStart bool) int {
+func (c closers) closing(rs []rune, i int, atStart bool) int {
 	r := rs[i]
 	switch {
 	case strings.ContainsRune(doubleQuotes, r):
-		for j := i + 1; j < len(rs); j++ {
-			if strings.ContainsRune(doubleQuotes, rs[j]) {
-				return j
-			}
+		if j := c.double[i+1]; j < len(rs) {
+			return j
 		}
-	case strings.ContainsRune(singleQuotes, r) && atStart && r != '’':
-		for j := i + 2; j < len(rs); j++ {
-			if strings.ContainsRune(singleQuotes, rs[j]) && !unicode.IsSpace(rs[j-1]) &&
-				(j+1 == len(rs) || !unicode.IsLetter(rs[j+1]) && !unicode.IsDigit(rs[j+1])) {
-				return j
-			}
+	case strings.ContainsRune(singleQuotes, r) && atStart && r != '’' && i+2 <= len(rs):
+		if j := c.single[i+2]; j < len(rs) {
+			return j
 		}
 	}
 	return -1
