@@ -414,13 +414,19 @@ func (r *reader) unquoted(h phrase.Hit[meaning]) (int, int) {
 	}
 	// A stop word ends the text as written in lower case: "Top 10" is
 	// text, "top" a position.
-	for i < len(r.toks) && !r.toks[i].Quoted && !(stopWords[r.toks[i].Key] && r.toks[i].Key == r.toks[i].Text) && !r.used[i] {
+	for i < len(r.toks) && !r.toks[i].Quoted && !r.stops(i) && !r.used[i] {
 		i++
 		if r.toks[i-1].Break {
 			break
 		}
 	}
 	return start, i
+}
+
+// stops says token i ends an unquoted text written in lower or mixed
+// case: a stop word as written in lower case.
+func (r *reader) stops(i int) bool {
+	return stopWords[r.toks[i].Key] && r.toks[i].Key == r.toks[i].Text
 }
 
 // isCapitals says s has no lower-case letter.

@@ -1,7 +1,6 @@
 package phrase
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -127,7 +126,7 @@ func FuzzSplitScan(f *testing.F) {
 		end := 0
 		for _, h := range v.Scan(toks) {
 			if h.Start < end || h.End <= h.Start || h.End > len(toks) {
-				t.Fatal(fmt.Sprintf("hit %+v after %d of %d tokens", h, end, len(toks)))
+				t.Fatalf("hit %+v after %d of %d tokens", h, end, len(toks))
 			}
 			end = h.End
 		}
