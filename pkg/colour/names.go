@@ -50,3 +50,10 @@ func ParseHex(s string) (color.RGBA, bool) {
 	}
 	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}, true //nolint:gosec // G115: the bytes of a 24-bit value
 }
+
+// Mix is a + (b − a)·t per channel, opaque: "dark blue" is blue mixed
+// towards black.
+func Mix(a, b color.RGBA, t float64) color.RGBA {
+	l := func(p, q uint8) uint8 { return uint8(float64(p) + (float64(q)-float64(p))*t + 0.5) }
+	return color.RGBA{l(a.R, b.R), l(a.G, b.G), l(a.B, b.B), 255}
+}

@@ -170,7 +170,7 @@ type thumb struct {
 
 // itemFields are the keys every thumbnail item carries.
 var itemFields = []string{"id", "imageUrl", "prompt", "kind", "parentId", "aspectRatio", "width", "height",
-	"styleId", "brandId", "faceIds", "collectionId", "templateId", "engine", "operation", "params", "createdAt"}
+	"styleId", "brandId", "faceIds", "collectionId", "templateId", "engine", "operation", "params", "applied", "createdAt"}
 
 // checkFields fails unless raw (one item) has exactly the item fields.
 func checkFields(t testing.TB, raw json.RawMessage) {

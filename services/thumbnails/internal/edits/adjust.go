@@ -35,6 +35,7 @@ func (ColorEnhance) Parse(b *Body, _ bool) (*Request, error) {
 	}
 	p.req.Params["preset"], p.req.Params["intensity"] = string(r.preset), string(r.intensity)
 	p.req.Prompt = fmt.Sprintf("color-enhance: %s, %s", r.preset, r.intensity)
+	p.req.Applied = []string{fmt.Sprintf("color-enhance %s %s", r.preset, r.intensity)}
 	p.req.work = perPixel(14)
 	return p.done(r)
 }
@@ -68,6 +69,7 @@ func (Upscale) Parse(b *Body, _ bool) (*Request, error) {
 	}
 	p.req.Params["scale"] = fmt.Sprintf("%dx", r.scale)
 	p.req.Prompt = fmt.Sprintf("upscale: %dx", r.scale)
+	p.req.Applied = []string{fmt.Sprintf("upscale %dx", r.scale)}
 	// libvips streams the enlargement: what it holds follows the result,
 	// which CheckUpscale caps (and refuses past the cap with its own 400).
 	p.req.work = func(px int64) int64 { return 3 * min(px*int64(r.scale*r.scale), adjust.MaxOutputPixels) }
@@ -86,8 +88,9 @@ func (r upscaleRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result,
 	return result(adjust.Upscale(in.Sources[0].Data, r.scale))
 }
 
-// Filter is POST /thumbnails/edit/filter: a filter of the adjust grammar
-// (grayscale, sepia, blur background…); there is no provider fallback.
+// Filter is POST /thumbnails/edit/filter: the filters of the adjust
+// grammar a filterPrompt names (grayscale, sepia, blur background…), one
+// after another; there is no provider fallback.
 type Filter struct{ priced }
 
 // Parse implements Op.
@@ -97,20 +100,30 @@ func (Filter) Parse(b *Body, _ bool) (*Request, error) {
 	if err := p.f.Err(); err != nil {
 		return nil, err
 	}
-	filter, err := adjust.ParseFilter(p.req.Prompt)
+	filters, err := adjust.ParseFilter(p.req.Prompt)
 	if err != nil {
 		return nil, err
 	}
-	// Of the filters only the background blur places anything by the
-	// faces.
-	p.req.Pixels, p.req.Faces = true, filter.Kind == adjust.FilterBlurBackground
-	p.req.work = perPixel(28)
-	return p.done(filterRun{filter: filter})
+	p.req.Pixels = true
+	for _, f := range filters {
+		p.req.Applied = append(p.req.Applied, f.String())
+		// Of the filters only the background blur places anything by
+		// the faces.
+		p.req.Faces = p.req.Faces || f.Kind == adjust.FilterBlurBackground
+	}
+	// The costliest filter's working memory, and each further filter's
+	// copy of the picture, which the next one reads.
+	p.req.work = perPixel(28 + 4*int64(len(filters)-1))
+	return p.done(filterRun{filters: filters})
 }
 
-type filterRun struct{ filter adjust.Filter }
+type filterRun struct{ filters []adjust.Filter }
 
 func (r filterRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
-	return result(adjust.Encode(adjust.ApplyFilter(src.Img, r.filter, in.faces(0)), src.png()))
+	img := src.Img
+	for _, f := range r.filters {
+		img = adjust.ApplyFilter(img, f, in.faces(0))
+	}
+	return result(adjust.Encode(img, src.png()))
 }

@@ -19,6 +19,7 @@ type BackgroundRemove struct{ priced }
 func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
 	p := newForm(b, "imageUrl")
 	p.req.Prompt = "background-remove: transparent background"
+	p.req.Applied = []string{"background-remove"}
 	p.req.Pixels, p.req.Faces = true, true
 	p.req.work = perPixel(16)
 	return p.done(removeRun{})
@@ -48,9 +49,13 @@ func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
 	p.prompt("backgroundPrompt")
 	p.req.Pixels, p.req.Faces = true, true
 	p.req.work = perPixel(23)
-	return p.orProvider(provider, func(prompt string) (run, error) {
+	return p.orProvider(provider, func(prompt string) (run, []string, error) {
 		bg, err := backdrop.Parse(prompt)
-		return replaceRun{background: bg, aspect: p.req.Aspect}, err
+		applied := bg.Applied()
+		if p.req.Aspect != "" {
+			applied = append(applied, "crop to "+string(p.req.Aspect))
+		}
+		return replaceRun{background: bg, aspect: p.req.Aspect}, applied, err
 	})
 }
 

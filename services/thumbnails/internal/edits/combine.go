@@ -22,9 +22,9 @@ func (Combine) Parse(b *Body, provider bool) (*Request, error) {
 	p.prompt("prompt")
 	p.req.Pixels, p.req.Faces = true, true
 	p.req.work = perPixel(8)
-	return p.orProvider(provider, func(prompt string) (run, error) {
+	return p.orProvider(provider, func(prompt string) (run, []string, error) {
 		l, err := combine.Parse(prompt)
-		return combineRun{layout: l, aspect: p.req.Aspect}, err
+		return combineRun{layout: l, aspect: p.req.Aspect}, l.Applied(), err
 	})
 }
 

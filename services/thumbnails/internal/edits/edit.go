@@ -24,9 +24,9 @@ func (Edit) Parse(b *Body, provider bool) (*Request, error) {
 	p.req.References = thumbnail.EditReferences(p.f, b.Strings("referenceImageUrls"))
 	p.req.Pixels, p.req.Faces = true, true
 	p.req.work = perPixel(16)
-	return p.orProvider(provider, func(prompt string) (run, error) {
+	return p.orProvider(provider, func(prompt string) (run, []string, error) {
 		prog, err := instruct.Parse(prompt)
-		return editRun{program: prog, aspect: p.req.Aspect}, err
+		return editRun{program: prog, aspect: p.req.Aspect}, prog.CroppedTo(string(p.req.Aspect)).Applied(), err
 	})
 }
 

@@ -96,6 +96,11 @@ type Request struct {
 	Prompt string
 	// Params are the parameters recorded with the result.
 	Params map[string]string
+	// Applied is what the run does, in the grammar's words, in order:
+	// each operation a prompt named ("vintage", "film grain"), or the
+	// operation and its parameters for an edit without a prompt. Read it
+	// with AppliedBy.
+	Applied []string
 	// FaceIDs are the saved faces the result records.
 	FaceIDs []string
 	// Provider says the configured image provider draws the result: the
@@ -130,6 +135,15 @@ func (r *Request) Memory(sources []Picture) int64 {
 		px += int64(s.Width) * int64(s.Height)
 	}
 	return r.work(px) + int64(r.loads)*imagecheck.MaxDecodeBytes
+}
+
+// AppliedBy is what r, a request of op, applies: r.Applied, or op's
+// name when the op has nothing to add to it (a face swap).
+func (r *Request) AppliedBy(op Op) []string {
+	if len(r.Applied) > 0 {
+		return r.Applied
+	}
+	return []string{string(op.Name())}
 }
 
 // perPixel is the working memory of a run that holds n bytes a source

@@ -63,16 +63,18 @@ func (p *form) done(r run) (*Request, error) {
 }
 
 // orProvider is done for an op whose prompt is read against a grammar by
-// parse: a prompt outside it goes to the configured image provider when
+// parse, which also returns what the run applies: a prompt in which the
+// grammar recognises nothing goes to the configured image provider when
 // there is one (provider), which needs the decoded pictures but no
 // faces, and is the grammar's 400 unsupported_prompt otherwise.
-func (p *form) orProvider(provider bool, parse func(prompt string) (run, error)) (*Request, error) {
+func (p *form) orProvider(provider bool, parse func(prompt string) (run, []string, error)) (*Request, error) {
 	if err := p.f.Err(); err != nil {
 		return nil, err
 	}
-	r, err := parse(p.req.Prompt)
+	r, applied, err := parse(p.req.Prompt)
 	if err != nil && provider && apierr.Is(err, apierr.UnsupportedPrompt) {
 		p.req.Provider, p.req.Pixels, p.req.Faces = true, true, false
+		p.req.Applied = []string{"image provider"}
 		// The provider draws; the run only encodes the pictures it sends.
 		p.req.work = perPixel(4)
 		return p.done(providerRun{prompt: p.req.Prompt, aspect: p.req.Aspect})
@@ -80,5 +82,6 @@ func (p *form) orProvider(provider bool, parse func(prompt string) (run, error))
 	if err != nil {
 		return nil, err
 	}
+	p.req.Applied = applied
 	return p.done(r)
 }

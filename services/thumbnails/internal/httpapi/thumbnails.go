@@ -26,10 +26,11 @@ type thumbnailDTO struct {
 	CollectionID *string  `json:"collectionId"`
 	TemplateID   *string  `json:"templateId"`
 	Engine       string   `json:"engine"`
-	// Operation and Params: the edit that made it (null and {} for the
-	// other kinds).
+	// Operation, Params and Applied: the edit that made it and what it
+	// applied (null, {} and [] for the other kinds).
 	Operation *string           `json:"operation"`
 	Params    map[string]string `json:"params"`
+	Applied   []string          `json:"applied"`
 	CreatedAt time.Time         `json:"createdAt"`
 }
 
@@ -42,10 +43,14 @@ func (h *api) thumbnailOut(t thumbnail.Thumbnail) thumbnailDTO {
 	if params == nil {
 		params = map[string]string{}
 	}
+	applied := t.Applied
+	if applied == nil {
+		applied = []string{}
+	}
 	return thumbnailDTO{ID: t.ID, ImageURL: h.svc.URL(t.ImageKey), Prompt: t.Prompt, Kind: string(t.Kind), ParentID: strOrNil(t.ParentID),
 		AspectRatio: strOrNil(string(t.Aspect)), Width: t.Width, Height: t.Height, StyleID: strOrNil(t.StyleID), BrandID: strOrNil(t.BrandID),
 		FaceIDs: faces, CollectionID: strOrNil(t.CollectionID), TemplateID: strOrNil(t.TemplateID), Engine: t.Engine,
-		Operation: strOrNil(string(t.Operation)), Params: params, CreatedAt: utc(t.CreatedAt)}
+		Operation: strOrNil(string(t.Operation)), Params: params, Applied: applied, CreatedAt: utc(t.CreatedAt)}
 }
 
 // refsIn are the record fields shared by generate and remix bodies.

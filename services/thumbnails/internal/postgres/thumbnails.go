@@ -16,18 +16,21 @@ import (
 
 const thumbnailCols = `id::text, org_id::text, kind, prompt, coalesce(parent_id::text, ''), coalesce(aspect_ratio, ''), width, height,
 	coalesce(style_id::text, ''), coalesce(brand_id::text, ''), face_ids::text[], coalesce(collection_id::text, ''),
-	coalesce(template_id::text, ''), engine, image_key, seed, coalesce(reservation_id::text, ''), coalesce(operation, ''), params, created_at`
+	coalesce(template_id::text, ''), engine, image_key, seed, coalesce(reservation_id::text, ''), coalesce(operation, ''), params, applied, created_at`
 
 func scanThumbnail(r pgx.Row) (thumbnail.Thumbnail, error) {
 	var t thumbnail.Thumbnail
 	var kind, aspect, op string
 	var seed int64
 	err := r.Scan(&t.ID, &t.OrgID, &kind, &t.Prompt, &t.ParentID, &aspect, &t.Width, &t.Height,
-		&t.StyleID, &t.BrandID, &t.FaceIDs, &t.CollectionID, &t.TemplateID, &t.Engine, &t.ImageKey, &seed, &t.ReservationID, &op, &t.Params, &t.CreatedAt)
+		&t.StyleID, &t.BrandID, &t.FaceIDs, &t.CollectionID, &t.TemplateID, &t.Engine, &t.ImageKey, &seed, &t.ReservationID, &op, &t.Params, &t.Applied, &t.CreatedAt)
 	t.Kind, t.Aspect, t.Seed = thumbnail.Kind(kind), engine.Aspect(aspect), uint64(seed) //nolint:gosec // stored as the bits of the uint64
 	t.Operation = thumbnail.Op(op)
 	if t.FaceIDs == nil {
 		t.FaceIDs = []string{}
+	}
+	if t.Applied == nil {
+		t.Applied = []string{}
 	}
 	return t, err
 }
@@ -64,12 +67,16 @@ func insertThumbnail(ctx context.Context, tx pgx.Tx, t thumbnail.Thumbnail, evs 
 	if params == nil {
 		params = map[string]string{}
 	}
+	applied := t.Applied
+	if applied == nil {
+		applied = []string{}
+	}
 	if _, err := tx.Exec(ctx, `INSERT INTO thumbnails (id, org_id, kind, prompt, parent_id, aspect_ratio, width, height,
-		style_id, brand_id, face_ids, collection_id, template_id, engine, image_key, seed, reservation_id, operation, params, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)`,
+		style_id, brand_id, face_ids, collection_id, template_id, engine, image_key, seed, reservation_id, operation, params, applied, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21)`,
 		t.ID, t.OrgID, string(t.Kind), t.Prompt, nullable(t.ParentID), nullable(string(t.Aspect)), t.Width, t.Height,
 		nullable(t.StyleID), nullable(t.BrandID), t.FaceIDs, nullable(t.CollectionID), nullable(t.TemplateID),
-		t.Engine, t.ImageKey, int64(t.Seed), nullable(t.ReservationID), nullable(string(t.Operation)), params, t.CreatedAt); err != nil { //nolint:gosec // the bits of the uint64
+		t.Engine, t.ImageKey, int64(t.Seed), nullable(t.ReservationID), nullable(string(t.Operation)), params, applied, t.CreatedAt); err != nil { //nolint:gosec // the bits of the uint64
 		return fmt.Errorf("postgres: insert thumbnail: %w", err)
 	}
 	if err := messaging.WriteOutbox(ctx, tx, evs...); err != nil {

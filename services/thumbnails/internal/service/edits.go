@@ -57,7 +57,7 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, 
 	}
 	defer release()
 	t := thumbnail.Thumbnail{Kind: thumbnail.Edit, Prompt: req.Prompt, Aspect: req.Aspect, Operation: op.Name(), Params: req.Params,
-		ParentID: in.parentID, FaceIDs: req.FaceIDs, Engine: localEngine}
+		Applied: req.AppliedBy(op), ParentID: in.parentID, FaceIDs: req.FaceIDs, Engine: localEngine}
 	if req.Provider {
 		t.Engine = s.Engine.Name()
 	}

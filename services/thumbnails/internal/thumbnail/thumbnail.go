@@ -67,6 +67,9 @@ type Thumbnail struct {
 	// the other kinds. Params are the edit's parameters as sent.
 	Operation Op
 	Params    map[string]string
+	// Applied is what an edit applied, in its grammar's words ("vintage",
+	// "film grain"); empty for the other kinds.
+	Applied   []string
 	CreatedAt time.Time
 }
 

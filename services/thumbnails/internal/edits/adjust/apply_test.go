@@ -12,11 +12,14 @@ import (
 
 func mustFilter(t testing.TB, prompt string) Filter {
 	t.Helper()
-	f, err := ParseFilter(prompt)
+	fs, err := ParseFilter(prompt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f
+	if len(fs) != 1 {
+		t.Fatalf("%q: %d filters", prompt, len(fs))
+	}
+	return fs[0]
 }
 
 // withAlpha is a scene with a transparency gradient, its bounds away

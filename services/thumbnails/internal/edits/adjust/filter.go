@@ -3,11 +3,12 @@ package adjust
 import (
 	"fmt"
 	"image/color"
+	"slices"
 	"strconv"
 	"strings"
 
 	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/colour"
+	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )
 
 // FilterKind names one filter of the grammar.
@@ -62,188 +63,152 @@ type Filter struct {
 func (f Filter) String() string {
 	switch f.Kind {
 	case FilterDuotone:
-		return fmt.Sprintf("duotone %s %s", hexColor(f.Shadows), hexColor(f.Highlights))
+		return fmt.Sprintf("duotone %s %s", phrase.Hex(f.Shadows), phrase.Hex(f.Highlights))
 	case FilterPosterize:
 		return fmt.Sprintf("posterize %d", f.Levels)
 	}
 	return string(f.Kind)
 }
 
-func hexColor(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }
+// Vocabulary is the filters' phrasings, each meaning its kind: the
+// filter grammar's, which the edit grammar shares. The words that ask
+// for a filter a person would use map onto the filter they mean ("old
+// film" is vintage, "grainy" film grain, "b&w" grayscale).
+func Vocabulary() *phrase.Vocab[FilterKind] { return &vocabulary }
 
-// phrasings maps each accepted wording of a filter without parameters
-// (after normalisation, see ParseFilter) to its filter.
-var phrasings = map[string]FilterKind{
-	"grayscale": FilterGrayscale, "greyscale": FilterGrayscale,
-	"gray scale": FilterGrayscale, "grey scale": FilterGrayscale,
-	"black and white": FilterGrayscale, "black & white": FilterGrayscale,
-	"b&w": FilterGrayscale, "b & w": FilterGrayscale, "b/w": FilterGrayscale,
-	"monochrome": FilterGrayscale,
+var vocabulary = func() phrase.Vocab[FilterKind] {
+	var v phrase.Vocab[FilterKind]
+	v.Add(FilterGrayscale, `grayscale, greyscale, gray scale, grey scale, black and white, black & white, black-and-white,
+		b&w, b & w, b/w, bw, b and w, monochrome, monochromatic, mono, noir, colourless, colorless, gray-scale, grey-scale`)
+	v.Add(FilterSepia, `sepia, sepia tone, sepia toned, sepia-toned, sepia tones, antique, brown tint, brownish`)
+	v.Add(FilterVintage, `vintage, retro, old film, old-film, film look, film style, old photo, old photograph, old school,
+		old-school, old-timey, nostalgic, faded, analog, analogue, analog film, analogue film, polaroid, 70s, 1970s, seventies,
+		throwback, aged`)
+	v.Add(FilterWarm, `warm, warmer, warm tone, warm tones, warm it up, warmth, more warmth, golden hour, warm colours,
+		warm colors, warmer colours, warmer colors, warmer tones, cozy`)
+	v.AddWeak(FilterCool, `cool`)
+	v.Add(FilterCool, `cooler, cool tone, cool tones, cool colours, cool colors, cool it down, cool down, cold, colder,
+		cold tones, icy, cool blue, bluish, blue tint, cool filter, cool effect`)
+	v.Add(FilterVignette, `vignette, vignetting, vignetted, dark corners, darker corners, darken the corners,
+		dark edges, darker edges, darken the edges, darkened edges, shadowed edges`)
+	v.Add(FilterBlurBackground, `blur background, blur the background, background blur, blurred background,
+		blurry background, bokeh, blur behind, depth of field, shallow depth of field, portrait mode,
+		out of focus background, out-of-focus background, defocus background, defocused background, soft background,
+		background blurred, background blurry, background out of focus, blur out the background, blur out background`)
+	v.Add(FilterSharpen, `sharpen, sharper, sharpened, sharpness, more sharpness, crisp, crisper, crisp up, more detail,
+		more details, clearer, enhance details, sharpen up`)
+	v.Add(FilterFilmGrain, `film grain, grain, grainy, graininess, noise, noisy, film noise, gritty, grit`)
+	v.Add(FilterDuotone, `duotone, duo-tone, duo tone, two-tone, two tone, two-colour, two-color`)
+	v.Add(FilterPosterize, `posterize, posterise, posterized, posterised, posterization, posterisation, pop art,
+		poster effect, poster look`)
+	v.Add(FilterInvert, `invert, inverted, inverse, negative, invert colors, invert colours, reverse the colours,
+		reverse the colors, reversed colours, reversed colors`)
+	return v
+}()
 
-	"sepia": FilterSepia, "sepia tone": FilterSepia, "sepia toned": FilterSepia,
-
-	"vintage": FilterVintage, "retro": FilterVintage,
-
-	"warm": FilterWarm, "warmer": FilterWarm, "warm tone": FilterWarm, "warm tones": FilterWarm,
-
-	"cool": FilterCool, "cooler": FilterCool, "cool tone": FilterCool, "cool tones": FilterCool,
-
-	"vignette": FilterVignette,
-
-	"blur background": FilterBlurBackground, "blur the background": FilterBlurBackground,
-	"background blur": FilterBlurBackground, "blurred background": FilterBlurBackground,
-	"blurry background": FilterBlurBackground, "bokeh": FilterBlurBackground,
-
-	"sharpen": FilterSharpen, "sharper": FilterSharpen,
-
-	"film grain": FilterFilmGrain, "grain": FilterFilmGrain, "grainy": FilterFilmGrain,
-
-	"invert": FilterInvert, "inverted": FilterInvert, "negative": FilterInvert,
-	"invert colors": FilterInvert, "invert colours": FilterInvert,
-	"invert the colors": FilterInvert, "invert the colours": FilterInvert,
-}
-
-// leadWords may open a prompt before the filter's name ("apply a",
-// "make it", "give the photo a", "convert to"); tailWords may close it
-// ("filter", "effect"). Only a run of them at either end is dropped.
-var (
-	leadWords = set("apply", "add", "use", "give", "make", "turn", "convert", "change",
-		"it", "this", "the", "image", "picture", "photo", "thumbnail",
-		"a", "an", "some", "into", "to", "with", "look", "please")
-	tailWords = set("filter", "effect", "look", "style", "please",
-		"it", "this", "image", "picture", "photo", "thumbnail", "the", "to", "on")
-)
-
-func set(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
-}
-
-// unsupported is the 400 for a prompt outside the grammar.
+// unsupported is the 400 for a prompt that names no filter.
 func unsupported(why string) error {
 	return apierr.New(apierr.UnsupportedPrompt, "filterPrompt: "+why+
-		`; accepted filters: grayscale (or "black and white", "b&w", "monochrome"), sepia, vintage, warm, cool, vignette, `+
-		`blur background, sharpen, film grain, duotone <colour> <colour> (shadows first; names such as navy or gold, or #rrggbb), `+
-		`posterize [2-16 levels], invert; optionally led by "apply a"/"make it"/"add" and followed by "filter"/"effect"`).
+		`; accepted filters: grayscale (or "black and white", "b&w", "monochrome"), sepia, vintage (or "retro", "old film"), `+
+		`warm, cool, vignette, blur background (or "bokeh"), sharpen, film grain (or "grainy"), `+
+		`duotone <colour> <colour> (shadows first; names such as navy or gold, or #rrggbb), posterize [2-16 levels], invert; `+
+		`several may be named in one sentence, and "no grain" leaves grain out`).
 		With("field", "filterPrompt")
 }
 
-// ParseFilter reads a filterPrompt. The grammar, case-insensitive:
-//
-//	prompt    = [lead] filter [tail] [punctuation]
-//	lead      = any run of: apply add use give make turn convert change it this the
-//	            image picture photo thumbnail a an some into to with look please
-//	tail      = any run of: filter effect look style please it this image picture
-//	            photo thumbnail the to on
-//	filter    = grayscale | greyscale | gray scale | grey scale | black and white
-//	          | black & white | b&w | b & w | b/w | monochrome
-//	          | sepia | sepia tone | sepia toned
-//	          | vintage | retro
-//	          | warm | warmer | warm tone | warm tones
-//	          | cool | cooler | cool tone | cool tones
-//	          | vignette
-//	          | blur background | blur the background | background blur
-//	          | blurred background | blurry background | bokeh
-//	          | sharpen | sharper
-//	          | film grain | grain | grainy
-//	          | duotone [in|with|of] [colour [and|to|/] colour]
-//	          | posterize [N] | posterize [to|with] N [levels]   (also "posterise")
-//	          | invert | inverted | negative | invert [the] colors|colours
-//	colour    = #rrggbb | #rgb | a colour name (see pkg/colour.Names: black, white,
-//	            grey/gray, silver, red, crimson, maroon, orange, gold, yellow,
-//	            lime, green, olive, teal, cyan, turquoise, aqua, blue, navy,
-//	            indigo, purple, violet, magenta, pink, brown, beige, cream, …)
-//	N         = 2 … 16 (default 4)
-//
-// Commas and the punctuation that closes a sentence (. ! ?) are ignored.
-// "duotone" without colours is navy (#1a1a40) to gold (#ffcc00). The
-// first duotone colour maps the shadows, the second the highlights.
-// Anything else is a 400 unsupported_prompt listing the accepted filters.
-func ParseFilter(prompt string) (Filter, error) {
-	words := normalise(prompt)
-	for len(words) > 0 && leadWords[words[0]] {
-		words = words[1:]
+// MaxFilters bounds the filters of one prompt: each is a pass over the
+// picture.
+const MaxFilters = 8
+
+// ParseFilter reads a filterPrompt written as a person writes it: every
+// filter the prompt names anywhere (see Vocabulary) is applied, in the
+// order it names them, each once; words that name no filter are ignored,
+// and a filter after "no", "not", "without" or "don't" is left out
+// ("vintage, no grain"). Parameters follow their filter in the same
+// clause: duotone takes the first two colours of its clause (shadows
+// first; a colour word of pkg/colour, "dark"/"light"/"pastel" and one,
+// or #rrggbb; navy to gold without), posterize a number of levels
+// (2 to 16, nearer taken; 4 without). A prompt that names no filter, or
+// only denied ones, is a 400 unsupported_prompt listing the filters.
+func ParseFilter(prompt string) ([]Filter, error) {
+	toks := phrase.Split(prompt)
+	hits := vocabulary.Scan(toks)
+	var out []Filter
+	for _, h := range phrase.Strong(hits) {
+		f := FilterAt(toks, h)
+		if slices.ContainsFunc(out, func(g Filter) bool { return g.Kind == f.Kind }) {
+			continue
+		}
+		out = append(out, f)
 	}
-	for len(words) > 0 && tailWords[words[len(words)-1]] {
-		words = words[:len(words)-1]
+	switch {
+	case len(out) == 0 && len(hits) > 0:
+		return nil, unsupported("every filter named is denied")
+	case len(out) == 0:
+		return nil, unsupported("no filter named")
+	case len(out) > MaxFilters:
+		return nil, unsupported(fmt.Sprintf("at most %d filters at once", MaxFilters))
 	}
-	if len(words) == 0 {
-		return Filter{}, unsupported("no filter named")
-	}
-	if k, ok := phrasings[strings.Join(words, " ")]; ok {
-		return Filter{Kind: k}, nil
-	}
-	switch words[0] {
-	case "duotone":
-		return parseDuotone(words[1:])
-	case "posterize", "posterise", "posterized", "posterised":
-		return parsePosterize(words[1:])
-	}
-	return Filter{}, unsupported(fmt.Sprintf("%q is not a filter this service knows", strings.Join(words, " ")))
+	return out, nil
 }
 
-// normalise lower-cases the prompt and splits it into words, with commas
-// as spaces and sentence punctuation dropped from the end of each word.
-func normalise(prompt string) []string {
-	s := strings.ToLower(strings.ReplaceAll(prompt, ",", " "))
-	words := strings.Fields(s)
-	out := words[:0]
-	for _, w := range words {
-		w = strings.TrimRight(w, ".!?;:")
-		if w != "" {
-			out = append(out, w)
+// FilterAt is the filter of a hit of Vocabulary in toks, with the
+// parameters its clause gives (see ParseFilter).
+func FilterAt(toks []phrase.Token, h phrase.Hit[FilterKind]) Filter {
+	f := Filter{Kind: h.Value}
+	switch f.Kind {
+	case FilterDuotone:
+		f.Shadows, f.Highlights = defaultDuotoneShadows, defaultDuotoneHighlights
+		var cs []color.RGBA
+		lo, hi := clause(toks, h.Start, h.End)
+		for i := lo; i < hi && len(cs) < 2; i++ {
+			c, n := phrase.Colour(toks, i)
+			switch {
+			case n > 0:
+				cs = append(cs, c)
+				i += n - 1
+			case strings.Count(toks[i].Key, "/") == 1:
+				// "navy/gold"
+				pair := phrase.Split(strings.ReplaceAll(toks[i].Key, "/", " "))
+				a, n1 := phrase.Colour(pair, 0)
+				b, n2 := phrase.Colour(pair, n1)
+				if n1 > 0 && n2 > 0 && n1+n2 == len(pair) {
+					cs = append(cs, a, b)
+				}
+			}
+		}
+		// "duotone #f0a, white": a colour right after the clause.
+		if c, n := phrase.Colour(toks, hi); len(cs) == 1 && n > 0 {
+			cs = append(cs, c)
+		}
+		switch len(cs) {
+		case 2:
+			f.Shadows, f.Highlights = cs[0], cs[1]
+		case 1:
+			f.Shadows = cs[0]
+		}
+	case FilterPosterize:
+		f.Levels = DefaultPosterizeLevels
+		lo, hi := clause(toks, h.Start, h.End)
+		for i := lo; i < hi; i++ {
+			if n, err := strconv.Atoi(toks[i].Key); err == nil && !toks[i].Quoted {
+				f.Levels = min(max(n, MinPosterizeLevels), MaxPosterizeLevels)
+				break
+			}
 		}
 	}
-	return out
+	return f
 }
 
-func parseDuotone(words []string) (Filter, error) {
-	if len(words) > 0 && (words[0] == "in" || words[0] == "with" || words[0] == "of") {
-		words = words[1:]
+// clause is the span of tokens around [start, end) up to the clause
+// breaks either side.
+func clause(toks []phrase.Token, start, end int) (lo, hi int) {
+	lo, hi = start, end
+	for lo > 0 && !toks[lo-1].Break {
+		lo--
 	}
-	if len(words) == 0 {
-		return Filter{Kind: FilterDuotone, Shadows: defaultDuotoneShadows, Highlights: defaultDuotoneHighlights}, nil
+	for hi < len(toks) && !toks[hi-1].Break {
+		hi++
 	}
-	// "navy/gold" is one word; the separator may also stand alone.
-	if len(words) == 1 {
-		words = strings.SplitN(words[0], "/", 2)
-	}
-	if len(words) == 3 && (words[1] == "and" || words[1] == "to" || words[1] == "/") {
-		words = []string{words[0], words[2]}
-	}
-	if len(words) != 2 {
-		return Filter{}, unsupported("duotone takes two colours, shadows first, e.g. \"duotone navy gold\"")
-	}
-	dark, ok := colour.Parse(words[0])
-	if !ok {
-		return Filter{}, unsupported(fmt.Sprintf("%q is not a colour (a name such as navy, or #rrggbb)", words[0]))
-	}
-	light, ok := colour.Parse(words[1])
-	if !ok {
-		return Filter{}, unsupported(fmt.Sprintf("%q is not a colour (a name such as gold, or #rrggbb)", words[1]))
-	}
-	return Filter{Kind: FilterDuotone, Shadows: dark, Highlights: light}, nil
-}
-
-func parsePosterize(words []string) (Filter, error) {
-	if len(words) > 0 && (words[0] == "to" || words[0] == "with") {
-		words = words[1:]
-	}
-	if len(words) > 1 && (words[len(words)-1] == "levels" || words[len(words)-1] == "level") {
-		words = words[:len(words)-1]
-	}
-	switch len(words) {
-	case 0:
-		return Filter{Kind: FilterPosterize, Levels: DefaultPosterizeLevels}, nil
-	case 1:
-		n, err := strconv.Atoi(words[0])
-		if err != nil || n < MinPosterizeLevels || n > MaxPosterizeLevels {
-			return Filter{}, unsupported(fmt.Sprintf("posterize takes a number of levels from %d to %d", MinPosterizeLevels, MaxPosterizeLevels))
-		}
-		return Filter{Kind: FilterPosterize, Levels: n}, nil
-	}
-	return Filter{}, unsupported(`posterize takes at most a number of levels, e.g. "posterize 4"`)
+	return lo, hi
 }

@@ -13,6 +13,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/colour"
+	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )
 
 // Background is a parsed backgroundPrompt: the scenes and colours it
@@ -70,82 +71,90 @@ var SceneWords = map[string]Scene{
 	"bokeh": Bokeh, "lights": Bokeh, "party": Bokeh, "festive": Bokeh,
 }
 
-// modifierWords change the colour word that follows them.
-var modifierWords = map[string]func(color.RGBA) color.RGBA{
-	"dark":   func(c color.RGBA) color.RGBA { return mixRGBA(c, color.RGBA{0, 0, 0, 255}, 0.45) },
-	"deep":   func(c color.RGBA) color.RGBA { return mixRGBA(c, color.RGBA{0, 0, 0, 255}, 0.35) },
-	"light":  func(c color.RGBA) color.RGBA { return mixRGBA(c, color.RGBA{255, 255, 255, 255}, 0.45) },
-	"pastel": func(c color.RGBA) color.RGBA { return mixRGBA(c, color.RGBA{255, 255, 255, 255}, 0.6) },
-}
-
 // maxColours bounds the colours kept from one prompt: more would only
 // make a muddier gradient.
 const maxColours = 4
 
-// Parse reads a backgroundPrompt. Words are matched case-insensitively;
-// words outside the grammar are ignored (a prompt reads "a sunset beach
-// behind me"), but a prompt with no scene or colour word at all is
-// refused with apierr.UnsupportedPrompt, whose message lists what is
-// understood. An empty prompt is an invalid backgroundPrompt.
+// weakScenes are scene words that are a scene only when the prompt names
+// no other: "a professional beach shot" is a beach.
+var weakScenes = map[string]bool{"professional": true, "portrait": true, "backdrop": true, "lights": true,
+	"party": true, "nature": true, "water": true}
+
+// word is what a phrase of a backgroundPrompt means: a scene, or a
+// colour.
+type word struct {
+	scene  Scene
+	colour color.RGBA
+}
+
+var vocabulary = func() phrase.Vocab[word] {
+	var v phrase.Vocab[word]
+	for w, s := range SceneWords {
+		if weakScenes[w] {
+			v.AddWeak(word{scene: s}, w)
+		} else {
+			v.Add(word{scene: s}, w)
+		}
+	}
+	// Phrases whose words alone would name another scene.
+	v.Add(word{scene: Beach}, "palm trees, palm tree, palms")
+	v.Add(word{scene: Space}, "outer space, milky way")
+	v.Add(word{scene: Bokeh}, "fairy lights, string lights")
+	v.AddFunc(false, func(toks []phrase.Token, i int) (word, int) {
+		c, n := phrase.Colour(toks, i)
+		return word{colour: c}, n
+	})
+	return v
+}()
+
+// Parse reads a backgroundPrompt written as a person writes it: every
+// scene word (SceneWords) and colour (a colour word of pkg/colour,
+// optionally after dark, deep, light, pale or pastel, or #rrggbb) is
+// taken, in order, case-insensitively; other words are ignored ("a
+// sunset beach behind me"), as is a scene or colour after "no",
+// "without" or "not" ("a beach with no clouds"). A prompt with no scene
+// or colour at all is refused with apierr.UnsupportedPrompt, whose
+// message lists what is understood. An empty prompt is an invalid
+// backgroundPrompt.
 func Parse(prompt string) (Background, error) {
 	if strings.TrimSpace(prompt) == "" {
 		return Background{}, apierr.Field("backgroundPrompt", "is required")
 	}
 	var b Background
-	var modify func(color.RGBA) color.RGBA
-	for _, word := range strings.FieldsFunc(strings.ToLower(prompt), isSeparator) {
-		if s, ok := SceneWords[word]; ok {
-			if !slices.Contains(b.Scenes, s) {
-				b.Scenes = append(b.Scenes, s)
+	for _, h := range phrase.Strong(vocabulary.Scan(phrase.Split(prompt))) {
+		switch {
+		case h.Value.scene != "":
+			if !slices.Contains(b.Scenes, h.Value.scene) {
+				b.Scenes = append(b.Scenes, h.Value.scene)
 			}
-			modify = nil
-			continue
-		}
-		if m, ok := modifierWords[word]; ok {
-			modify = m
-			continue
-		}
-		c, ok := colour.Names[word]
-		if !ok {
-			c, ok = colour.ParseHex(word)
-		}
-		if !ok {
-			continue
-		}
-		if modify != nil {
-			c = modify(c)
-			modify = nil
-		}
-		if len(b.Colours) < maxColours {
-			b.Colours = append(b.Colours, c)
+		case len(b.Colours) < maxColours:
+			b.Colours = append(b.Colours, h.Value.colour)
 		}
 	}
 	if len(b.Scenes) == 0 && len(b.Colours) == 0 {
 		return Background{}, apierr.New(apierr.UnsupportedPrompt, fmt.Sprintf(
-			"backgroundPrompt names no scene or colour this engine draws; scenes: %s; colours: %s, optionally after dark, deep, light or pastel, or #rrggbb",
+			"backgroundPrompt names no scene or colour this engine draws; scenes: %s; colours: %s, optionally after dark, deep, light, pale or pastel, or #rrggbb",
 			strings.Join(sortedKeys(SceneWords), ", "), strings.Join(sortedKeys(colour.Names), ", "),
 		)).With("field", "backgroundPrompt")
 	}
 	return b, nil
 }
 
-// String is the canonical prompt for b: its scenes, then its colours as
-// #rrggbb. Parse(b.String()) gives b back.
-func (b Background) String() string {
-	parts := make([]string, 0, len(b.Scenes)+len(b.Colours))
+// Applied lists what b draws: its scenes, then its colours as #rrggbb.
+func (b Background) Applied() []string {
+	out := make([]string, 0, len(b.Scenes)+len(b.Colours))
 	for _, s := range b.Scenes {
-		parts = append(parts, string(s))
+		out = append(out, string(s))
 	}
 	for _, c := range b.Colours {
-		parts = append(parts, fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B))
+		out = append(out, phrase.Hex(c))
 	}
-	return strings.Join(parts, " ")
+	return out
 }
 
-// isSeparator splits words at anything but letters, digits and '#'.
-func isSeparator(r rune) bool {
-	return (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '#'
-}
+// String is the canonical prompt for b: its scenes, then its colours as
+// #rrggbb. Parse(b.String()) gives b back.
+func (b Background) String() string { return strings.Join(b.Applied(), " ") }
 
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
@@ -157,7 +166,4 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // mixRGBA is a + (b − a)·t per channel.
-func mixRGBA(a, b color.RGBA, t float64) color.RGBA {
-	l := func(p, q uint8) uint8 { return uint8(float64(p) + (float64(q)-float64(p))*t + 0.5) }
-	return color.RGBA{l(a.R, b.R), l(a.G, b.G), l(a.B, b.B), 255}
-}
+func mixRGBA(a, b color.RGBA, t float64) color.RGBA { return colour.Mix(a, b, t) }

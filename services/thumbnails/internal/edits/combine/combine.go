@@ -35,13 +35,12 @@
 package combine
 
 import (
-	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/imaging"
+	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )
 
 // Kind is a layout.
@@ -89,44 +88,41 @@ func unsupported(why string) error {
 	return apierr.New(apierr.UnsupportedPrompt, "prompt: "+why+"; "+accepted).With("field", "prompt")
 }
 
-// item is what a run of words of the prompt means.
+// item is what a phrase of the prompt means.
 type item int
 
 const (
-	unknown item = iota
-	filler
-	layoutWord // names a Kind
+	filler     item = iota + 1
+	layoutWord      // names a Kind
 	stackWord
 	cornerWord
 	versusSep // "vs": a layout word that may stand between two names
 )
 
-// phrase is a known run of words.
-type phrase struct {
-	words  []string
+// meaning is what a phrase of the vocabulary means.
+type meaning struct {
 	item   item
 	kind   Kind
 	corner Corner
 }
 
-// phrases are the grammar's words, longest first so that "top and
-// bottom" wins over "top".
-var phrases = func() []phrase {
-	var ps []phrase
+var vocabulary = func() phrase.Vocab[meaning] {
+	var v phrase.Vocab[meaning]
 	add := func(it item, k Kind, c Corner, list string) {
-		for _, p := range strings.Split(list, ",") {
-			ps = append(ps, phrase{words: strings.Fields(p), item: it, kind: k, corner: c})
-		}
+		v.Add(meaning{item: it, kind: k, corner: c}, list)
 	}
 	add(layoutWord, SideBySide, "", `side by side, side-by-side, next to each other, beside each other, split screen,
-		split-screen, split, left and right, left/right, left-right`)
+		split-screen, split, left and right, left/right, left-right, two halves, half and half, one on each side,
+		one on the left and one on the right, two columns`)
 	add(layoutWord, BeforeAfter, "", `before and after, before/after, before & after, before vs after, before versus after,
-		before v after, before-after, before to after, before after`)
-	add(layoutWord, Versus, "", `compare, comparison, compared, face-off, face off, showdown`)
+		before v after, before-after, before to after, before after, transformation, then and now, then vs now, then/now`)
+	add(layoutWord, Versus, "", `compare, comparison, compared, face-off, face off, showdown, head to head, head-to-head,
+		battle, matchup, match-up`)
 	add(versusSep, Versus, "", `versus, vs, v`)
-	add(layoutWord, PictureInPicture, "", `picture-in-picture, picture in picture, pip, inset`)
+	add(layoutWord, PictureInPicture, "", `picture-in-picture, picture in picture, pip, inset, small in the corner,
+		in the corner, corner inset, overlay in the corner, little box, small box, reaction cam, facecam, face cam, webcam`)
 	add(stackWord, 0, "", `stacked, stack, top and bottom, top/bottom, top-bottom, vertical, vertically,
-		one above the other, above and below, on top of each other`)
+		one above the other, above and below, on top of each other, one on top, on top of the other, rows`)
 	for _, c := range []struct {
 		corner Corner
 		vert   []string
@@ -135,74 +131,26 @@ var phrases = func() []phrase {
 		{TopLeft, []string{"top", "upper"}, "left"}, {TopRight, []string{"top", "upper"}, "right"},
 		{BottomLeft, []string{"bottom", "lower"}, "left"}, {BottomRight, []string{"bottom", "lower"}, "right"},
 	} {
-		for _, v := range c.vert {
+		for _, w := range c.vert {
 			h := c.horiz
-			add(cornerWord, 0, c.corner, v+"-"+h+", "+v+" "+h+", "+v+"-"+h+" corner, "+v+" "+h+" corner")
+			v.AddModifier(meaning{item: cornerWord, corner: c.corner}, w+"-"+h+", "+w+" "+h+", "+w+"-"+h+" corner, "+w+" "+h+" corner")
 		}
 	}
-	for _, w := range strings.Fields(`put place show combine join merge make create arrange layout thumbnail please
-		them these those both two a an the of with in into as on at it its and to by corner image images picture
-		pictures photo photos pic pics one first second 1 2 together`) {
-		add(filler, 0, "", w)
-	}
-	add(filler, 0, "", "each other")
-	// Longest first.
-	for i := 1; i < len(ps); i++ {
-		for j := i; j > 0 && len(ps[j].words) > len(ps[j-1].words); j-- {
-			ps[j], ps[j-1] = ps[j-1], ps[j]
-		}
-	}
-	return ps
+	// Filler may stand inside the names of "X vs Y" and is trimmed from
+	// their ends.
+	v.AddModifier(meaning{item: filler}, `put, place, show, combine, join, merge, make, create, arrange, layout, thumbnail, please,
+		them, these, those, both, two, a, an, the, of, with, in, into, as, on, at, it, its, and, to, by, corner, image, images,
+		picture, pictures, photo, photos, pic, pics, one, first, second, 1, 2, together, each other`)
+	return v
 }()
 
-// token is a word of the prompt: lower-cased for matching, as written
-// for names. end marks the last word before punctuation: phrases do not
-// run across it.
-type token struct {
-	key, text string
-	end       bool
-}
-
-// tokens splits a prompt into words of letters, digits and & ' / - +;
-// other characters separate words, and , ; : ! ? brackets, a new line
-// and a full stop also end a phrase (but "vs." is just "vs").
-func tokens(prompt string) []token {
-	var out []token
-	var word []rune
-	flush := func(end bool) {
-		if len(word) > 0 {
-			s := string(word)
-			out = append(out, token{key: strings.ToLower(s), text: s})
-			word = word[:0]
-		}
-		if end && len(out) > 0 {
-			out[len(out)-1].end = true
-		}
-	}
-	for _, r := range prompt {
-		switch {
-		case r == '.' && len(word) > 0 && (strings.EqualFold(string(word), "vs") || strings.EqualFold(string(word), "v")):
-			flush(false)
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("&'/-+", r):
-			word = append(word, r)
-		case r == '.' || strings.ContainsRune(",;:!?()[]{}\n", r):
-			flush(true)
-		default:
-			flush(false)
-		}
-	}
-	flush(true)
-	return out
-}
-
-// match is a phrase found at a position, or an unknown word.
-type match struct {
-	phrase
-	text string // the words as written
-}
-
-// Parse reads a combine prompt. A prompt outside the grammar (see the
-// package comment) is an *apierr.Error with code
+// Parse reads a combine prompt written as a person writes it: the
+// layout it names anywhere, with stacking and the inset's corner; other
+// words are ignored, and a layout after "no", "not" or "without" is left
+// out. When it names several layouts, a split named alongside
+// before/after or versus is that layout, and otherwise the first wins;
+// a corner without picture-in-picture and stacking with it are ignored.
+// A prompt with no layout is an *apierr.Error with code
 // apierr.UnsupportedPrompt whose message lists the accepted layouts.
 func Parse(prompt string) (Layout, error) {
 	l, err := parse(prompt)
@@ -222,136 +170,98 @@ func parse(prompt string) (Layout, error) {
 	if !utf8.ValidString(prompt) {
 		return Layout{}, unsupported("the prompt is not valid UTF-8")
 	}
-	toks := tokens(prompt)
-	var ms []match
-	for i := 0; i < len(toks); {
-		m := match{phrase: phrase{item: unknown}, text: toks[i].text}
-		n := 1
-		for _, p := range phrases {
-			if fits(toks[i:], p.words) {
-				m.phrase = p
-				n = len(p.words)
-				break
-			}
-		}
-		if n > 1 {
-			var ws []string
-			for _, t := range toks[i : i+n] {
-				ws = append(ws, t.text)
-			}
-			m.text = strings.Join(ws, " ")
-		}
-		ms = append(ms, m)
-		i += n
-	}
+	toks := phrase.Split(prompt)
+	all := vocabulary.Scan(toks)
 	var l Layout
-	seps := 0
-	for _, m := range ms {
+	sep := -1 // the hit of the "vs" between names
+	denied := false
+	for i, h := range all {
+		m := h.Value
+		if h.Negated {
+			denied = true
+			continue
+		}
 		switch m.item {
 		case layoutWord, versusSep:
-			if m.item == versusSep {
-				seps++
+			if m.item == versusSep && sep < 0 {
+				sep = i
 			}
 			switch {
-			case l.Kind == 0 || l.Kind == m.kind || l.Kind == SideBySide && (m.kind == BeforeAfter || m.kind == Versus):
+			case l.Kind == 0 || l.Kind == SideBySide && (m.kind == BeforeAfter || m.kind == Versus):
 				l.Kind = m.kind
-			case (l.Kind == BeforeAfter || l.Kind == Versus) && m.kind == SideBySide:
-			default:
-				return Layout{}, unsupported("name one layout")
 			}
 		case stackWord:
 			l.Stacked = true
 		case cornerWord:
-			if l.Corner != "" && l.Corner != m.corner {
-				return Layout{}, unsupported("an inset goes in one corner")
+			if l.Corner == "" {
+				l.Corner = m.corner
 			}
-			l.Corner = m.corner
 		}
-	}
-	if seps > 1 {
-		return Layout{}, unsupported(`"vs" joins two pictures, not more`)
-	}
-	names, err := versusNames(ms)
-	if err != nil {
-		return Layout{}, err
 	}
 	if l.Kind == 0 && l.Stacked {
 		l.Kind = SideBySide // "stacked" alone is a split, one above the other
 	}
 	switch {
+	case l.Kind == 0 && denied:
+		return Layout{}, unsupported("every layout named is denied")
 	case l.Kind == 0:
 		return Layout{}, unsupported("no layout named")
-	case l.Corner != "" && l.Kind != PictureInPicture:
-		return Layout{}, unsupported("a corner goes with picture-in-picture only")
-	case l.Stacked && l.Kind == PictureInPicture:
-		return Layout{}, unsupported("picture-in-picture cannot be stacked")
+	case l.Kind == PictureInPicture:
+		l.Stacked = false
+		if l.Corner == "" {
+			l.Corner = BottomRight
+		}
+	default:
+		l.Corner = ""
 	}
-	if l.Kind == PictureInPicture && l.Corner == "" {
-		l.Corner = BottomRight
-	}
-	if l.Kind == Versus {
+	if l.Kind == Versus && sep >= 0 {
+		names, err := versusNames(toks, all, sep)
+		if err != nil {
+			return Layout{}, err
+		}
 		l.Names = names
 	}
 	return l, nil
 }
 
-// fits reports whether toks start with words, with no phrase end inside.
-func fits(toks []token, words []string) bool {
-	if len(toks) < len(words) {
-		return false
-	}
-	for i, w := range words {
-		if toks[i].key != w || toks[i].end && i < len(words)-1 {
-			return false
+// versusNames reads X and Y of "X vs Y": the words either side of the
+// "vs" (hit sep) up to the nearest other phrase that is not filler or a
+// clause break, without filler at their ends. Both are set only when
+// both hold a word that is not filler, neither is longer than MaxName
+// and the label font can draw both.
+func versusNames(toks []phrase.Token, hits []phrase.Hit[meaning], sep int) ([2]string, error) {
+	// A token of a phrase other than filler ends a name.
+	stop := make([]bool, len(toks))
+	fill := make([]bool, len(toks))
+	for _, h := range hits {
+		for i := h.Start; i < h.End; i++ {
+			stop[i] = h.Value.item != filler
+			fill[i] = h.Value.item == filler
 		}
 	}
-	return true
-}
-
-// versusNames reads X and Y of "X vs Y": the runs of unknown and filler
-// words either side of the "vs", without the filler at their ends. Both
-// are set only when both hold a word that is not filler, neither is
-// longer than MaxName and the label font can draw both; unknown words
-// anywhere else refuse the prompt.
-func versusNames(ms []match) ([2]string, error) {
-	sep := -1
-	for i, m := range ms {
-		if m.item == versusSep {
-			sep = i
-		}
+	vs := hits[sep]
+	lo := vs.Start
+	for lo > 0 && !stop[lo-1] && !toks[lo-1].Break && !toks[lo-1].Quoted {
+		lo--
 	}
-	// The runs that may hold names.
-	lo, hi := sep, sep
-	if sep >= 0 {
-		for lo > 0 && (ms[lo-1].item == unknown || ms[lo-1].item == filler) {
-			lo--
-		}
-		for hi < len(ms)-1 && (ms[hi+1].item == unknown || ms[hi+1].item == filler) {
-			hi++
-		}
+	hi := vs.End
+	for hi < len(toks) && !stop[hi] && !toks[hi-1].Break && !toks[hi].Quoted {
+		hi++
 	}
-	for i, m := range ms {
-		if m.item == unknown && (sep < 0 || i < lo || i > hi) {
-			return [2]string{}, unsupported(fmt.Sprintf("%q is not a layout word", m.text))
+	name := func(lo, hi int) string {
+		for lo < hi && fill[lo] {
+			lo++
 		}
-	}
-	if sep < 0 {
-		return [2]string{}, nil
-	}
-	name := func(run []match) string {
-		for len(run) > 0 && run[0].item == filler {
-			run = run[1:]
+		for hi > lo && fill[hi-1] {
+			hi--
 		}
-		for len(run) > 0 && run[len(run)-1].item == filler {
-			run = run[:len(run)-1]
-		}
-		ws := make([]string, len(run))
-		for i, m := range run {
-			ws[i] = m.text
+		ws := make([]string, 0, hi-lo)
+		for _, t := range toks[lo:hi] {
+			ws = append(ws, t.Text)
 		}
 		return strings.Join(ws, " ")
 	}
-	x, y := name(ms[lo:sep]), name(ms[sep+1:hi+1])
+	x, y := name(lo, vs.Start), name(vs.End, hi)
 	for _, n := range []string{x, y} {
 		if n == "" || utf8.RuneCountInString(n) > MaxName {
 			return [2]string{}, nil
@@ -369,9 +279,10 @@ func versusNames(ms []match) ([2]string, error) {
 	return [2]string{x, y}, nil
 }
 
-// String writes the layout in the grammar's words; it parses back to the
-// same layout.
-func (l Layout) String() string {
+// Applied lists what the layout does, in the grammar's words: the
+// layout ("side by side", "Batman vs Superman", "picture-in-picture
+// top-left"), then "stacked" when it is.
+func (l Layout) Applied() []string {
 	var s string
 	switch l.Kind {
 	case SideBySide:
@@ -384,10 +295,15 @@ func (l Layout) String() string {
 			s = l.Names[0] + " vs " + l.Names[1]
 		}
 	case PictureInPicture:
-		return "picture-in-picture " + string(l.Corner)
+		s = "picture-in-picture " + string(l.Corner)
 	}
+	out := []string{s}
 	if l.Stacked {
-		s += ", stacked"
+		out = append(out, "stacked")
 	}
-	return s
+	return out
 }
+
+// String writes the layout in the grammar's words; it parses back to the
+// same layout.
+func (l Layout) String() string { return strings.Join(l.Applied(), ", ") }

@@ -33,6 +33,15 @@ func TestParseAccepts(t *testing.T) {
 		"PiP in the top-left":            {Kind: PictureInPicture, Corner: TopLeft},
 		"inset, upper right corner":      {Kind: PictureInPicture, Corner: TopRight},
 		"picture-in-picture bottom left": {Kind: PictureInPicture, Corner: BottomLeft},
+		// Free text: the first layout wins, words that do not fit it are
+		// ignored.
+		"side by side with a red glow":     {Kind: SideBySide},
+		"before and after versus":          {Kind: BeforeAfter},
+		"pip side by side":                 {Kind: PictureInPicture, Corner: BottomRight},
+		"side by side top-left":            {Kind: SideBySide},
+		"pip stacked":                      {Kind: PictureInPicture, Corner: BottomRight},
+		"pip top-left bottom-right":        {Kind: PictureInPicture, Corner: TopLeft},
+		"not side by side, stacked please": {Kind: SideBySide, Stacked: true},
 	} {
 		l, err := Parse(prompt)
 		if err != nil {
@@ -51,9 +60,7 @@ func TestParseAccepts(t *testing.T) {
 func TestParseRefuses(t *testing.T) {
 	for _, prompt := range []string{
 		"", "   ", "combine them", "a collage of nine", "merge them artistically", "vsx",
-		"side by side with a red glow", "before and after versus", "pip side by side",
-		"a vs b vs c", "side by side top-left", "pip stacked", "pip top-left bottom-right",
-		"picture in picture \xff",
+		"not side by side", "top-left", "picture in picture \xff",
 	} {
 		_, err := Parse(prompt)
 		if !apierr.Is(err, apierr.UnsupportedPrompt) {

@@ -8,6 +8,7 @@ import (
 
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/edits/adjust"
 )
 
 // Apply carries out the program on img and returns the result as a new
@@ -35,8 +36,13 @@ func (p Program) Apply(img image.Image, faces []vision.Face, saliency []float64)
 			s.mirror()
 		case crop:
 			s.crop(o.aspect)
+		case filter:
+			s.img = adjust.ApplyFilter(s.img, o.filter, s.faces)
+			if o.filter.Kind == adjust.FilterBlurBackground || o.filter.Kind == adjust.FilterVignette {
+				s.saliency = nil
+			}
 		case text:
-			if err := s.addText(o.text, o.where); err != nil {
+			if err := s.addText(o); err != nil {
 				return nil, err
 			}
 			s.saliency = nil // the words are now what stands out

@@ -20,17 +20,38 @@ var textStyle = imaging.Style{
 
 // Text geometry, as shares of the picture.
 const (
-	// textWidth is the most of the picture's width a text spans.
-	textWidth = 0.8
 	// textMargin is the room kept from the edges, of the shorter side.
 	textMargin = 0.04
-	// textMaxSize caps the font size, of the picture's height: a short
-	// word is a headline, not a wall.
-	textMaxSize = 0.2
 	// faceAvoidance: a place clear of faces is taken when the text is
 	// at least this share of the size it would have over them.
 	faceAvoidance = 0.55
 )
+
+// textSizes are a text's geometry by size (small, normal, big): width is
+// the most of the picture's width it spans, maxSize caps the font size,
+// of the picture's height, so that a short word is a headline, not a
+// wall.
+var textSizes = [4]struct{ width, maxSize float64 }{
+	small:  {0.5, 0.1},
+	normal: {0.8, 0.2},
+	big:    {0.92, 0.3},
+}
+
+// styleFor is textStyle in o's colour: the outline stays near-black
+// unless the letters are dark themselves, which a light outline then
+// sets off.
+func styleFor(o op) imaging.Style {
+	style := textStyle
+	if o.colourWord == "" {
+		return style
+	}
+	c := o.colour
+	style.Fill = color.NRGBA{c.R, c.G, c.B, 255}
+	if imaging.Luma(c.R, c.G, c.B) < 90 {
+		style.Outline = color.NRGBA{245, 245, 245, 255}
+	}
+	return style
+}
 
 // textBand is the region of the picture a text position puts text in; no
 // pixel outside it changes: the top or bottom third, or the left or right
@@ -59,18 +80,18 @@ type spot struct {
 	clear bool // no face under the box
 }
 
-// addText sets t in the band of where ("" picks bottom, or top when only
-// the top is clear of faces), in the largest place of the band that keeps
-// faces uncovered while the text stays at least faceAvoidance of the size
-// it would have over them.
-func (s *state) addText(t, where string) error {
-	wheres := []string{where}
-	if where == "" {
+// addText sets o's text in the band of its position ("" picks bottom,
+// or top when only the top is clear of faces), in its colour and size,
+// in the largest place of the band that keeps faces uncovered while the
+// text stays at least faceAvoidance of the size it would have over them.
+func (s *state) addText(o op) error {
+	wheres := []string{o.where}
+	if o.where == "" {
 		wheres = []string{"bottom", "top"}
 	}
 	var full, best *spot
 	for _, wh := range wheres {
-		spots, err := s.textSpots(t, wh)
+		spots, err := s.textSpots(o, wh)
 		if err != nil {
 			return err
 		}
@@ -102,9 +123,10 @@ func (s *state) addText(t, where string) error {
 	return full.block.Draw(s.img, leastCovering(full.box, full.block.Bounds().Size(), full.where, s.faces))
 }
 
-// textSpots lays t out in the whole text box of the band (first) and in
-// the parts of it beside the heads that overlap it.
-func (s *state) textSpots(t, where string) ([]spot, error) {
+// textSpots lays o's text out in the whole text box of the band (first)
+// and in the parts of it beside the heads that overlap it.
+func (s *state) textSpots(o op, where string) ([]spot, error) {
+	size := textSizes[max(o.size, normal)]
 	pic := s.img.Rect
 	band := textBand(pic, where)
 	m := int(textMargin*float64(min(pic.Dx(), pic.Dy())) + 0.5)
@@ -113,7 +135,7 @@ func (s *state) textSpots(t, where string) ([]spot, error) {
 		box, m = band, 0 // a picture too small for margins
 	}
 	if where == "top" || where == "bottom" {
-		side := (pic.Dx() - int(textWidth*float64(pic.Dx()))) / 2
+		side := (pic.Dx() - int(size.width*float64(pic.Dx()))) / 2
 		box.Min.X, box.Max.X = max(box.Min.X, side), min(box.Max.X, pic.Dx()-side)
 	}
 	var heads []image.Rectangle
@@ -135,20 +157,20 @@ func (s *state) textSpots(t, where string) ([]spot, error) {
 		before.Max.X, after.Min.X = min(box.Max.X, u.Min.X-m/2), max(box.Min.X, u.Max.X+m/2)
 		boxes = append(boxes, above, below, before, after)
 	}
-	style := textStyle
+	style := styleFor(o)
 	switch where {
 	case "left":
 		style.Align = imaging.Left
 	case "right":
 		style.Align = imaging.Right
 	}
-	maxSize := textMaxSize * float64(pic.Dy())
+	maxSize := size.maxSize * float64(pic.Dy())
 	var out []spot
 	for i, b := range boxes {
 		if b.Dx() <= 0 || b.Dy() <= 0 {
 			continue
 		}
-		block, err := imaging.Fit(t, style, b.Size(), 2, maxSize)
+		block, err := imaging.Fit(o.text, style, b.Size(), 2, maxSize)
 		if err != nil {
 			return nil, err
 		}
