@@ -1,0 +1,3 @@
+module hookline.dev/sdk/go
+
+go 1.26.0
