@@ -10,9 +10,15 @@ import (
 // must not keep the rest of the picture grey.
 const stretchTail = 0.01
 
+// maxGain is the most Normalise stretches the tones: it evens out a dim
+// or hazy picture, but text too faint to stand out on its own (grey on
+// grey) stays too faint to read, as it does for a viewer.
+const maxGain = 2
+
 // Normalise is the grey copy of img the engine reads: BT.709 luma,
-// stretched linearly so that the darkest and lightest 1% of the pixels
-// reach black and white. Tesseract binarises with a global threshold;
+// stretched linearly (at most maxGain times, about the middle of the
+// range) so that the darkest and lightest 1% of the pixels reach black
+// and white. Tesseract binarises with a global threshold;
 // text over a dim or washed-out photo separates better once its tones
 // span the range. The copy has img's size, with its origin at (0, 0).
 func Normalise(img image.Image) *image.Gray {
@@ -39,6 +45,16 @@ func Normalise(img image.Image) *image.Gray {
 	lo, hi := percentiles(&hist, w*h)
 	if hi <= lo {
 		return g
+	}
+	if (hi-lo)*maxGain < 255 {
+		span := 255 / maxGain
+		mid := (lo + hi) / 2
+		lo, hi = mid-span/2, mid-span/2+span
+		if lo < 0 {
+			lo, hi = 0, span
+		} else if hi > 255 {
+			lo, hi = 255-span, 255
+		}
 	}
 	var lut [256]uint8
 	for v := range lut {

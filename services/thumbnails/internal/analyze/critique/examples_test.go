@@ -27,7 +27,7 @@ func TestWriteExamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Measure(img, faces(t, img))
+	m := measure(t, img, faces(t, img))
 	files := map[string][]byte{
 		"critique-input.jpg": input,
 		"critique-areas.jpg": jpegOf(t, overlay(img, m), 85),

@@ -2,6 +2,7 @@ package critique
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -17,10 +18,42 @@ import (
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/tesseract"
 )
 
-// detector is shared by the tests: it is safe for concurrent use.
-var detector = sync.OnceValues(vision.New)
+// detector and ocr are shared by the tests: they are safe for concurrent
+// use.
+var (
+	detector = sync.OnceValues(vision.New)
+	ocr      = sync.OnceValues(func() (*tesseract.Reader, error) { return tesseract.New(tesseract.DefaultDir, 0) })
+)
+
+func reader(t testing.TB) Reader {
+	t.Helper()
+	r, err := ocr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func measure(t testing.TB, img image.Image, fs []vision.Face) Metrics {
+	t.Helper()
+	m, err := Measure(context.Background(), img, fs, reader(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func analyze(t testing.TB, img image.Image, fs []vision.Face, niche string) Critique {
+	t.Helper()
+	c, err := Analyze(context.Background(), img, fs, reader(t), niche)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func faces(t testing.TB, img image.Image) []vision.Face {
 	t.Helper()
