@@ -25,6 +25,9 @@ const (
 	// bar is an I, l or 1).
 	minGlyphFill = 0.12
 	maxGlyphFill = 0.95
+	// minStem is the least width of a solid bar over its height: an I's
+	// stem, not the hairline edge of a photo pasted on a backdrop.
+	minStem = 0.125
 	// Neighbours on a line: heights within a factor of lineHeight, centres
 	// within lineCentre of the height, at most lineGap heights apart.
 	lineHeight = 1.6
@@ -157,7 +160,7 @@ func lineUp(all []shape, h int) []shape {
 		bw, bh := s.box.Dx(), s.box.Dy()
 		fill := float64(len(s.px)) / float64(bw*bh)
 		if bh < minGlyph || float64(bh) > maxGlyphShare*float64(h) || bw > maxGlyphAspect*bh ||
-			fill < minGlyphFill || (fill > maxGlyphFill && 2*bw > bh) {
+			fill < minGlyphFill || (fill > maxGlyphFill && (2*bw > bh || minStem*float64(bh) > float64(bw))) {
 			continue
 		}
 		cand = append(cand, s)

@@ -188,3 +188,36 @@ func TestSubImageUsesSourceCoordinates(t *testing.T) {
 		t.Errorf("sub-image critique differs:\n%+v\n%+v", got, want)
 	}
 }
+
+// TestCritiqueQuotesTheHeadline: the critique reads the words of a
+// face-and-text thumbnail, quotes them, and scores the poster above a
+// flat grey picture on every score.
+func TestCritiqueQuotesTheHeadline(t *testing.T) {
+	p, _ := astronautPoster(t, 1280, 720)
+	good := analyze(t, p, faces(t, p), "")
+	bad := analyze(t, flat(1280, 720, grey), nil, "")
+	checkShape(t, good, 1280, 720)
+	// Inter Display Black's capitals sit so tight that the engine may
+	// miss the space between two words: the letters must all be read, in
+	// order.
+	read := strings.Join(good.Text.Words, " ")
+	if !strings.Contains(letters(read), "HOUSTONWEHAVEAPROBLEM") || !strings.HasPrefix(read, "HOUSTON WE") {
+		t.Errorf("read %q, want the headline", read)
+	}
+	if !slices.ContainsFunc(append(good.Strengths, good.Weaknesses...), func(s string) bool {
+		return strings.Contains(s, "'"+read+"'")
+	}) {
+		t.Errorf("the wording does not quote the headline: %q %q", good.Strengths, good.Weaknesses)
+	}
+	if len(bad.Text.Words) != 0 {
+		t.Errorf("flat grey read %q", bad.Text.Words)
+	}
+	g, b := scoreList(good.Scores), scoreList(bad.Scores)
+	g["overall"], b["overall"] = good.OverallScore, bad.OverallScore
+	for name := range g {
+		if g[name] <= b[name] {
+			t.Errorf("%s: poster %.1f, flat grey %.1f; want the poster higher", name, g[name], b[name])
+		}
+	}
+	t.Logf("poster %+v overall %.1f, mobile %q; grey %+v", good.Scores, good.OverallScore, good.Text.MobileWords, bad.Scores)
+}
