@@ -29,6 +29,7 @@ import (
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/tesseract"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
@@ -89,6 +90,11 @@ type Config struct {
 	// the onnxruntime shared library that runs it.
 	BackgroundModel string `env:"HOOKLINE_BG_MODEL"`
 	ONNXRuntimeLib  string `env:"HOOKLINE_ONNXRUNTIME_LIB"`
+
+	// Tessdata is the directory holding Tesseract's English model
+	// (eng.traineddata), which the critique reads text with; empty means
+	// the library's default (TESSDATA_PREFIX, else its built-in path).
+	Tessdata string `env:"HOOKLINE_TESSDATA" default:"/usr/share/tesseract-ocr/5/tessdata"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -224,6 +230,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	ocr, err := tesseract.New(cfg.Tessdata, 0)
+	if err != nil {
+		return fmt.Errorf("HOOKLINE_TESSDATA: %w", err)
+	}
+	defer func() { _ = ocr.Close() }() // Close frees the engine's memory; it cannot fail
 	remover, err := newRemover(&cfg)
 	if err != nil {
 		return err
@@ -242,6 +253,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// service with their work, before loading.
 	svc := &service.Service{
 		Faces:      faces,
+		OCR:        ocr,
 		Store:      store,
 		Blobs:      blobs,
 		Images:     &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},
