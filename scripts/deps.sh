@@ -85,6 +85,7 @@ install() {
   install_go_bin minio github.com/minio/minio "$MINIO_VERSION"
   install_apt pg_isready:postgresql-client yt-dlp:yt-dlp
   install_libvips
+  install_tesseract
   install_clips_media
   install_onnxruntime
 }
@@ -134,6 +135,15 @@ install_libvips() {
   else
     log "not root: install libvips-dev yourself (sudo apt-get install libvips-dev pkg-config)"; return 1
   fi
+}
+
+# install_tesseract installs what the critique reads text with:
+# libtesseract with its headers (pkg/vision/tesseract links it through cgo
+# and pkg-config) and the English model.
+install_tesseract() {
+  if pkg-config --exists tesseract lept 2>/dev/null && [ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ]; then return 0; fi
+  log "installing libtesseract-dev and tesseract-ocr-eng from Debian (the critique's OCR)"
+  install_apt_pkgs libtesseract-dev libleptonica-dev tesseract-ocr-eng pkg-config
 }
 
 start_postgres() {
