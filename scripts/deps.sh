@@ -219,6 +219,9 @@ export HOOKLINE_TEST_S3_ACCESS_KEY='$MINIO_USER'
 export HOOKLINE_TEST_S3_SECRET_KEY='$MINIO_PASSWORD'
 export HOOKLINE_BIN='$BIN'
 export HOOKLINE_ONNXRUNTIME_LIB='$CACHE/onnxruntime-$ONNXRUNTIME_VERSION/libonnxruntime.so.1'
+# libtesseract's OpenMP teams spin on idle cores; the critique keeps a
+# handle per core instead (pkg/vision/tesseract). Read when libgomp loads.
+export OMP_THREAD_LIMIT=1
 ENV
 }
 

@@ -83,32 +83,85 @@ func Ink(g *image.Gray) []*image.Gray {
 
 // minMax are the least and greatest values of g in the (2r+1)² window
 // around each pixel (clipped at the edges), row-major: a separable pass
-// along rows, then along columns.
+// along rows, then along columns, each in constant time per pixel
+// (van Herk and Gil–Werman).
 func minMax(g *image.Gray, r int) (lo, hi []uint8) {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	rlo, rhi := make([]uint8, w*h), make([]uint8, w*h)
+	var s slider
+	line := make([]uint8, max(w, h))
 	for y := range h {
-		row := g.Pix[y*g.Stride : y*g.Stride+w]
-		for x := range w {
-			a, b := uint8(0xff), uint8(0)
-			for _, v := range row[max(0, x-r):min(w, x+r+1)] {
-				a, b = min(a, v), max(b, v)
-			}
-			rlo[y*w+x], rhi[y*w+x] = a, b
-		}
+		s.run(g.Pix[y*g.Stride:y*g.Stride+w], r, rlo[y*w:(y+1)*w], rhi[y*w:(y+1)*w])
 	}
 	lo, hi = make([]uint8, w*h), make([]uint8, w*h)
-	for y := range h {
-		y0, y1 := max(0, y-r), min(h, y+r+1)
-		for x := range w {
-			a, b := uint8(0xff), uint8(0)
-			for k := y0; k < y1; k++ {
-				a, b = min(a, rlo[k*w+x]), max(b, rhi[k*w+x])
-			}
-			lo[y*w+x], hi[y*w+x] = a, b
+	clo, chi, col := make([]uint8, h), make([]uint8, h), line[:h]
+	for x := range w {
+		for y := range h {
+			col[y] = rlo[y*w+x]
+		}
+		s.run(col, r, clo, nil)
+		for y := range h {
+			col[y] = rhi[y*w+x]
+		}
+		s.run(col, r, nil, chi)
+		for y := range h {
+			lo[y*w+x], hi[y*w+x] = clo[y], chi[y]
 		}
 	}
 	return lo, hi
+}
+
+// slider computes sliding-window minima and maxima of a line; its
+// buffers are reused between lines.
+type slider struct{ pad, pre, suf []uint8 }
+
+// run writes into lo and hi (either may be nil) the least and greatest
+// value of v within r of each position. The line is padded with r values
+// that never win on each side, so every window is 2r+1 long; blocks of
+// that length hold prefix and suffix extremes, and a window spans at
+// most two blocks.
+func (s *slider) run(v []uint8, r int, lo, hi []uint8) {
+	k := 2*r + 1
+	n := len(v) + 2*r
+	n += (k - n%k) % k
+	if cap(s.pad) < n {
+		s.pad, s.pre, s.suf = make([]uint8, n), make([]uint8, n), make([]uint8, n)
+	}
+	if lo != nil {
+		s.extremes(v, r, n, lo, true)
+	}
+	if hi != nil {
+		s.extremes(v, r, n, hi, false)
+	}
+}
+
+// extremes writes the window minima (least) or maxima of v into out,
+// through the padded line of length n.
+func (s *slider) extremes(v []uint8, r, n int, out []uint8, least bool) {
+	k := 2*r + 1
+	pad, pre, suf := s.pad[:n], s.pre[:n], s.suf[:n]
+	better, neutral := func(a, b uint8) uint8 { return max(a, b) }, uint8(0)
+	if least {
+		better, neutral = func(a, b uint8) uint8 { return min(a, b) }, 0xff
+	}
+	for i := range pad {
+		pad[i] = neutral
+	}
+	copy(pad[r:], v)
+	for b := 0; b < n; b += k {
+		pre[b] = pad[b]
+		for i := b + 1; i < b+k; i++ {
+			pre[i] = better(pre[i-1], pad[i])
+		}
+		suf[b+k-1] = pad[b+k-1]
+		for i := b + k - 2; i >= b; i-- {
+			suf[i] = better(suf[i+1], pad[i])
+		}
+	}
+	for i := range v {
+		// The window of v[i] is pad[i : i+k].
+		out[i] = better(suf[i], pre[i+k-1])
+	}
 }
 
 // shape is a 4-connected set of ink pixels: its box, and its pixels as

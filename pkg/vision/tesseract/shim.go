@@ -2,6 +2,8 @@ package tesseract
 
 /*
 #cgo pkg-config: tesseract lept
+#cgo LDFLAGS: -lgomp
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <tesseract/capi.h>
@@ -51,6 +53,12 @@ static TessBaseAPI *hl_open(const char *datapath, const char *lang, int psm, cha
 static int hl_read(TessBaseAPI *h, const unsigned char *px, int w, int hgt, int stride, int ppi, hl_word **out, int *n) {
 	*out = NULL;
 	*n = 0;
+	// Debian's libtesseract runs parts of the LSTM on an OpenMP team as
+	// wide as the machine, whose idle threads spin: with a handle per
+	// core already, recognise on the calling thread alone. The setting
+	// belongs to the thread, and cgo calls move between threads, so it
+	// is made on every call (it costs nothing).
+	omp_set_num_threads(1);
 	TessBaseAPISetImage(h, px, w, hgt, 1, stride);
 	TessBaseAPISetSourceResolution(h, ppi);
 	if (TessBaseAPIRecognize(h, NULL) != 0) {
