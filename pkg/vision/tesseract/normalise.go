@@ -37,7 +37,7 @@ func Normalise(img image.Image) *image.Gray {
 		for x := range w {
 			i := 4 * x
 			// BT.709 in 16-bit fixed point.
-			v := uint8((13933*uint32(src[i]) + 46871*uint32(src[i+1]) + 4732*uint32(src[i+2]) + 32768) >> 16)
+			v := uint8((13933*uint32(src[i]) + 46871*uint32(src[i+1]) + 4732*uint32(src[i+2]) + 32768) >> 16) //nolint:gosec // G115: the weights sum to 65536, so at most 255
 			dst[x] = v
 			hist[v]++
 		}

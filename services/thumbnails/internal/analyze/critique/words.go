@@ -380,6 +380,9 @@ func textWeakness(m Metrics) (string, string) {
 	if len(m.Text) > 0 && float64(m.Text[0].Height) >= goodTextHeight {
 		larger = "Use white or yellow text with a thick dark stroke, or set it on a solid plate, and keep busy detail away from the letters."
 	}
+	if len(rd.Lost) > 0 {
+		larger = fmt.Sprintf("So that %s reads on a phone: %s%s", quote(rd.Lost), strings.ToLower(larger[:1]), larger[1:])
+	}
 	switch {
 	case len(rd.Words) == 0 && len(m.Text) == 0:
 		return fmt.Sprintf("No text found: nothing tells a viewer what the video is at phone size (%d px wide).", mobileSide),
