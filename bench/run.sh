@@ -358,7 +358,7 @@ if want edits; then
     .hookline/bin/loadgen edits-table -record "$OUT/edits.jsonl"
     echo "## the engines in process (1280x720)"
     go test -run '^$' -bench 'BenchmarkUpscale2x$|BenchmarkColorEnhance$' -benchtime 40x ./services/thumbnails/internal/edits/adjust | grep -E '^Benchmark'
-    go test -run '^$' -bench 'BenchmarkCritique1280x720$' -benchtime 60x ./services/thumbnails/internal/analyze/critique | grep -E '^Benchmark'
+    OMP_THREAD_LIMIT=1 go test -run '^$' -bench 'BenchmarkCritique1280x720$' -benchtime 60x ./services/thumbnails/internal/analyze/critique | grep -E '^Benchmark'
     go test -run '^$' -bench 'BenchmarkRemove1280x720$|BenchmarkRemovePhoto1280x720$' -benchtime 20x ./services/thumbnails/internal/edits/matte | grep -E '^Benchmark'
   } | tee "$OUT/edits.txt"
 fi

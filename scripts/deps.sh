@@ -100,11 +100,11 @@ install() {
 # CC0), the BLAS/LAPACK it links, and tesseract with its English data.
 install_vision() {
   if [ -f /usr/share/dlib/shape_predictor_68_face_landmarks.dat ] &&
-    [ -f /usr/include/dlib/image_processing.h ] && command -v tesseract >/dev/null &&
-    [ -d /usr/share/tesseract-ocr ]; then return 0; fi
+    [ -f /usr/include/dlib/image_processing.h ] && pkg-config --exists tesseract lept 2>/dev/null &&
+    [ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ]; then return 0; fi
   log "installing dlib, its landmark model and tesseract from Debian (pkg/vision, critique)"
   install_apt_pkgs libdlib-dev libdlib-data libblas-dev liblapack-dev libjpeg-dev libpng-dev \
-    tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev
+    tesseract-ocr-eng libtesseract-dev libleptonica-dev pkg-config
 }
 
 # install_onnxruntime unpacks libonnxruntime from the npm package
@@ -227,6 +227,9 @@ export HOOKLINE_TEST_S3_ACCESS_KEY='$MINIO_USER'
 export HOOKLINE_TEST_S3_SECRET_KEY='$MINIO_PASSWORD'
 export HOOKLINE_BIN='$BIN'
 export HOOKLINE_ONNXRUNTIME_LIB='$CACHE/onnxruntime-$ONNXRUNTIME_VERSION/libonnxruntime.so.1'
+# libtesseract's OpenMP teams spin on idle cores; the critique keeps a
+# handle per core instead (pkg/vision/tesseract). Read when libgomp loads.
+export OMP_THREAD_LIMIT=1
 ENV
 }
 

@@ -29,6 +29,7 @@ import (
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/tesseract"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
@@ -94,6 +95,11 @@ type Config struct {
 	// dlib's HOG detector and placed with its 68 points, which seed cut-outs
 	// and align face swaps (Debian's libdlib-data installs it here).
 	FaceModel string `env:"HOOKLINE_FACE_MODEL" default:"/usr/share/dlib/shape_predictor_68_face_landmarks.dat"`
+
+	// Tessdata is the directory holding Tesseract's English model
+	// (eng.traineddata), which the critique reads text with; empty means
+	// the library's default (TESSDATA_PREFIX, else its built-in path).
+	Tessdata string `env:"HOOKLINE_TESSDATA" default:"/usr/share/tesseract-ocr/5/tessdata"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -230,6 +236,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 	defer faces.Close()
+	ocr, err := tesseract.New(cfg.Tessdata, 0)
+	if err != nil {
+		return fmt.Errorf("HOOKLINE_TESSDATA: %w", err)
+	}
+	defer func() { _ = ocr.Close() }() // Close frees the engine's memory; it cannot fail
 	remover, err := newRemover(&cfg)
 	if err != nil {
 		return err
@@ -248,6 +259,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// service with their work, before loading.
 	svc := &service.Service{
 		Faces:      faces,
+		OCR:        ocr,
 		Store:      store,
 		Blobs:      blobs,
 		Images:     &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"math"
 	"net/http"
+	"strings"
 	"time"
 
 	"hookline.dev/pkg/httpx"
@@ -29,6 +31,19 @@ type critiqueBody struct {
 	Improvements   []string  `json:"improvements"`
 	AttentionAreas []areaDTO `json:"attentionAreas"`
 	Summary        string    `json:"summary"`
+	Text           textDTO   `json:"text"`
+}
+
+// textDTO is the text the critique read: at full size and at mobile size
+// (168 px wide), the words of the first lost at the second, and the share
+// of its letters that survive (textReadability is 10 times it when words
+// were read). Its lists are never null.
+type textDTO struct {
+	Read         string   `json:"read"`
+	ReadAtMobile string   `json:"readAtMobile"`
+	Words        int      `json:"words"`
+	Lost         []string `json:"lost"`
+	Survived     float64  `json:"survived"`
 }
 
 // scoresDTO and areaDTO convert from their domain types, so a field added
@@ -62,6 +77,8 @@ func critiqueBodyOut(c critique.Critique) critiqueBody {
 	for i, a := range c.AttentionAreas {
 		b.AttentionAreas[i] = areaDTO(a)
 	}
+	b.Text = textDTO{Read: strings.Join(c.Text.Words, " "), ReadAtMobile: strings.Join(c.Text.MobileWords, " "),
+		Words: len(c.Text.Words), Lost: append([]string{}, c.Text.Lost...), Survived: math.Round(100*c.Text.Survived) / 100}
 	return b
 }
 

@@ -24,6 +24,16 @@ type critiqueRecord struct {
 	Improvements   []string     `json:"improvements"`
 	AttentionAreas []areaRecord `json:"attentionAreas"`
 	Summary        string       `json:"summary"`
+	// Text is absent from the rows written before the critique read
+	// text, and from those of pictures where it read none.
+	Text *readingRecord `json:"text,omitempty"`
+}
+
+type readingRecord struct {
+	Words       []string `json:"words"`
+	MobileWords []string `json:"mobileWords"`
+	Lost        []string `json:"lost"`
+	Survived    float64  `json:"survived"`
 }
 
 type scoresRecord struct {
@@ -51,6 +61,10 @@ func critiqueRec(c critique.Critique) critiqueRecord {
 	for i, a := range c.AttentionAreas {
 		r.AttentionAreas[i] = areaRecord(a)
 	}
+	if len(c.Text.Words) > 0 {
+		t := readingRecord(c.Text)
+		r.Text = &t
+	}
 	return r
 }
 
@@ -59,6 +73,9 @@ func (r critiqueRecord) domain() critique.Critique {
 		Improvements: r.Improvements, AttentionAreas: make([]critique.Area, len(r.AttentionAreas)), Summary: r.Summary}
 	for i, a := range r.AttentionAreas {
 		c.AttentionAreas[i] = critique.Area(a)
+	}
+	if r.Text != nil {
+		c.Text = critique.Reading(*r.Text)
 	}
 	return c
 }

@@ -34,4 +34,16 @@ func TestStoredCritique(t *testing.T) {
 	if string(b) != storedCritique {
 		t.Errorf("written as\n %s\nwant %s", b, storedCritique)
 	}
+	// The text read goes with it.
+	want.Text = critique.Reading{Words: []string{"NO", "WAY"}, MobileWords: []string{"NO"}, Lost: []string{"WAY"}, Survived: 0.4}
+	if b, err = json.Marshal(critiqueRec(want)); err != nil {
+		t.Fatal(err)
+	}
+	rec = critiqueRecord{}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	if got := rec.domain(); !reflect.DeepEqual(got, want) {
+		t.Errorf("with text, reads back as\n %#v\nwant %#v", got, want)
+	}
 }

@@ -60,10 +60,15 @@ func (s *Service) Critique(ctx context.Context, p principal.Principal, imageURL,
 	}
 	r := rs[0]
 	c := critique.Record{ID: id, OrgID: p.OrgID, ImageURL: u, Niche: n, Engine: localEngine, CreatedAt: s.now()}
-	if faces := s.Faces.Detect(img.Img); s.Critic == nil {
-		c.Critique = critique.Analyze(img.Img, faces, n)
+	m, err := critique.Measure(ctx, img.Img, s.Faces.Detect(img.Img), s.OCR)
+	if err != nil {
+		s.refund(ctx, r, "the text of the picture could not be read")
+		return c, err
+	}
+	if s.Critic == nil {
+		c.Critique = critique.Judge(m, n)
 	} else {
-		c.Critique, c.Engine = s.Critic.Analyze(ctx, img.Img, faces, n)
+		c.Critique, c.Engine = s.Critic.Word(ctx, m, n)
 	}
 	completed, err := s.CompletedEvent(ctx, r)
 	if err == nil {

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"image"
 
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/vision"
@@ -23,15 +22,10 @@ func (s *Service) TextOverlay(ctx context.Context, p principal.Principal, imageU
 		return nil, err
 	}
 	faces := s.Faces.Detect(img.Img)
-	return overlay.Suggest(overlay.Input{Img: img.Img, Faces: faces, Text: textBoxes(img.Img, faces), Saliency: vision.Saliency(img.Img), Prompt: pr, FaceName: name}), nil
-}
-
-// textBoxes are the boxes of the text already on img: the critique's text
-// detector, the one measurement of written text the service has.
-func textBoxes(img image.Image, faces []vision.Face) []image.Rectangle {
-	var out []image.Rectangle
-	for _, t := range critique.Measure(img, faces).Text {
-		out = append(out, t.Rect.Add(img.Bounds().Min))
+	// The text already on the picture, as OCR reads it.
+	text, err := critique.TextBoxes(ctx, s.OCR, img.Img)
+	if err != nil {
+		return nil, err
 	}
-	return out
+	return overlay.Suggest(overlay.Input{Img: img.Img, Faces: faces, Text: text, Saliency: vision.Saliency(img.Img), Prompt: pr, FaceName: name}), nil
 }

@@ -144,11 +144,12 @@ type FaceDetector interface {
 	Detect(img image.Image) []vision.Face
 }
 
-// Critic words a critique with a chat model (*critique.Chat). It has no
-// error: when the model is unreachable or answers badly, the critique
-// keeps the local wording and the engine says why ("local (fallback: …)").
+// Critic words the critique of measured metrics with a chat model
+// (*critique.Chat). It has no error: when the model is unreachable or
+// answers badly, the critique keeps the local wording and the engine says
+// why ("local (fallback: …)").
 type Critic interface {
-	Analyze(ctx context.Context, img image.Image, faces []vision.Face, niche string) (critique.Critique, string)
+	Word(ctx context.Context, m critique.Metrics, niche string) (critique.Critique, string)
 }
 
 // Service is the thumbnails application. Fields are set once before use.
@@ -161,6 +162,8 @@ type Service struct {
 	EditImages Images
 	// Matte cuts subjects out (background removal and replacement).
 	Matte matte.Remover
+	// OCR reads the text a critique quotes and scores.
+	OCR critique.Reader
 	// Critic words critiques with a chat model; nil keeps the local
 	// wording.
 	Critic  Critic

@@ -29,7 +29,7 @@ func BenchmarkCritique1280x720(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		start := time.Now()
-		Analyze(img, d.Detect(img), "gaming")
+		analyze(b, img, d.Detect(img), "gaming")
 		times = append(times, time.Since(start))
 	}
 	slices.Sort(times)

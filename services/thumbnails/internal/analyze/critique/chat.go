@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"strings"
 	"unicode/utf8"
 
 	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/vision"
 )
 
 // Chat lets a chat model word a critique (ARCHITECTURE §7: "chat provider
@@ -33,11 +31,10 @@ const (
 	maxSummaryChar = 600
 )
 
-// Analyze is the local critique with the model's wording, and the engine
-// that wrote the words: the model's "provider:model", or
+// Word is the local critique of the measured m with the model's wording,
+// and the engine that wrote the words: the model's "provider:model", or
 // "local (fallback: …)" when the local wording stayed.
-func (c *Chat) Analyze(ctx context.Context, img image.Image, faces []vision.Face, niche string) (Critique, string) {
-	m := Measure(img, faces)
+func (c *Chat) Word(ctx context.Context, m Metrics, niche string) (Critique, string) {
 	local := Judge(m, niche)
 	var ans chatAnswer
 	fallback, err := textai.Ask(ctx, c.Model, chatSystem, "thumbnail_critique", prompt(m, local, niche), chatSchema, &ans, func() error {
@@ -66,6 +63,12 @@ func prompt(m Metrics, cr Critique, niche string) string {
 		fmt.Fprintf(&b, " (largest: %.0f%% of the frame, cut off %v)", 100*m.Face.Share, m.Face.CutOff)
 	}
 	fmt.Fprintf(&b, ", text regions %d\n", len(m.Text))
+	if len(m.Reading.Words) > 0 {
+		fmt.Fprintf(&b, "Text read at full size: %q; at phone size (%d px wide): %q; %.0f%% of its letters survive\n",
+			strings.Join(m.Reading.Words, " "), mobileSide, strings.Join(m.Reading.MobileWords, " "), 100*m.Reading.Survived)
+	} else {
+		b.WriteString("No text read\n")
+	}
 	s := cr.Scores
 	fmt.Fprintf(&b, "Scores (0-10): overall %.1f, contrast %.1f, composition %.1f, textReadability %.1f, faceVisibility %.1f, colorAppeal %.1f, clickability %.1f, emotionalImpact %.1f\n",
 		cr.OverallScore, s.Contrast, s.Composition, s.TextReadability, s.FaceVisibility, s.ColorAppeal, s.Clickability, s.EmotionalImpact)

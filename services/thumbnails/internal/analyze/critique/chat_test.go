@@ -40,14 +40,15 @@ func (m *model) Complete(_ context.Context, req chatmodel.Request, out any) erro
 func TestChatWordsTheCritique(t *testing.T) {
 	img, _ := poster(t, 1280, 720)
 	fs := faces(t, img)
-	local := Analyze(img, fs, "gaming")
+	measured := measure(t, img, fs)
+	local := Judge(measured, "gaming")
 	score := fmt.Sprintf("%.1f", local.OverallScore)
 	good := map[string]any{
 		"strengths": []string{"The face is big and clear."}, "weaknesses": []string{},
 		"improvements": []string{"Add a rim light."}, "summary": "A " + score + "/10 thumbnail.",
 	}
 	m := &model{answers: []any{good}}
-	got, engine := (&Chat{Model: m}).Analyze(context.Background(), img, fs, "gaming")
+	got, engine := (&Chat{Model: m}).Word(context.Background(), measured, "gaming")
 	if engine != "fake:critic" || got.Strengths[0] != "The face is big and clear." || got.Improvements[0] != "Add a rim light." {
 		t.Fatalf("engine %q, critique %+v", engine, got)
 	}
@@ -60,12 +61,12 @@ func TestChatWordsTheCritique(t *testing.T) {
 
 	noScore := map[string]any{"strengths": []string{}, "weaknesses": []string{}, "improvements": []string{"x"}, "summary": "fine"}
 	m = &model{answers: []any{noScore, noScore}}
-	got, engine = (&Chat{Model: m}).Analyze(context.Background(), img, fs, "gaming")
+	got, engine = (&Chat{Model: m}).Word(context.Background(), measured, "gaming")
 	if len(m.asked) != 2 || !strings.HasPrefix(engine, "local (fallback: fake:critic") || !reflect.DeepEqual(got, local) {
 		t.Errorf("a twice-bad answer: asked %d, engine %q", len(m.asked), engine)
 	}
 	m = &model{down: true}
-	if got, engine = (&Chat{Model: m}).Analyze(context.Background(), img, fs, "gaming"); len(m.asked) != 1 || !reflect.DeepEqual(got, local) || !strings.Contains(engine, "unavailable") {
+	if got, engine = (&Chat{Model: m}).Word(context.Background(), measured, "gaming"); len(m.asked) != 1 || !reflect.DeepEqual(got, local) || !strings.Contains(engine, "unavailable") {
 		t.Errorf("a model that is down: asked %d, engine %q", len(m.asked), engine)
 	}
 }

@@ -1,6 +1,7 @@
 package critique
 
 import (
+	"context"
 	"errors"
 	"image"
 	"time"
@@ -47,6 +48,9 @@ type Critique struct {
 	Improvements   []string
 	AttentionAreas []Area
 	Summary        string
+	// Text is what the critique read in the picture, quoted in its
+	// wording.
+	Text Reading
 }
 
 // Record is a critique as the service keeps it: a critique is paid for, so
@@ -65,10 +69,15 @@ type Record struct {
 
 // Analyze critiques img (at its source size) for niche ("" for none):
 // it measures the picture, scores the measurements and words the result.
-// faces are the faces found in img, in img's coordinates. The same input
-// always gives the same critique.
-func Analyze(img image.Image, faces []vision.Face, niche string) Critique {
-	return Judge(Measure(img, faces), niche)
+// faces are the faces found in img, in img's coordinates; r reads its
+// text. The same input always gives the same critique. Errors: those of
+// r.
+func Analyze(ctx context.Context, img image.Image, faces []vision.Face, r Reader, niche string) (Critique, error) {
+	m, err := Measure(ctx, img, faces, r)
+	if err != nil {
+		return Critique{}, err
+	}
+	return Judge(m, niche), nil
 }
 
 // Judge is the critique of measured metrics for a niche.
@@ -83,5 +92,6 @@ func Judge(m Metrics, niche string) Critique {
 		Improvements:   w.improvements,
 		AttentionAreas: append([]Area{}, m.Attention...),
 		Summary:        w.summary,
+		Text:           m.Reading,
 	}
 }

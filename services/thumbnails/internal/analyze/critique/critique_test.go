@@ -55,8 +55,8 @@ func checkShape(t *testing.T, c Critique, w, h int) {
 
 func TestPosterOutranksFlatGrey(t *testing.T) {
 	p, box := poster(t, 1280, 720)
-	good := Analyze(p, faces(t, p), "")
-	bad := Analyze(flat(1280, 720, grey), nil, "")
+	good := analyze(t, p, faces(t, p), "")
+	bad := analyze(t, flat(1280, 720, grey), nil, "")
 	checkShape(t, good, 1280, 720)
 	checkShape(t, bad, 1280, 720)
 	g, b := scoreList(good.Scores), scoreList(bad.Scores)
@@ -98,7 +98,7 @@ func TestPosterOutranksFlatGrey(t *testing.T) {
 // TestNeverNil: a picture with nothing to say still gets empty lists,
 // which the API answers as [] rather than null, and a summary.
 func TestNeverNil(t *testing.T) {
-	c := Analyze(flat(64, 36, grey), nil, "")
+	c := analyze(t, flat(64, 36, grey), nil, "")
 	for name, isNil := range map[string]bool{"strengths": c.Strengths == nil, "weaknesses": c.Weaknesses == nil,
 		"improvements": c.Improvements == nil, "attentionAreas": c.AttentionAreas == nil} {
 		if isNil {
@@ -113,10 +113,10 @@ func TestNeverNil(t *testing.T) {
 func TestNicheChangesImprovements(t *testing.T) {
 	p, _ := poster(t, 640, 360)
 	fs := faces(t, p)
-	plain := Analyze(p, fs, "")
+	plain := analyze(t, p, fs, "")
 	byNiche := map[string]Critique{}
 	for _, n := range []string{"gaming", "Personal Finance", "cooking recipes", "travel vlog"} {
-		byNiche[n] = Analyze(p, fs, n)
+		byNiche[n] = analyze(t, p, fs, n)
 		if reflect.DeepEqual(byNiche[n].Improvements, plain.Improvements) {
 			t.Errorf("niche %q gives the generic improvements %q", n, plain.Improvements)
 		}
@@ -132,7 +132,7 @@ func TestNicheChangesImprovements(t *testing.T) {
 		t.Errorf("summaries do not name the niche: %q, %q", byNiche["gaming"].Summary, byNiche["Personal Finance"].Summary)
 	}
 	// A niche without a profile gets the generic advice.
-	if other := Analyze(p, fs, "underwater basket weaving"); !reflect.DeepEqual(other, plain) {
+	if other := analyze(t, p, fs, "underwater basket weaving"); !reflect.DeepEqual(other, plain) {
 		t.Errorf("an unknown niche changed the critique: %q vs %q", other.Improvements, plain.Improvements)
 	}
 }
@@ -147,14 +147,14 @@ func TestLoudColourIsAWeaknessForFinanceOnly(t *testing.T) {
 			img.SetRGBA(x, y, bands[x*len(bands)/320])
 		}
 	}
-	m := Measure(img, nil)
+	m := measure(t, img, nil)
 	if m.Colourfulness <= 90 {
 		t.Fatalf("colourfulness %.0f; the test needs a loud picture", m.Colourfulness)
 	}
 	loud := func(c Critique) bool {
 		return slices.ContainsFunc(c.Weaknesses, func(s string) bool { return strings.Contains(s, "loud") })
 	}
-	if !loud(Analyze(img, nil, "finance")) || loud(Analyze(img, nil, "gaming")) {
+	if !loud(analyze(t, img, nil, "finance")) || loud(analyze(t, img, nil, "gaming")) {
 		t.Error("want the loud-colour weakness for finance and not for gaming")
 	}
 }
@@ -162,9 +162,9 @@ func TestLoudColourIsAWeaknessForFinanceOnly(t *testing.T) {
 func TestDeterministic(t *testing.T) {
 	p, _ := poster(t, 640, 360)
 	fs := faces(t, p)
-	first := Analyze(p, fs, "tech review")
+	first := analyze(t, p, fs, "tech review")
 	for range 3 {
-		if again := Analyze(p, fs, "tech review"); !reflect.DeepEqual(again, first) {
+		if again := analyze(t, p, fs, "tech review"); !reflect.DeepEqual(again, first) {
 			t.Fatalf("same input, different critique:\n%+v\n%+v", first, again)
 		}
 	}
@@ -183,8 +183,41 @@ func TestSubImageUsesSourceCoordinates(t *testing.T) {
 		copy(big.Pix[(y+off.Y)*big.Stride+4*off.X:], p.Pix[y*p.Stride:y*p.Stride+4*640])
 	}
 	sub := big.SubImage(image.Rectangle{Min: off, Max: off.Add(image.Pt(640, 360))})
-	want := Analyze(p, faces(t, p), "")
-	if got := Analyze(sub, faces(t, sub), ""); !reflect.DeepEqual(got, want) {
+	want := analyze(t, p, faces(t, p), "")
+	if got := analyze(t, sub, faces(t, sub), ""); !reflect.DeepEqual(got, want) {
 		t.Errorf("sub-image critique differs:\n%+v\n%+v", got, want)
 	}
+}
+
+// TestCritiqueQuotesTheHeadline: the critique reads the words of a
+// face-and-text thumbnail, quotes them, and scores the poster above a
+// flat grey picture on every score.
+func TestCritiqueQuotesTheHeadline(t *testing.T) {
+	p, _ := astronautPoster(t, 1280, 720)
+	good := analyze(t, p, faces(t, p), "")
+	bad := analyze(t, flat(1280, 720, grey), nil, "")
+	checkShape(t, good, 1280, 720)
+	// Inter Display Black's capitals sit so tight that the engine may
+	// miss the space between two words: the letters must all be read, in
+	// order.
+	read := strings.Join(good.Text.Words, " ")
+	if !strings.Contains(letters(read), "HOUSTONWEHAVEAPROBLEM") || !strings.HasPrefix(read, "HOUSTON WE") {
+		t.Errorf("read %q, want the headline", read)
+	}
+	if !slices.ContainsFunc(append(good.Strengths, good.Weaknesses...), func(s string) bool {
+		return strings.Contains(s, "'"+read+"'")
+	}) {
+		t.Errorf("the wording does not quote the headline: %q %q", good.Strengths, good.Weaknesses)
+	}
+	if len(bad.Text.Words) != 0 {
+		t.Errorf("flat grey read %q", bad.Text.Words)
+	}
+	g, b := scoreList(good.Scores), scoreList(bad.Scores)
+	g["overall"], b["overall"] = good.OverallScore, bad.OverallScore
+	for name := range g {
+		if g[name] <= b[name] {
+			t.Errorf("%s: poster %.1f, flat grey %.1f; want the poster higher", name, g[name], b[name])
+		}
+	}
+	t.Logf("poster %+v overall %.1f, mobile %q; grey %+v", good.Scores, good.OverallScore, good.Text.MobileWords, bad.Scores)
 }

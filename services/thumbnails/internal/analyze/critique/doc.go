@@ -8,7 +8,8 @@
 // # Measurements (Metrics)
 //
 // The picture is measured on a copy box-shrunk to 512 px on its longer
-// side (the "working copy"), and text on a copy shrunk to 168 px (168×94
+// side (the "working copy"), text is read as described under
+// textReadability, and text regions are found on a copy shrunk to 168 px (168×94
 // for 16:9: a thumbnail in a phone's feed). Luma is BT.709 on 8-bit
 // components scaled to 0..1. Faces come from pkg/vision's detector (pigo);
 // the largest face is the one measured.
@@ -53,12 +54,14 @@
 //   - composition = 0.6·T + 0.4·simplicity, simplicity = ρ/0.02 below
 //     ρ = 0.02 (an empty frame), 1 up to ρ = 0.10, then
 //     clamp(1 − (ρ − 0.10)/0.25) (a cluttered one).
-//   - textReadability = Σ aᵢ·rᵢ / Σ aᵢ over the text regions, aᵢ their area,
-//     rᵢ = clamp(ln R / ln 7) · clamp((h − 2)/6): contrast up to WCAG AAA
-//     (7:1) times height from 2 px (illegible) to 8 px (about 60 px at
-//     720 p). Without text it is 0.3 (3.0/10): nothing is hard to read,
-//     but nothing tells the viewer what the video is; unreadable text
-//     scores below that.
+//   - textReadability = 10 × the share of the text's letters that survive
+//     at mobile size: OCR (pkg/vision/tesseract) reads the picture shrunk
+//     to 640 px and its 168 px copy enlarged 4× (the information of the
+//     168 px copy), and the share is the longest common subsequence of
+//     the two readings' letters and digits over the first's. Without
+//     text read it is 3.0: nothing is hard to read, but nothing tells
+//     the viewer what the video is; text that mostly vanishes at mobile
+//     size scores below that. The critique quotes the text it read.
 //   - faceVisibility = 0 without a face, else 0.45·size + 0.30·position +
 //     0.25·eyes, size = clamp(√(A/0.06)), position = 1 − clamp(3·(Y − ⅔)),
 //     halved when cut off, eyes = clamp(E/0.10).

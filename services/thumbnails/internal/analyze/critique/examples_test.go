@@ -13,24 +13,26 @@ import (
 	"hookline.dev/pkg/testkit"
 )
 
-// TestWriteExamples writes a face-and-text thumbnail to
-// testdata/examples/edits: the input picture and the picture with the
-// attention areas drawn (faces cyan, others green, text regions yellow),
+// TestWriteExamples writes a face-and-text thumbnail (the astronaut
+// portrait with "HOUSTON WE HAVE A PROBLEM") to testdata/examples/edits:
+// the input picture and the picture with the attention areas drawn (faces
+// cyan, others green, text regions yellow),
 // for a reviewer to look at; httpapi writes the critique JSON of the
 // input beside them. It runs only with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
 	dir := testkit.ExamplesDir(t, "edits")
-	p, _ := poster(t, 1280, 720)
+	p, _ := astronautPoster(t, 1280, 720)
 	input := jpegOf(t, p, 85)
 	// The critique is of the JPEG as the service would load it.
 	img, err := jpeg.Decode(bytes.NewReader(input))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := Measure(img, faces(t, img))
+	m := measure(t, img, faces(t, img))
+	t.Logf("read %q, at mobile size %q", m.Reading.Words, m.Reading.MobileWords)
 	files := map[string][]byte{
 		"critique-input.jpg": input,
-		"critique-areas.jpg": jpegOf(t, overlay(img, m), 85),
+		"critique-areas.jpg": jpegOf(t, overlay(img, m), 80),
 	}
 	for name, b := range files {
 		if len(b) > 150<<10 {

@@ -2,6 +2,7 @@ package critique
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/color"
 	"image/jpeg"
@@ -17,10 +18,42 @@ import (
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/tesseract"
 )
 
-// detector is shared by the tests: it is safe for concurrent use.
-var detector = sync.OnceValues(vision.New)
+// detector and ocr are shared by the tests: they are safe for concurrent
+// use.
+var (
+	detector = sync.OnceValues(vision.New)
+	ocr      = sync.OnceValues(func() (*tesseract.Reader, error) { return tesseract.New(tesseract.DefaultDir, 0) })
+)
+
+func reader(t testing.TB) Reader {
+	t.Helper()
+	r, err := ocr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func measure(t testing.TB, img image.Image, fs []vision.Face) Metrics {
+	t.Helper()
+	m, err := Measure(context.Background(), img, fs, reader(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func analyze(t testing.TB, img image.Image, fs []vision.Face, niche string) Critique {
+	t.Helper()
+	c, err := Analyze(context.Background(), img, fs, reader(t), niche)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 func faces(t testing.TB, img image.Image) []vision.Face {
 	t.Helper()
@@ -111,4 +144,33 @@ func hash(x, y int) uint32 {
 	h := uint32(x)*374761393 + uint32(y)*668265263 //nolint:gosec // G115: hashing
 	h = (h ^ h>>13) * 1274126177
 	return h ^ h>>16
+}
+
+// astronautPoster is a w×h face-and-text thumbnail: the astronaut
+// portrait (shared evaluation photo) filling the height on the left, a
+// deep blue to orange backdrop, and "HOUSTON WE HAVE A PROBLEM" set with
+// the thumbnail lettering (white Inter Display Black, dark outline and
+// shadow) over the right half. It returns the headline's ink box.
+func astronautPoster(t testing.TB, w, h int) (*image.RGBA, image.Rectangle) {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			u := float64(x) / float64(w)
+			img.SetRGBA(x, y, color.RGBA{R: uint8(20 + 220*u), G: uint8(40 + 60*u), B: uint8(140 - 120*u), A: 255})
+		}
+	}
+	photo := testkit.EvalPhoto(t, "astronaut.png")
+	draw.CatmullRom.Scale(img, image.Rect(0, 0, h, h), photo, photo.Bounds(), draw.Src, nil)
+	st := imaging.Style{Font: fonts.Heavy, Case: imaging.Upper, Fill: color.NRGBA{255, 255, 255, 255},
+		Outline: color.NRGBA{A: 255}, OutlineWidth: 0.08, Shadow: 0.5}
+	box := image.Rect(w*11/20, h/10, w*39/40, h*9/10)
+	b, err := imaging.Fit("HOUSTON WE HAVE A PROBLEM", st, box.Size(), 3, float64(h)/5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Draw(img, box.Min); err != nil {
+		t.Fatal(err)
+	}
+	return img, b.Ink().Add(box.Min)
 }

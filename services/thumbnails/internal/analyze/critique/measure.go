@@ -1,6 +1,7 @@
 package critique
 
 import (
+	"context"
 	"image"
 	"math"
 	"sort"
@@ -53,6 +54,8 @@ type Metrics struct {
 	Face  FaceMetrics
 	// Text are the text-like regions found at mobile size, largest first.
 	Text []TextRegion
+	// Reading is the text OCR read, at full and at mobile size.
+	Reading Reading
 	// Attention are the attention areas, faces first, then saliency peaks
 	// by intensity.
 	Attention []Area
@@ -91,14 +94,25 @@ const (
 	warmMinValue = 0.2
 )
 
-// Measure measures img (at its source size; it is measured on a
-// downscaled copy) with faces, the faces found in it in img's coordinates.
-func Measure(img image.Image, faces []vision.Face) Metrics {
+// Measure measures img (at its source size; it is measured on
+// downscaled copies) with faces, the faces found in it in img's
+// coordinates, and r, which reads its text. The text is read while the
+// pixels are measured. Errors: those of r.
+func Measure(ctx context.Context, img image.Image, faces []vision.Face, r Reader) (Metrics, error) {
 	b := img.Bounds()
 	m := Metrics{Width: b.Dx(), Height: b.Dy()}
 	if m.Width <= 0 || m.Height <= 0 {
-		return m
+		return m, nil
 	}
+	type reading struct {
+		rd  Reading
+		err error
+	}
+	done := make(chan reading, 1)
+	go func() {
+		rd, err := read(ctx, r, img)
+		done <- reading{rd, err}
+	}()
 	work := vision.RGBA8(img, workSide)
 	// Faces are used relative to the source's origin from here on.
 	rects := make([]image.Rectangle, 0, len(faces))
@@ -126,7 +140,9 @@ func Measure(img image.Image, faces []vision.Face) Metrics {
 	m.Thirds = thirds(sal, m.Faces > 0, m.FaceThirds)
 	m.Text = findText(vision.RGBA8(work, mobileSide), rects, m.Width, m.Height)
 	m.Attention = attention(sal, work, rects, m.Text, m)
-	return m
+	got := <-done
+	m.Reading = got.rd
+	return m, got.err
 }
 
 func area(r image.Rectangle) int { return r.Dx() * r.Dy() }

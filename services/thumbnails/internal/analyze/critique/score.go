@@ -24,15 +24,14 @@ const (
 	closeFace   = 0.15
 	// goodEyeContrast is the eye band's luma deviation of open, lit eyes.
 	goodEyeContrast = 0.10
-	// aaaContrast is WCAG's AAA contrast ratio for body text (7:1).
-	aaaContrast = 7
-	// minLegible and goodTextHeight are text heights at mobile size, in
-	// pixels: nothing below the first reads, everything above the second.
-	minLegible     = 2
+	// goodTextHeight is the height, in pixels at mobile size, of text
+	// that reads on a phone (about 60 px at 720p): the wording asks for
+	// it when text is lost.
 	goodTextHeight = 8
-	// noTextScore is the text readability of a picture without text:
-	// nothing is hard to read, but nothing tells the viewer what the
-	// video is, so it is low, and text too faint to read scores below it.
+	// noTextScore is the text readability of a picture where no text is
+	// read: nothing is hard to read, but nothing tells the viewer what
+	// the video is, so it is low, and text that mostly vanishes at
+	// mobile size scores below it.
 	noTextScore = 3.0
 	// emptyEdges, busyEdges and clutteredSpan shape simplicity: below
 	// emptyEdges of edge pixels the frame is empty, up to busyEdges it
@@ -56,7 +55,7 @@ func Rate(m Metrics) Scores {
 	s := Scores{
 		Contrast:        tenth(10 * contrastTerm(m)),
 		Composition:     tenth(10 * (0.6*m.Thirds + 0.4*simplicity(m.EdgeDensity))),
-		TextReadability: tenth(textReadability(m.Text)),
+		TextReadability: tenth(textReadability(m.Reading)),
 		FaceVisibility:  tenth(10 * faceVisibility(m)),
 		ColorAppeal:     tenth(10 * (0.8*imaging.Clamp01(m.Colourfulness/goodColourfulness) + 0.2*exposure(m.Brightness))),
 	}
@@ -100,27 +99,13 @@ func simplicity(edges float64) float64 {
 	}
 }
 
-// textReadability is the area-weighted mean, over the text regions, of
-// contrast × size, times 10; noTextScore without text.
-func textReadability(text []TextRegion) float64 {
-	if len(text) == 0 {
+// textReadability is the share of the text read at full size that is read
+// again at mobile size, times 10; noTextScore when no text is read.
+func textReadability(r Reading) float64 {
+	if len(r.Words) == 0 {
 		return noTextScore
 	}
-	var sum, weight float64
-	for _, t := range text {
-		a := float64(area(t.Rect))
-		sum += a * readability(t)
-		weight += a
-	}
-	return 10 * sum / weight
-}
-
-// readability of one region (0..1): its contrast ratio on a log scale up
-// to WCAG AAA, times its height between minLegible and goodTextHeight.
-func readability(t TextRegion) float64 {
-	c := imaging.Clamp01(math.Log(t.ContrastRatio) / math.Log(aaaContrast))
-	size := imaging.Clamp01(float64(t.Height-minLegible) / (goodTextHeight - minLegible))
-	return c * size
+	return 10 * r.Survived
 }
 
 // faceVisibility (0..1) of the largest face: size, position and eyes.

@@ -233,8 +233,8 @@ func strength(k metric, m Metrics) string {
 	case mComposition:
 		return fmt.Sprintf("Clean composition: the subject sits near a thirds point and the frame is uncluttered (edge density %.0f%%).", 100*m.EdgeDensity)
 	case mText:
-		t := m.Text[0]
-		return fmt.Sprintf("The text reads at phone size: %.1f:1 contrast, %d px tall in the %d px wide feed image.", t.ContrastRatio, t.Height, mobileSide)
+		return fmt.Sprintf("Your text %s reads at phone size: %.0f%% of its letters are read again in the %d px wide feed image.",
+			quote(m.Reading.Words), 100*m.Reading.Survived, mobileSide)
 	case mFace:
 		return faceStrength(m.Face)
 	case mColour:
@@ -272,17 +272,7 @@ func weakness(k metric, m Metrics, s Scores) (string, string) {
 				"Move the face or main subject onto a thirds intersection, about a third in from the left or right."
 		}
 	case mText:
-		if len(m.Text) == 0 {
-			return fmt.Sprintf("No text found at phone size (%d px wide).", mobileSide),
-				"Add 2–4 words of large text (at least 60 px tall at 1280×720) with a dark stroke or on a contrasting plate."
-		}
-		t := m.Text[0]
-		if float64(t.Height) < goodTextHeight {
-			return fmt.Sprintf("The text is only %d px tall at phone size (%d px wide).", t.Height, mobileSide),
-				"Make the text larger, at least 60 px tall at 1280×720, with fewer words if needed."
-		}
-		return fmt.Sprintf("The text is hard to read at phone size: %.1f:1 contrast (aim for 4.5:1 or more).", t.ContrastRatio),
-			"Use white or yellow text with a thick dark stroke, or set it on a solid plate."
+		return textWeakness(m)
 	case mFace:
 		return faceWeakness(m)
 	case mColour:
@@ -380,6 +370,47 @@ func faceWeakness(m Metrics) (string, string) {
 		return "The eyes are hard to see (little contrast in the eye band).",
 			"Light the eyes and keep hair, hands and sunglasses off them."
 	}
+}
+
+// textWeakness says what keeps the text from reading at phone size, and
+// how to fix it.
+func textWeakness(m Metrics) (string, string) {
+	rd := m.Reading
+	larger := "Make the text larger, at least 60 px tall at 1280×720, with fewer words if needed."
+	if len(m.Text) > 0 && float64(m.Text[0].Height) >= goodTextHeight {
+		larger = "Use white or yellow text with a thick dark stroke, or set it on a solid plate, and keep busy detail away from the letters."
+	}
+	if len(rd.Lost) > 0 {
+		larger = fmt.Sprintf("So that %s reads on a phone: %s%s", quote(rd.Lost), strings.ToLower(larger[:1]), larger[1:])
+	}
+	switch {
+	case len(rd.Words) == 0 && len(m.Text) == 0:
+		return fmt.Sprintf("No text found: nothing tells a viewer what the video is at phone size (%d px wide).", mobileSide),
+			"Add 2–4 words of large text (at least 60 px tall at 1280×720) with a dark stroke or on a contrasting plate."
+	case len(rd.Words) == 0:
+		return "Something like lettering is there, but no word of it can be read, even at full size.",
+			"Set the words in a plain heavy sans with a thick dark stroke or on a solid plate, away from busy detail."
+	case len(rd.Lost) == len(rd.Words) || rd.Survived < 0.5:
+		return fmt.Sprintf("Your text %s is unreadable at mobile size (%d px wide): only %.0f%% of its letters can be read there.",
+			quote(rd.Words), mobileSide, 100*rd.Survived), larger
+	case len(rd.Lost) > 0:
+		return fmt.Sprintf("Of your text %s, %s is lost at mobile size (%d px wide).", quote(rd.Words), quote(rd.Lost), mobileSide), larger
+	default:
+		return fmt.Sprintf("Your text %s only partly survives at mobile size: %.0f%% of its letters are read there.",
+			quote(rd.Words), 100*rd.Survived), larger
+	}
+}
+
+// maxQuote is the longest quotation of the text read, in runes.
+const maxQuote = 60
+
+// quote is words quoted for the wording, shortened with an ellipsis.
+func quote(words []string) string {
+	s := []rune(strings.Join(words, " "))
+	if len(s) > maxQuote {
+		s = append(s[:maxQuote-1], '…')
+	}
+	return "'" + string(s) + "'"
 }
 
 // weakestParts names the two weakest components of clickability.
