@@ -85,8 +85,21 @@ install() {
   install_go_bin minio github.com/minio/minio "$MINIO_VERSION"
   install_apt pg_isready:postgresql-client yt-dlp:yt-dlp
   install_libvips
+  install_vision
   install_clips_media
   install_onnxruntime
+}
+
+# install_vision installs the face and text models pkg/vision and the
+# critique run: dlib with its 68-point landmark model (libdlib-data,
+# CC0), the BLAS/LAPACK it links, and tesseract with its English data.
+install_vision() {
+  if [ -f /usr/share/dlib/shape_predictor_68_face_landmarks.dat ] &&
+    [ -f /usr/include/dlib/image_processing.h ] && command -v tesseract >/dev/null &&
+    [ -d /usr/share/tesseract-ocr ]; then return 0; fi
+  log "installing dlib, its landmark model and tesseract from Debian (pkg/vision, critique)"
+  install_apt_pkgs libdlib-dev libdlib-data libblas-dev liblapack-dev libjpeg-dev libpng-dev \
+    tesseract-ocr tesseract-ocr-eng libtesseract-dev libleptonica-dev
 }
 
 # install_onnxruntime unpacks libonnxruntime from the npm package
