@@ -13,8 +13,14 @@
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 set -euo pipefail
 
+# The NATS and MinIO versions of make up, compose, the testcontainers path
+# (pkg/testkit/images.go) and the manifests under deploy/:
+# pkg/testkit's TestPinnedVersionsAgree fails when one of them differs.
+# MinIO: the last release published as an image; make up builds the same
+# commit from source (MINIO_VERSION is its Go pseudo-version).
 NATS_VERSION=v2.11.9
-MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # RELEASE.2026-02-12
+MINIO_RELEASE=RELEASE.2025-09-07T16-13-09Z
+MINIO_VERSION=v0.0.0-20250907161309-07c3a429bfed
 GOLANGCI_LINT_VERSION=v2.15.0
 # onnxruntime's C API version must match github.com/yalue/onnxruntime_go
 # (v1.27.0 wants 1.24); the library comes from the npm package (MIT).
@@ -48,15 +54,24 @@ wait_port() {
   return 1
 }
 
+# install_go_bin builds module@version once into $BIN/<name>-<version> and
+# points $BIN/<name> at it. Every version built stays: clones that pin
+# different versions share the cache without rebuilding in turn.
 install_go_bin() {
   local name=$1 module=$2 version=$3
-  local stamp=$BIN/.$name-$version
-  if [ -x "$BIN/$name" ] && [ -f "$stamp" ]; then return 0; fi
-  log "building $name $version with go install (cached in $BIN; the first MinIO build takes ~2 minutes)"
-  mkdir -p "$BIN"
-  GOBIN=$BIN GOFLAGS=-buildvcs=false GOWORK=off go install "$module@$version"
-  rm -f "$BIN"/.$name-*
-  touch "$stamp"
+  local versioned=$BIN/$name-$version
+  # A binary of the former layout (a stamp file beside it) is adopted.
+  if [ ! -x "$versioned" ] && [ -f "$BIN/.$name-$version" ] && [ -x "$BIN/$name" ] && [ ! -L "$BIN/$name" ]; then
+    cp "$BIN/$name" "$versioned"
+  fi
+  if [ ! -x "$versioned" ]; then
+    log "building $name $version with go install (cached in $BIN; the first MinIO build takes several minutes)"
+    local tmp
+    mkdir -p "$BIN"; tmp=$(mktemp -d "$BIN/.build-XXXXXX")
+    GOBIN=$tmp GOFLAGS=-buildvcs=false GOWORK=off go install "$module@$version"
+    mv "$tmp"/* "$versioned"; rm -rf "$tmp"
+  fi
+  [ "$(readlink "$BIN/$name" 2>/dev/null)" = "$name-$version" ] || ln -sfn "$name-$version" "$BIN/$name"
 }
 
 # install_apt installs Debian packages for the commands named, when missing
