@@ -32,17 +32,29 @@ BIN=$CACHE/bin
 # servers started from one clone are reused by the next (CI clones afresh),
 # so their data must not vanish with the clone that started them.
 STATE=${HOOKLINE_STATE:-$CACHE/state}
+# The test servers' ports. make up runs its own NATS and MinIO on other
+# ports (4222, 9000 and 9001, or free ones), so make test and make up run
+# side by side; only Postgres is shared (tests use schemas of their own).
 NATS_PORT=${HOOKLINE_NATS_PORT:-4233}
-MINIO_PORT=${HOOKLINE_MINIO_PORT:-9000}
-MINIO_CONSOLE_PORT=${HOOKLINE_MINIO_CONSOLE_PORT:-9001}
+MINIO_PORT=${HOOKLINE_MINIO_PORT:-9100}
+MINIO_CONSOLE_PORT=${HOOKLINE_MINIO_CONSOLE_PORT:-9101}
 PG_HOST=127.0.0.1
-PG_PORT=${HOOKLINE_PG_PORT:-5432}
+# A Postgres cluster this script started on another port (5432 was taken
+# by something else) is remembered in $STATE/pg.port.
+PG_PORT=${HOOKLINE_PG_PORT:-$(cat "$STATE/pg.port" 2>/dev/null || echo 5432)}
 MINIO_USER=hookline
 MINIO_PASSWORD=hookline-dev-secret
 
 log() { echo "deps: $*" >&2; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port <port>: port when nothing listens on it, else the next free one.
+free_port() {
+  local p=$1
+  while port_open "$p"; do p=$((p + 1)); done
+  echo "$p"
+}
 
 wait_port() {
   local port=$1 what=$2
@@ -179,7 +191,13 @@ start_postgres() {
     initdb=$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)
   fi
   local pgbin; pgbin=$(dirname "$initdb")
-  log "starting a local Postgres cluster in $STATE/pg"
+  if port_open "$PG_PORT"; then
+    local taken=$PG_PORT
+    PG_PORT=$(free_port "$PG_PORT")
+    log "port $taken is taken by something that is not Postgres: the local cluster uses $PG_PORT"
+  fi
+  mkdir -p "$STATE"; echo "$PG_PORT" >"$STATE/pg.port"
+  log "starting a local Postgres cluster in $STATE/pg on :$PG_PORT"
   mkdir -p "$STATE"
   if [ ! -f "$STATE/pg/PG_VERSION" ]; then
     if [ "$(id -u)" = 0 ]; then
@@ -195,36 +213,51 @@ start_postgres() {
 
 start_nats() {
   port_open "$NATS_PORT" && return 0
-  mkdir -p "$STATE/nats"
+  mkdir -p "$STATE/nats-$NATS_PORT"
   log "starting nats-server $NATS_VERSION with JetStream on :$NATS_PORT"
-  nohup "$BIN/nats-server" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$STATE/nats" \
-    >"$STATE/nats.log" 2>&1 &
-  echo $! >"$STATE/nats.pid"
+  nohup "$BIN/nats-server" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$STATE/nats-$NATS_PORT" \
+    >"$STATE/nats-$NATS_PORT.log" 2>&1 &
+  echo $! >"$STATE/nats-$NATS_PORT.pid"
   wait_port "$NATS_PORT" nats-server
 }
 
-start_minio() {
-  port_open "$MINIO_PORT" && return 0
-  mkdir -p "$STATE/minio"
-  log "starting MinIO on :$MINIO_PORT"
+# minio_ready <port>: a MinIO answers its readiness probe there.
+minio_ready() { curl -fsS -m 2 "http://127.0.0.1:$1/minio/health/ready" >/dev/null 2>&1; }
+
+# run_minio <dir> <port> <console port> <log>: starts MinIO in the
+# background (make up runs its own with it) and waits until it is ready;
+# prints its pid.
+run_minio() {
+  local dir=$1 port=$2 console=$3 logf=$4
+  mkdir -p "$dir"
   MINIO_ROOT_USER=$MINIO_USER MINIO_ROOT_PASSWORD=$MINIO_PASSWORD MINIO_BROWSER=off \
-    nohup "$BIN/minio" server "$STATE/minio" --quiet --address "127.0.0.1:$MINIO_PORT" \
-    --console-address "127.0.0.1:$MINIO_CONSOLE_PORT" >"$STATE/minio.log" 2>&1 &
-  echo $! >"$STATE/minio.pid"
-  wait_port "$MINIO_PORT" MinIO
-  for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:$MINIO_PORT/minio/health/ready" >/dev/null 2>&1 && return 0
+    nohup "$BIN/minio" server "$dir" --quiet --address "127.0.0.1:$port" \
+    --console-address "127.0.0.1:$console" >"$logf" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 300); do
+    minio_ready "$port" && { echo "$pid"; return 0; }
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.2
   done
-  log "MinIO is not ready; see $STATE/minio.log"; return 1
+  log "MinIO did not become ready on :$port; see $logf"; return 1
+}
+
+start_minio() {
+  minio_ready "$MINIO_PORT" && return 0
+  if port_open "$MINIO_PORT"; then
+    log "port $MINIO_PORT is taken by something that is not MinIO; set HOOKLINE_MINIO_PORT"; return 1
+  fi
+  log "starting MinIO on :$MINIO_PORT"
+  mkdir -p "$STATE"
+  run_minio "$STATE/minio-$MINIO_PORT" "$MINIO_PORT" "$MINIO_CONSOLE_PORT" "$STATE/minio-$MINIO_PORT.log" >"$STATE/minio-$MINIO_PORT.pid"
 }
 
 stop() {
-  for s in nats minio; do
-    if [ -f "$STATE/$s.pid" ]; then
-      kill "$(cat "$STATE/$s.pid")" 2>/dev/null || true
-      rm -f "$STATE/$s.pid"
-    fi
+  local f
+  for f in "$STATE"/nats*.pid "$STATE"/minio*.pid; do
+    [ -f "$f" ] || continue
+    kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
   done
 }
 
@@ -251,5 +284,8 @@ case "${1:-start}" in
   start) install; start_postgres; start_nats; start_minio; print_env ;;
   stop) stop ;;
   env) print_env ;;
+  # For scripts/up.sh: the pinned binaries and MinIO's credentials.
+  up-env) echo "export HOOKLINE_BIN='$BIN' HOOKLINE_MINIO_USER='$MINIO_USER' HOOKLINE_MINIO_PASSWORD='$MINIO_PASSWORD'" ;;
+  run-minio) shift; run_minio "$@" ;;
   *) echo "usage: $0 install|start|stop|env|bench-tools|lint-tools|media" >&2; exit 2 ;;
 esac
