@@ -50,7 +50,8 @@ up_pid=$!
 for _ in $(seq 1 "$TIMEOUT"); do
   grep -q '^Hookline is up' "$work/up.log" && break
   if ! kill -0 "$up_pid" 2>/dev/null; then
-    log "make up exited before it was up:"; cat "$work/up.log"; exit 1
+    log "make up exited before it was up:"; cat "$work/up.log"
+    tail -n 5 "$work"/hookline/.hookline/*.log 2>/dev/null; exit 1
   fi
   sleep 1
 done

@@ -103,7 +103,13 @@ nats_passwords=()
 for u in $NATS_USERS; do v="HOOKLINE_NATS_${u^^}_PASSWORD"; nats_passwords+=("$v=${!v}"); done
 env "${nats_passwords[@]}" "$HOOKLINE_BIN/nats-server" -c "$STATE/nats.conf" >>"$STATE/nats.log" 2>&1 &
 nats_pid=$!
-for i in $(seq 1 50); do port_open "$NATS_UP_PORT" && break; [ "$i" = 50 ] && { echo "up: nats-server did not start; see $STATE/nats.log"; exit 1; }; sleep 0.2; done
+for i in $(seq 1 150); do
+  port_open "$NATS_UP_PORT" && break
+  if [ "$i" = 150 ] || ! kill -0 "$nats_pid" 2>/dev/null; then
+    echo "up: nats-server did not start on :$NATS_UP_PORT; the end of $STATE/nats.log:"; tail -5 "$STATE/nats.log"; exit 1
+  fi
+  sleep 0.2
+done
 
 # One Postgres role per service, owning only its schema.
 pg_url() { # <role> <password>: the test database URL logged in as role
