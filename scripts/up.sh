@@ -62,7 +62,11 @@ touch "$STATE/secrets.env"; chmod 600 "$STATE/secrets.env"
 add_secret() { grep -q "^$1=" "$STATE/secrets.env" || echo "$1=$2" >>"$STATE/secrets.env"; }
 add_secret HOOKLINE_ADMIN_TOKEN "hk_admin_$(rand_hex 24)"
 add_secret HOOKLINE_PRINCIPAL_SECRET "$(rand_hex 32)"
-for u in $NATS_USERS; do add_secret "HOOKLINE_NATS_${u^^}_PASSWORD" "$(rand_hex 16)"; done
+# nats-server parses a variable's value as a config token: a password that
+# starts with a digit ("5e…") fails to parse, so these start with a letter
+# (older secrets files are mended).
+sed -i -E 's/^(HOOKLINE_NATS_[A-Z]+_PASSWORD=)([0-9])/\1n\2/' "$STATE/secrets.env"
+for u in $NATS_USERS; do add_secret "HOOKLINE_NATS_${u^^}_PASSWORD" "n$(rand_hex 16)"; done
 for svc in $SERVICES; do add_secret "HOOKLINE_PG_${svc^^}_PASSWORD" "$(rand_hex 16)"; done
 # Only the shared settings are exported; each process gets its own
 # credentials below.
