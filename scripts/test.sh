@@ -35,6 +35,9 @@ set -e
 if [ "$status" -eq 0 ]; then
   echo "== fuzz (${FUZZTIME:-10s} per target)"
   FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh
+  # make up in a fresh clone with 4222, 8080 and 9000 taken (~100 s).
+  echo "== make up-test"
+  scripts/up-test.sh
 fi
 pass=$(grep -c '^ok ' .hookline/test.log || true)
 fail=$(grep -c "^FAIL	" .hookline/test.log || true)

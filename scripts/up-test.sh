@@ -6,8 +6,8 @@
 # seeded organization's credits through it with the printed API key. Then
 # stops make up with Ctrl-C (SIGINT) and checks that its ports are closed.
 #
-# Not part of make test: the first run builds the pinned MinIO and NATS and
-# every service; later runs take about a minute (see README, Tests).
+# make test runs it last (about 100 s once deps.sh has built the pinned
+# servers: make up's service build and start dominate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
