@@ -81,7 +81,7 @@ func TestQuerySpans(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, kv := range got[0].Attributes() {
-		attrs[string(kv.Key)] = kv.Value.Emit()
+		attrs[string(kv.Key)] = kv.Value.String()
 	}
 	if attrs["db.query.text"] != "INSERT INTO t VALUES ($1), ($2)" || attrs["db.namespace"] != schema || attrs["db.response.returned_rows"] != "2" {
 		t.Errorf("INSERT span attributes %v", attrs)
