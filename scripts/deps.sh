@@ -215,7 +215,9 @@ start_nats() {
   port_open "$NATS_PORT" && return 0
   mkdir -p "$STATE/nats-$NATS_PORT"
   log "starting nats-server $NATS_VERSION with JetStream on :$NATS_PORT"
-  nohup "$BIN/nats-server" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$STATE/nats-$NATS_PORT" \
+  # setsid: a session of its own, so a Ctrl-C meant for make up (or
+  # whatever started this) does not stop the shared test server.
+  setsid nohup "$BIN/nats-server" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$STATE/nats-$NATS_PORT" \
     >"$STATE/nats-$NATS_PORT.log" 2>&1 &
   echo $! >"$STATE/nats-$NATS_PORT.pid"
   wait_port "$NATS_PORT" nats-server
@@ -231,7 +233,7 @@ run_minio() {
   local dir=$1 port=$2 console=$3 logf=$4
   mkdir -p "$dir"
   MINIO_ROOT_USER=$MINIO_USER MINIO_ROOT_PASSWORD=$MINIO_PASSWORD MINIO_BROWSER=off \
-    nohup "$BIN/minio" server "$dir" --quiet --address "127.0.0.1:$port" \
+    setsid nohup "$BIN/minio" server "$dir" --quiet --address "127.0.0.1:$port" \
     --console-address "127.0.0.1:$console" >"$logf" 2>&1 &
   local pid=$!
   for _ in $(seq 1 300); do
