@@ -1,16 +1,22 @@
 # Hookline: one command for the stack, one for the tests.
 SHELL := /bin/bash
-MODULES := ./pkg/... ./services/assets/... ./services/billing/... ./services/clips/... ./services/gateway/... ./services/thumbnails/... ./e2e/...
+MODULES := ./pkg/... ./sdk/go/... ./services/assets/... ./services/billing/... ./services/clips/... ./services/gateway/... ./services/thumbnails/... ./e2e/...
 # Every module of go.work, as directories: golangci-lint runs inside each.
-LINT_DIRS := pkg services/assets services/billing services/clips services/gateway services/thumbnails e2e bench
+LINT_DIRS := pkg sdk/go services/assets services/billing services/clips services/gateway services/thumbnails e2e bench
 
-.PHONY: up test deps build fuzz lint chart bench down
+.PHONY: up up-test test test-containers deps build fuzz lint chart bench down
 
 up: ## install what is missing, start dependencies and all services, seed a dev organization
 	@scripts/up.sh
 
+up-test: ## make up in a fresh clone while 4222, 8080 and 9000 are taken, then a request to the seeded organization through the printed URL
+	@scripts/up-test.sh
+
 test: ## gofmt, vet, golangci-lint, then every unit and integration test against real Postgres, NATS and MinIO, with -race, plus short fuzz runs
 	@scripts/test.sh
+
+test-containers: ## every test of every go.work module with its dependencies in containers (needs a Docker engine; testcontainers-go finds it)
+	@env -u HOOKLINE_TEST_DATABASE_URL -u HOOKLINE_TEST_NATS_URL -u HOOKLINE_TEST_S3_ENDPOINT go test -tags testcontainers -count=1 -timeout 30m work
 
 deps: ## start Postgres, NATS JetStream and MinIO only
 	@scripts/deps.sh start >/dev/null

@@ -55,11 +55,14 @@ type stack struct {
 	clipsAddr string
 	clipsEnv  []string
 	clipsAPI  *exec.Cmd
+	// logs names each service's log file (its stdout and stderr).
+	logs map[string]string
 }
 
 // startStack builds gateway, billing and assets and runs them as processes
-// against a fresh schema each, one NATS namespace and one bucket.
-func startStack(t *testing.T) *stack {
+// against a fresh schema each, one NATS namespace and one bucket. env is
+// added to every service's environment (e.g. HOOKLINE_LOG_LEVEL=info).
+func startStack(t *testing.T, env ...string) *stack {
 	t.Helper()
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
@@ -81,8 +84,9 @@ func startStack(t *testing.T) *stack {
 		"HOOKLINE_LOG_LEVEL=warn",
 		"HOOKLINE_TIERS=" + e2eTiers,
 	}
+	common = append(common, env...)
 	s3env := []string{"HOOKLINE_S3_ENDPOINT=" + s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY=" + s3.AccessKey, "HOOKLINE_S3_SECRET_KEY=" + s3.SecretKey, "HOOKLINE_S3_BUCKET=" + s3.Bucket}
-	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...), clipsAddr: clipsAddr}
+	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...), clipsAddr: clipsAddr, logs: map[string]string{}}
 	run := func(name string, env ...string) { st.start(name, env...) }
 	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"))
 	run("assets", append([]string{"HOOKLINE_HTTP_ADDR=" + assetsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_assets")}, s3env...)...)
@@ -104,7 +108,11 @@ func startStack(t *testing.T) *stack {
 // start runs one service binary until the test ends, printing its log if
 // the test failed; the returned process can be killed to simulate a crash.
 func (s *stack) start(name string, env ...string) *exec.Cmd {
-	return testkit.StartProcess(s.t, name, filepath.Join(s.bin, name), append(append([]string{}, s.common...), env...)...)
+	cmd := testkit.StartProcess(s.t, name, filepath.Join(s.bin, name), append(append([]string{}, s.common...), env...)...)
+	if f, ok := cmd.Stdout.(*os.File); ok {
+		s.logs[name] = f.Name()
+	}
+	return cmd
 }
 
 func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) {

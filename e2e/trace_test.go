@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"os"
 	"sync"
 	"testing"
 	"time"
@@ -139,5 +140,85 @@ func TestTraceSpansAPaidOperation(t *testing.T) {
 		if got[0] != trace || got[1] != trace {
 			t.Errorf("%s: envelope trace %s, consumer trace %s, want %s", subject, got[0], got[1], trace)
 		}
+	}
+}
+
+// logLinesOf returns the JSON lines of a service's log that carry trace id
+// trace.
+func (s *stack) logLinesOf(service, trace string) []map[string]any {
+	s.t.Helper()
+	b, err := os.ReadFile(s.logs[service])
+	if err != nil {
+		s.t.Fatalf("%s log: %v", service, err)
+	}
+	var out []map[string]any
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		var m map[string]any
+		if json.Unmarshal(l, &m) == nil && m[telemetry.LogTraceID] == trace {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestLogsJoinTheTrace: one trace id, the caller's, in the gateway's access
+// log line of a POST /thumbnails, in the thumbnails service's lines (its
+// own access line among them) and in billing's consumer line for the
+// operation's settlement: searching the logs for a trace id finds what
+// every service wrote for the request.
+func TestLogsJoinTheTrace(t *testing.T) {
+	s := startStack(t, "HOOKLINE_LOG_LEVEL=info")
+	orgID, key := s.newOrg("pro")
+	s.waitTotal(key, 500)
+
+	tp, trace := testkit.NewTraceparent()
+	req, _ := http.NewRequest(http.MethodPost, s.base+"/api/v1/thumbnails", bytes.NewReader([]byte(`{"prompt": "logged"}`)))
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("traceparent", tp)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Fatalf("generate: %d", resp.StatusCode)
+	}
+
+	access := func(lines []map[string]any, route string) map[string]any {
+		for _, l := range lines {
+			if l["msg"] == "request" && l["route"] == route {
+				return l
+			}
+		}
+		return nil
+	}
+	var billing []map[string]any
+	testkit.Eventually(t, 20*time.Second, "billing's consumer line of the settlement", func() bool {
+		billing = nil
+		for _, l := range s.logLinesOf("billing", trace) {
+			if l["msg"] == "consumer: handled" {
+				billing = append(billing, l)
+			}
+		}
+		return len(billing) > 0
+	})
+	for _, l := range billing {
+		if l["org_id"] != orgID || l["ok"] != true || l["span_id"] == "" {
+			t.Errorf("billing consumer line %v: want org %s, ok, a span id", l, orgID)
+		}
+	}
+
+	gw := access(s.logLinesOf("gateway", trace), "/api/v1/thumbnails")
+	if gw == nil || gw["method"] != "POST" || gw["status"] != float64(201) || gw["org_id"] != orgID || gw["service"] != "gateway" {
+		t.Errorf("gateway access line %v: want POST /api/v1/thumbnails 201 of org %s", gw, orgID)
+	}
+	thumbs := s.logLinesOf("thumbnails", trace)
+	th := access(thumbs, "/thumbnails")
+	if th == nil || th["status"] != float64(201) || th["org_id"] != orgID {
+		t.Errorf("thumbnails access line %v (all its lines of the trace: %v)", th, thumbs)
+	}
+	if gw != nil && th != nil && gw[telemetry.LogSpanID] == th[telemetry.LogSpanID] {
+		t.Errorf("gateway and thumbnails lines share span %v: each should log in its own span", gw[telemetry.LogSpanID])
 	}
 }

@@ -14,8 +14,14 @@
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 set -euo pipefail
 
+# The NATS and MinIO versions of make up, compose, the testcontainers path
+# (pkg/testkit/images.go) and the manifests under deploy/:
+# pkg/testkit's TestPinnedVersionsAgree fails when one of them differs.
+# MinIO: the last release published as an image; make up builds the same
+# commit from source (MINIO_VERSION is its Go pseudo-version).
 NATS_VERSION=v2.11.9
-MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c   # RELEASE.2026-02-12
+MINIO_RELEASE=RELEASE.2025-09-07T16-13-09Z
+MINIO_VERSION=v0.0.0-20250907161309-07c3a429bfed
 GOLANGCI_LINT_VERSION=v2.15.0
 # The Helm chart's offline checks (scripts/chart-check.sh).
 HELM_VERSION=v3.22.0
@@ -31,17 +37,29 @@ BIN=$CACHE/bin
 # servers started from one clone are reused by the next (CI clones afresh),
 # so their data must not vanish with the clone that started them.
 STATE=${HOOKLINE_STATE:-$CACHE/state}
+# The test servers' ports. make up runs its own NATS and MinIO on other
+# ports (4222, 9000 and 9001, or free ones), so make test and make up run
+# side by side; only Postgres is shared (tests use schemas of their own).
 NATS_PORT=${HOOKLINE_NATS_PORT:-4233}
-MINIO_PORT=${HOOKLINE_MINIO_PORT:-9000}
-MINIO_CONSOLE_PORT=${HOOKLINE_MINIO_CONSOLE_PORT:-9001}
+MINIO_PORT=${HOOKLINE_MINIO_PORT:-9100}
+MINIO_CONSOLE_PORT=${HOOKLINE_MINIO_CONSOLE_PORT:-9101}
 PG_HOST=127.0.0.1
-PG_PORT=${HOOKLINE_PG_PORT:-5432}
+# A Postgres cluster this script started on another port (5432 was taken
+# by something else) is remembered in $STATE/pg.port.
+PG_PORT=${HOOKLINE_PG_PORT:-$(cat "$STATE/pg.port" 2>/dev/null || echo 5432)}
 MINIO_USER=hookline
 MINIO_PASSWORD=hookline-dev-secret
 
 log() { echo "deps: $*" >&2; }
 
 port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+# free_port <port>: port when nothing listens on it, else the next free one.
+free_port() {
+  local p=$1
+  while port_open "$p"; do p=$((p + 1)); done
+  echo "$p"
+}
 
 wait_port() {
   local port=$1 what=$2
@@ -53,15 +71,24 @@ wait_port() {
   return 1
 }
 
+# install_go_bin builds module@version once into $BIN/<name>-<version> and
+# points $BIN/<name> at it. Every version built stays: clones that pin
+# different versions share the cache without rebuilding in turn.
 install_go_bin() {
   local name=$1 module=$2 version=$3
-  local stamp=$BIN/.$name-$version
-  if [ -x "$BIN/$name" ] && [ -f "$stamp" ]; then return 0; fi
-  log "building $name $version with go install (cached in $BIN; the first MinIO build takes ~2 minutes)"
-  mkdir -p "$BIN"
-  GOBIN=$BIN GOFLAGS=-buildvcs=false GOWORK=off go install "$module@$version"
-  rm -f "$BIN"/.$name-*
-  touch "$stamp"
+  local versioned=$BIN/$name-$version
+  # A binary of the former layout (a stamp file beside it) is adopted.
+  if [ ! -x "$versioned" ] && [ -f "$BIN/.$name-$version" ] && [ -x "$BIN/$name" ] && [ ! -L "$BIN/$name" ]; then
+    cp "$BIN/$name" "$versioned"
+  fi
+  if [ ! -x "$versioned" ]; then
+    log "building $name $version with go install (cached in $BIN; the first MinIO build takes several minutes)"
+    local tmp
+    mkdir -p "$BIN"; tmp=$(mktemp -d "$BIN/.build-XXXXXX")
+    GOBIN=$tmp GOFLAGS=-buildvcs=false GOWORK=off go install "$module@$version"
+    mv "$tmp"/* "$versioned"; rm -rf "$tmp"
+  fi
+  [ "$(readlink "$BIN/$name" 2>/dev/null)" = "$name-$version" ] || ln -sfn "$name-$version" "$BIN/$name"
 }
 
 # install_apt installs Debian packages for the commands named, when missing
@@ -169,7 +196,13 @@ start_postgres() {
     initdb=$(ls /usr/lib/postgresql/*/bin/initdb | sort -V | tail -1)
   fi
   local pgbin; pgbin=$(dirname "$initdb")
-  log "starting a local Postgres cluster in $STATE/pg"
+  if port_open "$PG_PORT"; then
+    local taken=$PG_PORT
+    PG_PORT=$(free_port "$PG_PORT")
+    log "port $taken is taken by something that is not Postgres: the local cluster uses $PG_PORT"
+  fi
+  mkdir -p "$STATE"; echo "$PG_PORT" >"$STATE/pg.port"
+  log "starting a local Postgres cluster in $STATE/pg on :$PG_PORT"
   mkdir -p "$STATE"
   if [ ! -f "$STATE/pg/PG_VERSION" ]; then
     if [ "$(id -u)" = 0 ]; then
@@ -185,36 +218,53 @@ start_postgres() {
 
 start_nats() {
   port_open "$NATS_PORT" && return 0
-  mkdir -p "$STATE/nats"
+  mkdir -p "$STATE/nats-$NATS_PORT"
   log "starting nats-server $NATS_VERSION with JetStream on :$NATS_PORT"
-  nohup "$BIN/nats-server" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$STATE/nats" \
-    >"$STATE/nats.log" 2>&1 &
-  echo $! >"$STATE/nats.pid"
+  # setsid: a session of its own, so a Ctrl-C meant for make up (or
+  # whatever started this) does not stop the shared test server.
+  setsid nohup "$BIN/nats-server" -a 127.0.0.1 -p "$NATS_PORT" -js -sd "$STATE/nats-$NATS_PORT" \
+    >"$STATE/nats-$NATS_PORT.log" 2>&1 &
+  echo $! >"$STATE/nats-$NATS_PORT.pid"
   wait_port "$NATS_PORT" nats-server
 }
 
-start_minio() {
-  port_open "$MINIO_PORT" && return 0
-  mkdir -p "$STATE/minio"
-  log "starting MinIO on :$MINIO_PORT"
+# minio_ready <port>: a MinIO answers its readiness probe there.
+minio_ready() { curl -fsS -m 2 "http://127.0.0.1:$1/minio/health/ready" >/dev/null 2>&1; }
+
+# run_minio <dir> <port> <console port> <log>: starts MinIO in the
+# background (make up runs its own with it) and waits until it is ready;
+# prints its pid.
+run_minio() {
+  local dir=$1 port=$2 console=$3 logf=$4
+  mkdir -p "$dir"
   MINIO_ROOT_USER=$MINIO_USER MINIO_ROOT_PASSWORD=$MINIO_PASSWORD MINIO_BROWSER=off \
-    nohup "$BIN/minio" server "$STATE/minio" --quiet --address "127.0.0.1:$MINIO_PORT" \
-    --console-address "127.0.0.1:$MINIO_CONSOLE_PORT" >"$STATE/minio.log" 2>&1 &
-  echo $! >"$STATE/minio.pid"
-  wait_port "$MINIO_PORT" MinIO
-  for _ in $(seq 1 100); do
-    curl -fsS "http://127.0.0.1:$MINIO_PORT/minio/health/ready" >/dev/null 2>&1 && return 0
+    setsid nohup "$BIN/minio" server "$dir" --quiet --address "127.0.0.1:$port" \
+    --console-address "127.0.0.1:$console" >"$logf" 2>&1 &
+  local pid=$!
+  for _ in $(seq 1 300); do
+    minio_ready "$port" && { echo "$pid"; return 0; }
+    kill -0 "$pid" 2>/dev/null || break
     sleep 0.2
   done
-  log "MinIO is not ready; see $STATE/minio.log"; return 1
+  log "MinIO did not become ready on :$port; see $logf"; return 1
+}
+
+start_minio() {
+  minio_ready "$MINIO_PORT" && return 0
+  if port_open "$MINIO_PORT"; then
+    log "port $MINIO_PORT is taken by something that is not MinIO; set HOOKLINE_MINIO_PORT"; return 1
+  fi
+  log "starting MinIO on :$MINIO_PORT"
+  mkdir -p "$STATE"
+  run_minio "$STATE/minio-$MINIO_PORT" "$MINIO_PORT" "$MINIO_CONSOLE_PORT" "$STATE/minio-$MINIO_PORT.log" >"$STATE/minio-$MINIO_PORT.pid"
 }
 
 stop() {
-  for s in nats minio; do
-    if [ -f "$STATE/$s.pid" ]; then
-      kill "$(cat "$STATE/$s.pid")" 2>/dev/null || true
-      rm -f "$STATE/$s.pid"
-    fi
+  local f
+  for f in "$STATE"/nats*.pid "$STATE"/minio*.pid; do
+    [ -f "$f" ] || continue
+    kill "$(cat "$f")" 2>/dev/null || true
+    rm -f "$f"
   done
 }
 

@@ -10,11 +10,11 @@ export GOFLAGS=${GOFLAGS:--buildvcs=false}
 mkdir -p .hookline
 
 # Every module of go.work; the Go ones as package patterns.
-MODULES=(pkg services/assets services/billing services/clips services/gateway services/thumbnails e2e)
+MODULES=(pkg sdk/go services/assets services/billing services/clips services/gateway services/thumbnails e2e)
 PATTERNS=("${MODULES[@]/#/./}"); PATTERNS=("${PATTERNS[@]/%//...}")
 
 echo "== gofmt"
-unformatted=$(gofmt -l pkg services e2e bench)
+unformatted=$(gofmt -l pkg sdk services e2e bench)
 if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
 echo "== package map (README.md)"
 scripts/package-map.sh
@@ -37,6 +37,9 @@ set -e
 if [ "$status" -eq 0 ]; then
   echo "== fuzz (${FUZZTIME:-10s} per target)"
   FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh
+  # make up in a fresh clone with 4222, 8080 and 9000 taken (~100 s).
+  echo "== make up-test"
+  scripts/up-test.sh
 fi
 pass=$(grep -c '^ok ' .hookline/test.log || true)
 fail=$(grep -c "^FAIL	" .hookline/test.log || true)

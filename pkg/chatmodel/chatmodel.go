@@ -30,6 +30,7 @@ import (
 	"time"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/telemetry"
 )
 
 // Errors Complete returns, wrapped with the provider and detail.
@@ -147,7 +148,7 @@ func New(cfg Config) (*Client, error) {
 		return nil, fmt.Errorf("chatmodel %s: %w", c.provider, err)
 	}
 	if c.http == nil {
-		c.http = &http.Client{}
+		c.http = &http.Client{Transport: telemetry.Transport(nil)}
 	}
 	c.base, c.model = base, model
 	return c, nil

@@ -310,14 +310,19 @@ func (b *Bus) handle(ctx context.Context, cfg ConsumerConfig, h Handler, m jetst
 
 	started := time.Now()
 	herr := runWithHeartbeat(hctx, cfg.AckWait, m, h, env)
-	recordProcessed(ctx, cfg.Durable, b.unSubject(m.Subject()), time.Since(started), herr != nil)
+	elapsed := time.Since(started)
+	recordProcessed(ctx, cfg.Durable, b.unSubject(m.Subject()), elapsed, herr != nil)
+	// One line per delivery, in the handler's span (trace_id, span_id):
+	// the consumer's counterpart of an access log line.
+	log.InfoContext(hctx, "consumer: handled", "org_id", env.OrgID, "delivery", meta.NumDelivered,
+		"duration_ms", float64(elapsed.Microseconds())/1000, "ok", herr == nil)
 	if herr == nil {
 		// Wait for the server to confirm the ack: an ack lost on the way is
 		// a redelivery, harmless (inbox) but worth avoiding.
 		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		if err := m.DoubleAck(actx); err != nil {
-			log.Warn("consumer: ack not confirmed; the message may be redelivered", "err", err)
+			log.WarnContext(hctx, "consumer: ack not confirmed; the message may be redelivered", "err", err)
 		}
 		return
 	}
@@ -333,15 +338,15 @@ func (b *Bus) handle(ctx context.Context, cfg ConsumerConfig, h Handler, m jetst
 		// it, so that one is dead-lettered below instead.
 		_ = m.Nak()
 	case IsPermanent(herr):
-		b.deadLetter(ctx, cfg, m, meta, "permanent", herr)
+		b.deadLetter(hctx, cfg, m, meta, "permanent", herr)
 	case last:
-		b.deadLetter(ctx, cfg, m, meta, "max_deliver", herr)
+		b.deadLetter(hctx, cfg, m, meta, "max_deliver", herr)
 	default:
 		i := min(int(meta.NumDelivered)-1, len(cfg.Backoff)-1) //nolint:gosec // G115: the delivery count is bounded by MaxDeliver, a small int
 		delay := cfg.Backoff[max(i, 0)]
-		log.Warn("consumer: handler failed, will retry", "err", herr, "delivery", meta.NumDelivered, "retry_in", delay)
+		log.WarnContext(hctx, "consumer: handler failed, will retry", "err", herr, "delivery", meta.NumDelivered, "retry_in", delay)
 		if err := m.NakWithDelay(delay); err != nil {
-			log.Error("consumer: nak", "err", err)
+			log.ErrorContext(hctx, "consumer: nak", "err", err)
 		}
 	}
 }
@@ -418,14 +423,14 @@ func (b *Bus) deadLetter(ctx context.Context, cfg ConsumerConfig, m jetstream.Ms
 		}
 	}
 	if err != nil {
-		log.Error("consumer: dead letter failed; nak instead", "err", err, "cause", cause)
+		log.ErrorContext(ctx, "consumer: dead letter failed; nak instead", "err", err, "cause", cause)
 		_ = m.NakWithDelay(cfg.Backoff[len(cfg.Backoff)-1])
 		return
 	}
 	deadLetters.With(attrConsumer, cfg.Durable).With(attrReason, reason).Add(1)
-	log.Error("consumer: message dead-lettered", "reason", reason, "deliveries", meta.NumDelivered, "err", cause)
+	log.ErrorContext(ctx, "consumer: message dead-lettered", "reason", reason, "deliveries", meta.NumDelivered, "err", cause)
 	if err := m.TermWithReason(reason); err != nil {
-		log.Warn("consumer: term", "err", err)
+		log.WarnContext(ctx, "consumer: term", "err", err)
 	}
 }
 

@@ -145,7 +145,7 @@ func (b *Bus) serveOne(base context.Context, subject string, m *nats.Msg, h func
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
-		b.log().Warn("rpc handler failed", "subject", subject, "err", err)
+		b.log().WarnContext(ctx, "rpc handler failed", "subject", subject, "err", err)
 		v := headerValue(err.Error())
 		if v == "" {
 			v = "handler error" // an empty header would read as success
@@ -155,7 +155,7 @@ func (b *Bus) serveOne(base context.Context, subject string, m *nats.Msg, h func
 		reply.Data = data
 	}
 	if err := b.NC.PublishMsg(reply); err != nil {
-		b.log().Error("rpc reply", "subject", subject, "err", err)
+		b.log().ErrorContext(ctx, "rpc reply", "subject", subject, "err", err)
 	}
 }
 

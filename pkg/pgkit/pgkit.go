@@ -42,6 +42,7 @@ func Connect(ctx context.Context, url, schema string, opt Options) (*pgxpool.Poo
 		return nil, fmt.Errorf("pgkit: parse url: %w", err)
 	}
 	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	cfg.ConnConfig.Tracer = newQueryTracer(schema)
 	if opt.MaxConns > 0 {
 		cfg.MaxConns = opt.MaxConns
 	}

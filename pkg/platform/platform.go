@@ -254,11 +254,14 @@ func drain(nc *nats.Conn, timeout time.Duration) error {
 	return nil
 }
 
-// NewLogger returns the JSON logger services write to stdout.
+// NewLogger returns the JSON logger services write to stdout. A line
+// logged with a context inside a request or message handler (InfoContext
+// and friends) carries that span's trace_id and span_id
+// (telemetry.LogHandler).
 func NewLogger(w io.Writer, level string) *slog.Logger {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(strings.ToUpper(level))); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(telemetry.LogHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})))
 }

@@ -18,6 +18,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/telemetry"
 )
 
 // Header is the request header holding the signed principal.
@@ -106,6 +107,7 @@ func Require(secret []byte) func(http.Handler) http.Handler {
 				return
 			}
 			ctx := With(r.Context(), p)
+			telemetry.SetOrg(ctx, p.OrgID)
 			if p.RequestID != "" {
 				ctx = httpx.WithRequestID(ctx, p.RequestID)
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
 	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/telemetry"
 )
 
 // publicPrefix is the key prefix readable anonymously.
@@ -110,7 +111,13 @@ func New(cfg Config) (*Store, error) {
 	}
 
 	creds := credentials.NewStaticV4(cfg.AccessKey, cfg.SecretKey, "")
-	client, err := minio.New(endpoint, &minio.Options{Creds: creds, Secure: secure, Region: cfg.Region})
+	// A client span per S3 call, in the trace of the request or message
+	// that made it.
+	base, err := minio.DefaultTransport(secure)
+	if err != nil {
+		return nil, fmt.Errorf("s3: transport: %w", err)
+	}
+	client, err := minio.New(endpoint, &minio.Options{Creds: creds, Secure: secure, Region: cfg.Region, Transport: telemetry.Transport(base)})
 	if err != nil {
 		return nil, fmt.Errorf("s3: create client for %s: %w", endpoint, err)
 	}

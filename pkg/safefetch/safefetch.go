@@ -28,6 +28,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"hookline.dev/pkg/telemetry"
 )
 
 // Sentinel errors. Get wraps them with the URL and the reason, so callers can
@@ -177,7 +179,7 @@ func New(cfg Config) *Fetcher {
 		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	}
 
-	transport := &http.Transport{
+	base := &http.Transport{
 		// Never honour HTTP(S)_PROXY: a proxy would make the connection for
 		// us and the dial-time address check would see only the proxy.
 		Proxy:                 nil,
@@ -188,6 +190,8 @@ func New(cfg Config) *Fetcher {
 		TLSHandshakeTimeout:   cfg.Timeout,
 		ResponseHeaderTimeout: cfg.Timeout,
 	}
+	// A client span per request (and per redirect hop).
+	transport := telemetry.Transport(base)
 	f.client = &http.Client{
 		Transport:     transport,
 		Timeout:       cfg.Timeout,

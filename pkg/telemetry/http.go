@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -23,10 +24,15 @@ import (
 // It also records http.server.request.duration by method, route template
 // and status code: the rate, errors and duration of every route.
 //
+// With a logger it writes one access log line per request, inside the
+// request's span (so with trace_id and span_id, see LogHandler): method,
+// route template, status, duration and the organization that SetOrg
+// recorded. Probes (/healthz, /readyz) are logged at debug level only.
+//
 // service becomes an instrumentation-scope attribute: tests start several
 // services in one process behind one global provider (and thus one resource),
 // and this is what still tells their spans apart.
-func HTTPMiddleware(service string) func(http.Handler) http.Handler {
+func HTTPMiddleware(service string, log *slog.Logger) func(http.Handler) http.Handler {
 	// The global tracer delegates to whatever provider is installed later, so
 	// building the middleware before Setup runs is harmless.
 	tracer := otel.Tracer(scopeName, trace.WithInstrumentationAttributes(attribute.String("hookline.service", service)))
@@ -42,8 +48,8 @@ func HTTPMiddleware(service string) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			start := time.Now()
 			ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-			slot := &routeSlot{}
-			ctx = context.WithValue(ctx, routeKey{}, slot)
+			slot := &requestSlot{}
+			ctx = context.WithValue(ctx, requestKey{}, slot)
 			ctx, span := tracer.Start(ctx, r.Method+" "+r.URL.Path,
 				trace.WithSpanKind(trace.SpanKindServer),
 				trace.WithAttributes(
@@ -66,12 +72,17 @@ func HTTPMiddleware(service string) func(http.Handler) http.Handler {
 			// The route template is the low-cardinality name tracing backends
 			// and dashboards group by; a request that matched no route has
 			// none, and its raw path must not take its place.
-			if p := route(r, slot); p != "" {
+			p := route(r, slot)
+			if p != "" {
 				span.SetName(r.Method + " " + p)
 				attrs = append(attrs, semconv.HTTPRoute(p))
 			}
 			span.SetAttributes(attrs...)
-			duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+			elapsed := time.Since(start)
+			duration.Record(ctx, elapsed.Seconds(), metric.WithAttributes(attrs...))
+			if log != nil {
+				accessLog(ctx, log, r, p, status, elapsed, slot.org)
+			}
 			// For server spans only 5xx is the server's fault; 4xx is the
 			// client's and must not light up error dashboards.
 			if status >= 500 {
@@ -81,12 +92,49 @@ func HTTPMiddleware(service string) func(http.Handler) http.Handler {
 	}
 }
 
-// routeKey carries a *routeSlot from HTTPMiddleware to RecordRoute.
-type routeKey struct{}
+// requestKey carries a *requestSlot from HTTPMiddleware to RecordRoute and
+// SetOrg.
+type requestKey struct{}
 
-// routeSlot receives the route template from a router nested inside the
-// middleware, whose routing context the middleware cannot see.
-type routeSlot struct{ pattern string }
+// requestSlot receives what the middleware learns only from code nested
+// inside it: the route template of a router whose routing context it
+// cannot see, and the organization authentication found.
+type requestSlot struct{ pattern, org string }
+
+// orgAttr is the span attribute of the organization a request acts for.
+const orgAttr = "hookline.org_id"
+
+// SetOrg records the organization the request in ctx acts for (the
+// gateway's API key, a service's signed principal): HTTPMiddleware's
+// access log line names it, and the request's span carries it. Outside
+// HTTPMiddleware only the span gets it.
+func SetOrg(ctx context.Context, orgID string) {
+	if slot, ok := ctx.Value(requestKey{}).(*requestSlot); ok {
+		slot.org = orgID
+	}
+	trace.SpanFromContext(ctx).SetAttributes(attribute.String(orgAttr, orgID))
+}
+
+// accessLog writes the one line of a finished request.
+func accessLog(ctx context.Context, log *slog.Logger, r *http.Request, route string, status int, elapsed time.Duration, org string) {
+	level := slog.LevelInfo
+	if route == "/healthz" || route == "/readyz" || r.URL.Path == "/healthz" || r.URL.Path == "/readyz" {
+		level = slog.LevelDebug
+	}
+	if !log.Enabled(ctx, level) {
+		return
+	}
+	if route == "" {
+		route = "unmatched"
+	}
+	log.LogAttrs(ctx, level, "request",
+		slog.String("method", r.Method),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
+		slog.String("org_id", org),
+	)
+}
 
 // RecordRoute is chi middleware for a router that HTTPMiddleware wraps from
 // the outside: chi keeps its routing context on a request of its own, so it
@@ -95,7 +143,7 @@ type routeSlot struct{ pattern string }
 func RecordRoute(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(w, r)
-		if slot, ok := r.Context().Value(routeKey{}).(*routeSlot); ok {
+		if slot, ok := r.Context().Value(requestKey{}).(*requestSlot); ok {
 			if rctx := chi.RouteContext(r.Context()); rctx != nil {
 				slot.pattern = rctx.RoutePattern()
 			}
@@ -107,7 +155,7 @@ func RecordRoute(next http.Handler) http.Handler {
 // around the middleware (the gateway) leaves it in its routing context, a
 // chi router inside it in the slot (RecordRoute), and net/http's ServeMux on
 // the request it was handed, which is ours.
-func route(r *http.Request, slot *routeSlot) string {
+func route(r *http.Request, slot *requestSlot) string {
 	if rctx := chi.RouteContext(r.Context()); rctx != nil {
 		return rctx.RoutePattern()
 	}

@@ -72,10 +72,10 @@ func TestHTTPMetricsByRouteTemplate(t *testing.T) {
 	inner := chi.NewRouter()
 	inner.Use(RecordRoute)
 	inner.Get("/metrics-test/items/{id}", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
-	outer := HTTPMiddleware("svc")(inner)
+	outer := HTTPMiddleware("svc", nil)(inner)
 
 	gw := chi.NewRouter()
-	gw.Use(HTTPMiddleware("gw"))
+	gw.Use(HTTPMiddleware("gw", nil))
 	sub := chi.NewRouter()
 	sub.Get("/metrics-test/orders/{id}", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "down", http.StatusServiceUnavailable)

@@ -137,7 +137,7 @@ func TestHTTPRoundTripPreservesTraceID(t *testing.T) {
 	ctx, parent := startParent(t)
 
 	var seen trace.SpanContext
-	h := HTTPMiddleware("gateway")(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := HTTPMiddleware("gateway", nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		seen = trace.SpanContextFromContext(r.Context())
 		w.WriteHeader(http.StatusTeapot)
 	}))
@@ -182,7 +182,7 @@ func TestHTTPMiddlewareStatusAndRoute(t *testing.T) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	})
 	mux.HandleFunc("GET /quiet", func(w http.ResponseWriter, r *http.Request) {})
-	h := HTTPMiddleware("billing")(mux)
+	h := HTTPMiddleware("billing", nil)(mux)
 
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/items/7", nil))
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/quiet", nil))
@@ -215,7 +215,7 @@ func (p *plainWriter) WriteHeader(int)             {}
 func TestHTTPMiddlewareFlusher(t *testing.T) {
 	installRecorder(t)
 	var isFlusher bool
-	h := HTTPMiddleware("svc")(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := HTTPMiddleware("svc", nil)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var f http.Flusher
 		f, isFlusher = w.(http.Flusher)
 		if isFlusher {

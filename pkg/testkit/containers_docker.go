@@ -2,16 +2,22 @@
 
 // Container-backed dependencies.
 //
-// When the test binary is built with `-tags testcontainers`, a Docker engine
-// is reachable at /var/run/docker.sock and a HOOKLINE_TEST_* variable is
-// unset, testkit starts the missing dependency itself with testcontainers-go:
+// When the test binary is built with `-tags testcontainers` and a
+// HOOKLINE_TEST_* variable is unset, testkit starts the missing dependency
+// itself with testcontainers-go:
 //
-//   - EnvDatabaseURL: postgresImage, user/password/database "hookline",
+//   - EnvDatabaseURL: PostgresImage, user/password/database "hookline",
 //     returned as postgres://hookline:hookline@host:port/hookline?sslmode=disable
-//   - EnvNATSURL: natsImage started with `-js` (JetStream), returned as
+//   - EnvNATSURL: NATSImage started with `-js` (JetStream), returned as
 //     nats://host:port
-//   - EnvS3Endpoint, EnvS3AccessKey, EnvS3SecretKey: minioImage, returned as
+//   - EnvS3Endpoint, EnvS3AccessKey, EnvS3SecretKey: MinIOImage, returned as
 //     host:port and the root credentials
+//
+// testcontainers-go finds the engine its own way: ~/.testcontainers.properties
+// (tc.host), DOCKER_HOST, the current docker context, the default socket,
+// rootless sockets; Podman through DOCKER_HOST. When it finds none, or the
+// engine does not answer, every test that needs a dependency fails with
+// that error: a container-path run never skips.
 //
 // Each dependency is started at most once per test binary (one sync.Once
 // each, shared by every test in the package) and only when a test first asks
@@ -46,13 +52,28 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 )
 
-// Images started by containerAddr. Tags are pinned so runs are reproducible;
-// MinIO in particular is pinned to a RELEASE tag, never latest.
-const (
-	postgresImage = "postgres:15-alpine"
-	natsImage     = "nats:2.11-alpine"
-	minioImage    = "minio/minio:RELEASE.2025-04-22T22-12-26Z"
-)
+// dockerEngine reports, once per test binary, whether testcontainers-go
+// finds a Docker engine that answers.
+var dockerEngine = sync.OnceValue(func() error {
+	p, err := testcontainers.NewDockerProvider()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return p.Health(ctx) // closes the provider
+})
+
+// fromContainers starts the container that provides name, failing the
+// test when there is no Docker engine or the container does not start.
+func fromContainers(t testing.TB, name string) string {
+	t.Helper()
+	if err := dockerEngine(); err != nil {
+		t.Fatalf("testkit: %s is unset and this binary was built with -tags testcontainers, but testcontainers-go found no Docker engine that answers (it looks at ~/.testcontainers.properties, DOCKER_HOST, the docker context and the usual sockets): %v", name, err)
+		return ""
+	}
+	return containerAddr(t, name)
+}
 
 // Credentials baked into the started containers.
 const (
@@ -87,9 +108,9 @@ func (d *dependency) get() (map[string]string, error) {
 }
 
 var (
-	postgresDep = &dependency{what: "postgres (" + postgresImage + ")", start: startPostgres}
-	natsDep     = &dependency{what: "nats (" + natsImage + ")", start: startNATS}
-	minioDep    = &dependency{what: "minio (" + minioImage + ")", start: startMinIO}
+	postgresDep = &dependency{what: "postgres (" + PostgresImage + ")", start: startPostgres}
+	natsDep     = &dependency{what: "nats (" + NATSImage + ")", start: startNATS}
+	minioDep    = &dependency{what: "minio (" + MinIOImage + ")", start: startMinIO}
 )
 
 // containerAddr returns the value of the HOOKLINE_TEST_* variable name,
@@ -132,7 +153,7 @@ func terminateAfterFailure(ctr testcontainers.Container, err error) error {
 }
 
 func startPostgres(ctx context.Context) (map[string]string, error) {
-	ctr, err := tcpostgres.Run(ctx, postgresImage,
+	ctr, err := tcpostgres.Run(ctx, PostgresImage,
 		tcpostgres.WithUsername(pgUser),
 		tcpostgres.WithPassword(pgPassword),
 		tcpostgres.WithDatabase(pgDatabase),
@@ -152,7 +173,7 @@ func startPostgres(ctx context.Context) (map[string]string, error) {
 }
 
 func startNATS(ctx context.Context) (map[string]string, error) {
-	ctr, err := tcnats.Run(ctx, natsImage,
+	ctr, err := tcnats.Run(ctx, NATSImage,
 		// Replace the module's default command (-DV -js: debug and trace
 		// logging) with JetStream only.
 		testcontainers.WithCmd("-js"),
@@ -169,7 +190,7 @@ func startNATS(ctx context.Context) (map[string]string, error) {
 }
 
 func startMinIO(ctx context.Context) (map[string]string, error) {
-	ctr, err := tcminio.Run(ctx, minioImage,
+	ctr, err := tcminio.Run(ctx, MinIOImage,
 		tcminio.WithUsername(minioUser),
 		tcminio.WithPassword(minioSecret),
 	)

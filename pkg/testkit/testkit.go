@@ -38,7 +38,7 @@ func require(t testing.TB, name string) string {
 	if v := fromContainers(t, name); v != "" {
 		return v
 	}
-	t.Fatalf("%s is not set: run the tests with `make test`, which starts Postgres, NATS JetStream and MinIO and sets HOOKLINE_TEST_*; or set them to running servers", name)
+	t.Fatalf("%s is not set: run the tests with `make test`, which starts Postgres, NATS JetStream and MinIO and sets HOOKLINE_TEST_*; or set them to running servers; or, with a Docker engine, build with -tags testcontainers (`go test -tags testcontainers work`) to start them in containers", name)
 	return ""
 }
 

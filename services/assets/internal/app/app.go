@@ -115,7 +115,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
-	handler := telemetry.HTTPMiddleware("assets")(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
+	handler := telemetry.HTTPMiddleware("assets", p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error { <-ctx.Done(); return stopRecords() },
 		func(ctx context.Context) error {

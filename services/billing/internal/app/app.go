@@ -107,7 +107,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 			}, srv.Settlement)
 		})
 	}
-	handler := telemetry.HTTPMiddleware("billing")(httpapi.Handler(store, cfg.tiers, []byte(cfg.PrincipalSecret), p.Ready, p.Log))
+	handler := telemetry.HTTPMiddleware("billing", p.Log)(httpapi.Handler(store, cfg.tiers, []byte(cfg.PrincipalSecret), p.Ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, workers...)
 }
 

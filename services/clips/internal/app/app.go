@@ -117,7 +117,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
 	if !worker {
-		handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
+		handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 			func(ctx context.Context) error {
@@ -126,7 +126,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 				}, svc.HandleAssetEvent)
 			})
 	}
-	handler := telemetry.HTTPMiddleware(name)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
+	handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsPrepare, events.ClipsJobPrepareSource, cfg.Preparations, svc.PrepareMaxDeliveries()), svc.HandlePrepare)

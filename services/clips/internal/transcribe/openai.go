@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/videosite"
 )
 
@@ -25,7 +26,7 @@ type OpenAI struct {
 	Model   string // "" is whisper-1
 	// Timeout bounds each request (0: only the context does).
 	Timeout time.Duration
-	HTTP    *http.Client // nil is http.DefaultClient
+	HTTP    *http.Client // nil is a client with spans (telemetry.Transport)
 }
 
 // openaiChunk keeps each upload (16 kHz 16-bit mono: 1.92 MB a minute)
@@ -75,7 +76,7 @@ func (o *OpenAI) request(ctx context.Context, wavPath string) ([]videosite.Segme
 	}
 	client := o.HTTP
 	if client == nil {
-		client = http.DefaultClient
+		client = tracedClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -186,3 +187,7 @@ func parseVerbose(data []byte) ([]videosite.Segment, error) {
 	}
 	return out, nil
 }
+
+// tracedClient is the client of an OpenAI without its own: a client span
+// per call. No client-wide timeout; the caller's context bounds each call.
+var tracedClient = &http.Client{Transport: telemetry.Transport(nil)}

@@ -141,7 +141,7 @@ func NewHandler(cfg Config, defaultTier string) http.Handler {
 
 func (s *server) routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(httpx.RequestID, telemetry.HTTPMiddleware("gateway"), s.recoverer, middleware.GetHead)
+	r.Use(httpx.RequestID, telemetry.HTTPMiddleware("gateway", s.cfg.Log), s.recoverer, middleware.GetHead)
 	r.NotFound(httpx.NotFound)
 	r.MethodNotAllowed(methodNotAllowed(r))
 

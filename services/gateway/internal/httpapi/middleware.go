@@ -17,6 +17,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/telemetry"
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/org"
 	"hookline.dev/services/gateway/internal/ratelimit"
@@ -118,6 +119,7 @@ func (s *server) authenticate(next http.Handler) http.Handler {
 			}
 			return apierr.New(apierr.Unavailable, "service temporarily unavailable; retry later")
 		}
+		telemetry.SetOrg(r.Context(), id.Organization.ID.String())
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), identityKey{}, id)))
 		return nil
 	})

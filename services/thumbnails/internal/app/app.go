@@ -280,7 +280,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
-	handler := telemetry.HTTPMiddleware("thumbnails")(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
+	handler := telemetry.HTTPMiddleware("thumbnails", p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{

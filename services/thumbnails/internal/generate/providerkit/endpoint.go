@@ -21,6 +21,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/telemetry"
 )
 
 // DefaultTimeout bounds one provider call when the configuration does not:
@@ -107,7 +108,7 @@ func NewEndpoint(cfg Config, d Defaults) (*Endpoint, error) {
 	client := cfg.HTTPClient
 	if client == nil {
 		// No client-wide timeout: every call carries its own deadline.
-		client = &http.Client{}
+		client = &http.Client{Transport: telemetry.Transport(nil)}
 	}
 	return &Endpoint{provider: d.Provider, key: key, base: base, model: model, timeout: timeout, client: client}, nil
 }
