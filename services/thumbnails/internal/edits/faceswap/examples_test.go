@@ -89,4 +89,3 @@ func writeJPEG(t *testing.T, path string, img image.Image, quality int) {
 		t.Fatal(err)
 	}
 }
-

@@ -11,9 +11,8 @@ import (
 	"hookline.dev/pkg/vision"
 )
 
-// withLandmarks is a face whose landmarks are those of face photo's,
-// moved into box: Largest only looks at boxes and at whether points are
-// there.
+// withLandmarks is a face in box with made-up landmarks: Largest only
+// looks at boxes and at whether points are there.
 func withLandmarks(box image.Rectangle) vision.Face {
 	var l vision.Landmarks
 	for i := range l {
@@ -382,7 +381,9 @@ func labDistance(a, b [3]float64) float64 {
 func benchScene(b testing.TB) scene {
 	astronaut := evalPhoto(b, "astronaut.png")
 	target := compose(astronaut, 1280, 720, placement{scale: 2.2, at: complex(760, 560)}, [3]float64{1, 1, 1},
-		func(x, y int) color.NRGBA { return color.NRGBA{uint8(200 - y/8), uint8(190 - y/8), uint8(170 - x/16), 255} })
+		func(x, y int) color.NRGBA {
+			return color.NRGBA{uint8(200 - y/8), uint8(190 - y/8), uint8(170 - x/16), 255}
+		})
 	return newScene(b, target, photo(b))
 }
 
@@ -452,4 +453,3 @@ func TestSwapAtTheEdgeOfAnOffsetPicture(t *testing.T) {
 		t.Errorf("marker at %.1f, %.1f px from the nose bridge %.1f", at, d, want)
 	}
 }
-

@@ -80,20 +80,6 @@ type placement struct {
 	at     complex128
 }
 
-// toScene is the map from picture coordinates (size w×h) to scene
-// coordinates of p.
-func (p placement) toScene(w, h int) func(z complex128) complex128 {
-	c := complex(float64(w)/2, float64(h)/2)
-	rot := complex(p.scale*math.Cos(p.angle), p.scale*math.Sin(p.angle))
-	return func(z complex128) complex128 {
-		z -= c
-		if p.mirror {
-			z = complex(-real(z), imag(z))
-		}
-		return rot*z + p.at
-	}
-}
-
 // compose draws pic into a w×h scene according to p, bilinearly, with
 // each pixel's colour multiplied by tint; the scene elsewhere is bg(x, y).
 func compose(pic *image.NRGBA, w, h int, p placement, tint [3]float64, bg func(x, y int) color.NRGBA) *image.NRGBA {
