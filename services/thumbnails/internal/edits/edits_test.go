@@ -254,10 +254,11 @@ func picture(w, h int) Picture {
 }
 
 // A face swap loads its face picture, a saved face's by its address, and
-// names the field of a picture without a face.
+// names the field of a picture without a face with landmarks.
 func TestFaceSwapCheck(t *testing.T) {
 	src, face, faceless := picture(64, 64), picture(32, 32), picture(16, 16)
-	a := vision.Face{Rect: image.Rect(10, 10, 30, 30)}
+	a := vision.Face{Rect: image.Rect(10, 10, 30, 30), Landmarks: &vision.Landmarks{}}
+	boxOnly := vision.Face{Rect: image.Rect(10, 10, 30, 30)}
 	e := &env{
 		pictures: map[string]Picture{"http://x/f.jpg": face, "http://x/plain.jpg": faceless},
 		saved:    map[string]string{"6f1c1d9e-0000-4000-8000-000000000000": "http://x/f.jpg"},
@@ -282,6 +283,8 @@ func TestFaceSwapCheck(t *testing.T) {
 		{values{"imageUrl": "u", "faceImageUrl": "http://x/f.jpg"}, nil, "imageUrl"},
 		{values{"imageUrl": "u", "faceImageUrl": "http://x/plain.jpg"}, []vision.Face{a}, "faceImageUrl"},
 		{values{"imageUrl": "u", "faceImageUrl": "http://x/gone.jpg"}, []vision.Face{a}, "faceImageUrl"},
+		// A face the swap cannot align (no landmarks) is no face to it.
+		{values{"imageUrl": "u", "faceImageUrl": "http://x/f.jpg"}, []vision.Face{boxOnly}, "imageUrl"},
 	} {
 		if err := check(c.body, c.srcFaces); fieldsOf(err)[c.field] == "" {
 			t.Errorf("%v: %v, want a 400 naming %s", c.body, err, c.field)

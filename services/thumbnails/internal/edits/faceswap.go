@@ -56,8 +56,9 @@ type swapRun struct {
 }
 
 // check loads the face to put in (an address, or a saved face's picture)
-// and finds the largest face of both pictures: a picture without one is
-// a 400 naming its field.
+// and finds the largest face of both pictures: a picture without one (with
+// its landmarks, which the service's dlib detector always places) is a 400
+// naming its field.
 func (r *swapRun) check(ctx context.Context, env Env, in *Inputs) error {
 	field, url := "faceImageUrl", r.imageURL
 	if r.faceID != "" {

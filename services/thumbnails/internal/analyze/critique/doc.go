@@ -64,15 +64,22 @@
 //     size scores below that. The critique quotes the text it read.
 //   - faceVisibility = 0 without a face, else 0.45·size + 0.30·position +
 //     0.25·eyes, size = clamp(√(A/0.06)), position = 1 − clamp(3·(Y − ⅔)),
-//     halved when cut off, eyes = clamp(E/0.10).
+//     halved when cut off, eyes = clamp(E/0.10)·open, open =
+//     clamp((EAR − 0.10)/0.10) from the landmarks' eye aspect ratio (1
+//     without landmarks).
 //   - colorAppeal = 0.8·clamp(C/70) + 0.2·exposure, exposure =
 //     1 − clamp((|B − 0.5| − 0.25)/0.25).
 //   - clickability = 0.25·contrast + 0.20·colorAppeal +
 //     0.25·faceVisibility + 0.20·textReadability + 0.10·composition,
 //     computed from those published (rounded) scores.
-//   - emotionalImpact = 0.40·closeUp + 0.25·clamp(S/0.6) +
-//     0.15·clamp(W/0.35) + 0.20·clamp(c/0.25), closeUp = clamp(√(A/0.15)),
-//     0 without a face.
+//   - emotionalImpact = 0.30·closeUp + 0.20·closeUp·expression +
+//     0.20·clamp(S/0.6) + 0.10·clamp(W/0.35) + 0.20·clamp(c/0.25),
+//     closeUp = clamp(√(A/0.15)), 0 without a face; expression =
+//     1 − (1 − mouth)(1 − brows)(1 − smile) from the landmarks (0 without
+//     them), mouth = clamp((O − 0.02)/0.10) of the inner lips' gap O,
+//     brows = clamp((B − 0.13)/0.08) of the brows' height above the eyes
+//     B, smile = clamp((M − 0.40)/0.12) of the mouth's width M, each over
+//     the face width (vision.Landmarks' measures).
 //   - overallScore = 0.15·contrast + 0.15·composition +
 //     0.15·textReadability + 0.15·faceVisibility + 0.10·colorAppeal +
 //     0.20·clickability + 0.10·emotionalImpact, from the rounded scores.

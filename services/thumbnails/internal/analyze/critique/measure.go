@@ -77,6 +77,8 @@ type FaceMetrics struct {
 	// band, the box's rows from 15% to 45% of its height: open, lit eyes
 	// are dark pupils against white and skin.
 	EyeContrast float64
+	// Expression is read off the face's landmarks; nil without them.
+	Expression *Expression
 }
 
 // Thresholds and reference points of the measurements.
@@ -134,6 +136,7 @@ func Measure(ctx context.Context, img image.Image, faces []vision.Face, r Reader
 	if len(rects) > 0 {
 		r := rects[0]
 		m.Face = faceMetrics(r, m.Width, m.Height, luma, ww, wh)
+		m.Face.Expression = expressionOf(faces, b)
 		m.FaceThirds = closeness(float64(r.Min.X+r.Max.X)/2/float64(m.Width), float64(r.Min.Y+r.Max.Y)/2/float64(m.Height))
 	}
 	sal := vision.Saliency(work)

@@ -232,7 +232,7 @@ func TestFormulasAsDocumented(t *testing.T) {
 		FaceVisibility:  6.5,                                                         // 10·(0.45·√(0.015/0.06) + 0.30·1 + 0.25·0.05/0.10)
 		ColorAppeal:     5,                                                           // 10·(0.8·35/70 + 0.2·(1 − (0.375−0.25)/0.25))
 		Clickability:    4.9,                                                         // 0.25·5 + 0.20·5 + 0.25·6.5 + 0.20·2.5 + 0.10·5 = 4.875
-		EmotionalImpact: 10 * (0.40*math.Sqrt(0.1) + 0.25*0.5 + 0.15*0.2 + 0.20*0.5), // rounded below
+		EmotionalImpact: 10 * (0.30*math.Sqrt(0.1) + 0.20*0.5 + 0.10*0.2 + 0.20*0.5), // rounded below; no landmarks, no expression
 	}
 	want.EmotionalImpact = math.Round(want.EmotionalImpact*10) / 10
 	if s != want {

@@ -63,8 +63,11 @@ func Rate(m Metrics) Scores {
 	// recompute it from the response.
 	s.Clickability = tenth(clickContrast*s.Contrast + clickColour*s.ColorAppeal + clickFace*s.FaceVisibility +
 		clickText*s.TextReadability + clickComposition*s.Composition)
-	s.EmotionalImpact = tenth(10 * (0.40*closeUp(m) + 0.25*imaging.Clamp01(m.Saturation/goodSaturation) +
-		0.15*imaging.Clamp01(m.Warmth/goodWarmth) + 0.20*contrastTerm(m)))
+	// The expression counts as much as the face is close: a laugh a
+	// thumb's width across carries little.
+	s.EmotionalImpact = tenth(10 * (0.30*closeUp(m) + 0.20*closeUp(m)*expressiveness(m.Face.Expression) +
+		0.20*imaging.Clamp01(m.Saturation/goodSaturation) + 0.10*imaging.Clamp01(m.Warmth/goodWarmth) +
+		0.20*contrastTerm(m)))
 	return s
 }
 
@@ -108,7 +111,8 @@ func textReadability(r Reading) float64 {
 	return 10 * r.Survived
 }
 
-// faceVisibility (0..1) of the largest face: size, position and eyes.
+// faceVisibility (0..1) of the largest face: size, position and eyes
+// (lit, by the eye band's contrast, and open, by the landmarks).
 func faceVisibility(m Metrics) float64 {
 	if m.Faces == 0 {
 		return 0
@@ -119,7 +123,7 @@ func faceVisibility(m Metrics) float64 {
 	if f.CutOff {
 		position /= 2
 	}
-	eyes := imaging.Clamp01(f.EyeContrast / goodEyeContrast)
+	eyes := imaging.Clamp01(f.EyeContrast/goodEyeContrast) * eyesOpen(f.Expression)
 	return 0.45*size + 0.30*position + 0.25*eyes
 }
 

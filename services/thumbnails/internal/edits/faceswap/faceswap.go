@@ -1,19 +1,22 @@
 // Package faceswap is the local engine of the face-swap edit (issue 15,
 // ARCHITECTURE §7): it puts the face of one photo onto a face of another
-// without any model beyond the face detector.
+// without any model beyond the face detector and its 68 landmarks
+// (pkg/vision/dlib).
 //
-// The steps are the classical ones. The two eyes of each face are found
-// as the round dark blobs (the irises) of its upper half, one on each
-// side (falling back to their usual place in the detector's box when the
-// picture does not show them clearly); a similarity transform (scale, rotation, translation) maps the
-// source's eyes onto the target's and warps the source with bilinear
-// sampling; an ellipse over the target's face, from forehead to chin,
-// feathered with a Gaussian, is the region replaced. Inside it the warped
-// face first takes the target face's colour statistics in CIELAB
-// (Reinhard's transfer), so skin tone and contrast match, and is then
-// blended in the gradient domain (Poisson cloning, solved by multigrid at
-// the face's own resolution), so the lighting at the seam continues the
-// target's and no edge shows.
+// The steps are the classical ones. The similarity (scale, rotation,
+// translation) that best maps the target's landmarks onto the source's
+// places the source roughly; then a piecewise-affine warp over the
+// Delaunay triangulation of the target's landmarks, plus a frame of points
+// around the face that the similarity carries, moves every feature of the
+// source onto the target's: its eyes onto the target's eyes, its mouth onto
+// the target's mouth, so the new face takes the target's pose and
+// expression. The region replaced is the target face's hull (jaw line and
+// lower forehead) where the warped source face also is, eroded and
+// feathered. Inside it the warped face first takes the target face's
+// colour statistics in CIELAB (Reinhard's transfer), so skin tone and
+// contrast match, and is then blended in the gradient domain (Poisson
+// cloning, solved by multigrid at the face's own resolution), so the
+// lighting at the seam continues the target's and no edge shows.
 //
 // The package works on decoded images and detected faces; detection,
 // loading, encoding and storage belong to the caller.
@@ -21,6 +24,7 @@ package faceswap
 
 import (
 	"context"
+	"errors"
 	"image"
 	"image/draw"
 	"math"
@@ -29,15 +33,20 @@ import (
 	"hookline.dev/pkg/vision"
 )
 
-// Largest returns the face of faces with the largest box, the one a
-// face swap replaces: the most prominent face of a thumbnail is the one a
-// viewer reads as its subject. Between boxes of equal area the earlier
-// (more confident) face wins. ok is false when faces is empty.
+// ErrNoLandmarks is returned by Swap for a face without landmarks: a
+// detector that finds boxes only gives nothing to align.
+var ErrNoLandmarks = errors.New("faceswap: the face has no landmarks")
+
+// Largest returns the face of faces with the largest box among those with
+// landmarks, the one a face swap replaces: the most prominent face of a
+// thumbnail is the one a viewer reads as its subject. Between boxes of
+// equal area the earlier (more confident) face wins. ok is false when no
+// face has landmarks.
 func Largest(faces []vision.Face) (vision.Face, bool) {
 	var best vision.Face
 	ok := false
 	for _, f := range faces {
-		if !ok || area(f.Rect) > area(best.Rect) {
+		if f.Landmarks != nil && (!ok || area(f.Rect) > area(best.Rect)) {
 			best, ok = f, true
 		}
 	}
@@ -51,28 +60,38 @@ func area(r image.Rectangle) int {
 	return r.Dx() * r.Dy()
 }
 
-// Swap puts the face of source (inside sFace) onto target's tFace and
-// returns the result at target's size, bounds at the origin. Only the
-// feathered face region of the target changes; every other pixel is
-// target's own. Boxes are the detector's (square, clamped to the picture);
-// a face cut by the frame is aligned as the whole face and swapped up to
-// the frame. A face box that does not overlap its image leaves nothing to
-// swap, and Swap returns a copy of target. The feathering and the solver
-// grow with the face, not only with the picture, so they stop when ctx
-// ends; Swap then returns ctx's error.
+// Swap puts the face of source (sFace) onto target's tFace and returns
+// the result at target's size, bounds at the origin. Both faces need
+// their landmarks (ErrNoLandmarks otherwise). Only the feathered face
+// region of the target changes; every other pixel is target's own. A face
+// cut by the frame is aligned by all its landmarks (the detector places
+// them past the frame) and swapped up to the frame; a source face cut by
+// its frame puts in only what its picture shows. A face too small to
+// hold features, or outside its picture, leaves nothing to swap, and Swap
+// returns a copy of target. The solver grows with the face, not only
+// with the picture, so it stops when ctx ends; Swap then returns ctx's
+// error.
 func Swap(ctx context.Context, target image.Image, tFace vision.Face, source image.Image, sFace vision.Face) (*image.NRGBA, error) {
+	if tFace.Landmarks == nil || sFace.Landmarks == nil {
+		return nil, ErrNoLandmarks
+	}
 	out := toNRGBA(target)
-	tb := target.Bounds()
-	tBox := fullBox(tFace.Rect, tb).Sub(tb.Min)
-	sBox := fullBox(sFace.Rect, source.Bounds())
-	if tBox.Dx() < minFaceSide || sBox.Dx() < minFaceSide {
+	tl := tFace.Landmarks.Translate(target.Bounds().Min.Mul(-1))
+	sl := sFace.Landmarks
+	faceWidth := tl.FaceWidth()
+	if faceWidth < minFaceWidth || sl.FaceWidth() < minFaceWidth {
 		return out, nil
 	}
-	tEyes := findEyes(out, tBox)
-	sEyes := findEyes(source, sBox)
-	toSource := align(tEyes, tBox, sEyes, sBox).inverse()
-
-	m := faceMask(tBox, out.Rect, ctx.Done())
+	al := align(tl, sl)
+	tHull := hullOf(tl.Hull(maskForehead))
+	reach := int(math.Ceil((maskErode+maskFeather)*faceWidth)) + 1
+	work := tHull.bounds().Inset(-1).Intersect(out.Rect.Inset(-reach))
+	if work.Intersect(out.Rect).Empty() {
+		return out, nil
+	}
+	toSource, inMesh := al.mesh.Grid(work)
+	mouth := hullOf(tl[vision.InnerLipsStart:vision.InnerLipsEnd])
+	m := faceMask(tHull, mouth, hullOf(sl.Hull(maskForehead)), source.Bounds(), toSource, inMesh, work, out.Rect, faceWidth)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -81,7 +100,7 @@ func Swap(ctx context.Context, target image.Image, tFace vision.Face, source ima
 	}
 	w, h := m.rect.Dx(), m.rect.Dy()
 	tgt := planes(out, m.rect)
-	src := warp(source, toSource, m.rect)
+	src := sample(source, toSource, work, m.rect, cmplxAbs(al.coarse.a))
 	transferColour(src, tgt, m.weight)
 
 	// Poisson cloning solves for the correction d = result − src, which is
@@ -123,41 +142,10 @@ func Swap(ctx context.Context, target image.Image, tFace vision.Face, source ima
 	return out, nil
 }
 
-// fullBox returns the part of face box r inside bounds, made square again
-// when the frame cuts it: the detector's boxes are square and clamped to
-// the picture, so a face at the edge comes back as its visible part. The
-// eyes, the alignment and the mask need the whole face's geometry, so the
-// square is restored on the side the frame cut (on both when it cut
-// neither or both). A box outside bounds gives the empty rectangle.
-func fullBox(r, bounds image.Rectangle) image.Rectangle {
-	r = r.Intersect(bounds)
-	if r.Empty() {
-		return image.Rectangle{}
-	}
-	side := max(r.Dx(), r.Dy())
-	r.Min.X, r.Max.X = squareUp(r.Min.X, r.Max.X, bounds.Min.X, bounds.Max.X, side)
-	r.Min.Y, r.Max.Y = squareUp(r.Min.Y, r.Max.Y, bounds.Min.Y, bounds.Max.Y, side)
-	return r
-}
-
-// squareUp widens the interval [lo, hi) to length side, towards the
-// bound it touches.
-func squareUp(lo, hi, minBound, maxBound, side int) (int, int) {
-	grow := side - (hi - lo)
-	switch {
-	case grow == 0:
-		return lo, hi
-	case lo == minBound && hi != maxBound:
-		return hi - side, hi
-	case hi == maxBound && lo != minBound:
-		return lo, lo + side
-	}
-	return lo - grow/2, lo - grow/2 + side
-}
-
-// minFaceSide is the smallest face box, in pixels, worth swapping: below
-// it there are no eyes to find and the result would be a smudge.
-const minFaceSide = 12
+// minFaceWidth is the narrowest face, ear to ear in pixels, worth
+// swapping: below it the landmarks crowd into a few pixels and the result
+// would be a smudge.
+const minFaceWidth = 12
 
 // toNRGBA copies img into a new non-premultiplied image whose bounds start
 // at the origin.
@@ -182,64 +170,3 @@ func planes(img *image.NRGBA, r image.Rectangle) []float32 {
 	}
 	return p
 }
-
-// similarity maps a point z (x + iy, in pixel-centre coordinates) to
-// a·z + b: a scale and rotation by the complex factor a, then a
-// translation by b.
-type similarity struct {
-	a, b complex128
-}
-
-func (s similarity) apply(z complex128) complex128 { return s.a*z + s.b }
-
-func (s similarity) inverse() similarity {
-	return similarity{a: 1 / s.a, b: -s.b / s.a}
-}
-
-// Limits on how far the eye-based alignment may depart from the one the
-// two face boxes give. The detector's boxes are reliable about a face's
-// place and size; the eyes refine them, and an eye search fooled by
-// glasses or shadow must not tilt or shrink the face absurdly.
-const (
-	maxScaleDeviation = 1.35
-	maxRotation       = 25 * math.Pi / 180
-	maxShift          = 0.2 // of the target box's width
-)
-
-// align returns the similarity taking the source face onto the target
-// face: the source's eyes onto the target's when both pairs were found and
-// the result agrees with the boxes, else the source box onto the target
-// box.
-func align(tEyes eyePair, tBox image.Rectangle, sEyes eyePair, sBox image.Rectangle) similarity {
-	byBox := boxSimilarity(sBox, tBox)
-	if !tEyes.found || !sEyes.found {
-		return byBox
-	}
-	sd := sEyes.right - sEyes.left
-	if sd == 0 {
-		return byBox
-	}
-	a := (tEyes.right - tEyes.left) / sd
-	s := similarity{a: a, b: tEyes.left - a*sEyes.left}
-	ratio := cmplxAbs(a) / real(byBox.a)
-	centre := rectCentre(sBox)
-	shift := cmplxAbs(s.apply(centre)-byBox.apply(centre)) / float64(tBox.Dx())
-	if ratio > maxScaleDeviation || ratio < 1/maxScaleDeviation ||
-		math.Abs(math.Atan2(imag(a), real(a))) > maxRotation || shift > maxShift {
-		return byBox
-	}
-	return s
-}
-
-// boxSimilarity maps box from onto box to by scale and translation, the
-// scale chosen from the widths (the detector's boxes are square).
-func boxSimilarity(from, to image.Rectangle) similarity {
-	a := complex(float64(to.Dx())/float64(from.Dx()), 0)
-	return similarity{a: a, b: rectCentre(to) - a*rectCentre(from)}
-}
-
-func rectCentre(r image.Rectangle) complex128 {
-	return complex(float64(r.Min.X+r.Max.X)/2, float64(r.Min.Y+r.Max.Y)/2)
-}
-
-func cmplxAbs(z complex128) float64 { return math.Hypot(real(z), imag(z)) }

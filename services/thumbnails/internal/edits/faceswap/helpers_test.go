@@ -6,10 +6,12 @@ import (
 	"image/color"
 	"image/jpeg"
 	"math"
+	"sync"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
 )
 
 // swap is Swap with a live context, which must not fail.
@@ -32,19 +34,39 @@ func photo(t testing.TB) *image.NRGBA {
 	return toNRGBA(img)
 }
 
-// detectOne returns the largest face the detector finds in img, failing
-// the test when there is none.
+var (
+	modelOnce sync.Once
+	model     *dlib.Model
+	modelErr  error
+)
+
+// detector is dlib's face detector with its landmark model, the service's
+// detector, loaded once for the package's tests.
+func detector(t testing.TB) *dlib.Model {
+	t.Helper()
+	modelOnce.Do(func() { model, modelErr = dlib.Open("") })
+	if modelErr != nil {
+		t.Fatal(modelErr)
+	}
+	return model
+}
+
+// detectOne returns the largest face dlib finds in img, with its
+// landmarks, failing the test when there is none.
 func detectOne(t testing.TB, img image.Image) vision.Face {
 	t.Helper()
-	d, err := vision.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, ok := Largest(d.Detect(img))
+	f, ok := Largest(detector(t).Detect(img))
 	if !ok {
 		t.Fatal("no face detected")
 	}
 	return f
+}
+
+// evalPhoto is the evaluation photograph name as an NRGBA image at the
+// origin (the camera man is greyscale, and is made RGB).
+func evalPhoto(t testing.TB, name string) *image.NRGBA {
+	t.Helper()
+	return toNRGBA(testkit.EvalPhoto(t, name))
 }
 
 // placement describes how a picture is put into a new scene: mirrored
@@ -56,20 +78,6 @@ type placement struct {
 	scale  float64
 	angle  float64
 	at     complex128
-}
-
-// toScene is the map from picture coordinates (size w×h) to scene
-// coordinates of p.
-func (p placement) toScene(w, h int) func(z complex128) complex128 {
-	c := complex(float64(w)/2, float64(h)/2)
-	rot := complex(p.scale*math.Cos(p.angle), p.scale*math.Sin(p.angle))
-	return func(z complex128) complex128 {
-		z -= c
-		if p.mirror {
-			z = complex(-real(z), imag(z))
-		}
-		return rot*z + p.at
-	}
 }
 
 // compose draws pic into a w×h scene according to p, bilinearly, with

@@ -33,10 +33,21 @@ func enlarge(img *image.NRGBA, k int) *image.NRGBA {
 	return out
 }
 
+// grid maps the centre of every pixel of r through s.
+func grid(s similarity, r image.Rectangle) []complex128 {
+	out := make([]complex128, 0, r.Dx()*r.Dy())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			out = append(out, s.apply(complex(float64(x)+0.5, float64(y)+0.5)))
+		}
+	}
+	return out
+}
+
 // Sampling must be registered to the pixel: the identity gives back the
 // picture exactly, and so does sampling a 3× enlargement at a third of
 // its scale (the path that shrinks a large source face first).
-func TestWarpIsRegistered(t *testing.T) {
+func TestSampleIsRegistered(t *testing.T) {
 	img := pattern(60, 45)
 	r := image.Rect(0, 0, 60, 45)
 	for name, c := range map[string]struct {
@@ -46,7 +57,7 @@ func TestWarpIsRegistered(t *testing.T) {
 		"identity":       {img, similarity{a: 1}},
 		"3× enlargement": {enlarge(img, 3), similarity{a: 3}},
 	} {
-		got := warp(c.src, c.toSource, r)
+		got := sample(c.src, grid(c.toSource, r), r, r, cmplxAbs(c.toSource.a))
 		worst := 0.0
 		for y := range 45 {
 			for x := range 60 {
@@ -64,18 +75,40 @@ func TestWarpIsRegistered(t *testing.T) {
 
 // Half-way between two pixels the sample is their mean, and beyond the
 // source's edge it repeats the edge.
-func TestWarpInterpolatesAndClamps(t *testing.T) {
+func TestSampleInterpolatesAndClamps(t *testing.T) {
 	src := image.NewNRGBA(image.Rect(0, 0, 2, 1))
 	src.SetNRGBA(0, 0, color.NRGBA{0, 100, 200, 255})
 	src.SetNRGBA(1, 0, color.NRGBA{100, 200, 0, 255})
-	// Target pixel x (centre x+0.5) samples the source at (x+0.5)/2 + 0.25:
-	// pixel 1 at 1.0, half-way between the two source centres (0.5 and
-	// 1.5); pixel 5 at 3.0, beyond the right edge.
-	got := warp(src, similarity{a: 0.5, b: 0.25}, image.Rect(0, 0, 6, 1))
-	if want := [3]float32{50, 150, 100}; [3]float32(got[3:6]) != want {
-		t.Errorf("half-way sample %v, want %v", got[3:6], want)
+	got := sample(src, []complex128{7, 1, 3}, image.Rect(0, 0, 3, 1), image.Rect(1, 0, 3, 1), 0.5)
+	if want := [3]float32{50, 150, 100}; [3]float32(got[0:3]) != want {
+		t.Errorf("half-way sample %v, want %v", got[0:3], want)
 	}
-	if want := [3]float32{100, 200, 0}; [3]float32(got[15:18]) != want {
-		t.Errorf("sample past the edge %v, want %v", got[15:18], want)
+	if want := [3]float32{100, 200, 0}; [3]float32(got[3:6]) != want {
+		t.Errorf("sample past the edge %v, want %v", got[3:6], want)
+	}
+}
+
+// The least-squares similarity recovers a known one exactly, and the
+// alignment's mesh carries each target landmark onto the source's.
+func TestAlignMapsLandmarksOntoLandmarks(t *testing.T) {
+	s := scenes(t)["tilted astronaut ← face photo"]
+	want := similarity{a: complex(0.8*math.Cos(0.3), 0.8*math.Sin(0.3)), b: complex(12, -7)}
+	from := points(s.tFace.Landmarks)
+	to := make([]complex128, len(from))
+	for i, z := range from {
+		to[i] = want.apply(z)
+	}
+	if got := fitSimilarity(from, to); cmplxAbs(got.a-want.a) > 1e-9 || cmplxAbs(got.b-want.b) > 1e-6 {
+		t.Errorf("fitted %v, want %v", got, want)
+	}
+	al := align(s.tFace.Landmarks, s.sFace.Landmarks)
+	for i, p := range s.tFace.Landmarks {
+		r := image.Rect(p.X, p.Y, p.X+1, p.Y+1)
+		pts, ok := al.mesh.Grid(r)
+		// Inner-lip points may coincide with another one and are then
+		// mapped by that one's source point.
+		if !ok[0] || i < 60 && cmplxAbs(pts[0]-centre(s.sFace.Landmarks[i])) > 1e-6 {
+			t.Errorf("landmark %d at %v maps to %v, want %v", i, p, pts[0], s.sFace.Landmarks[i])
+		}
 	}
 }
