@@ -1,6 +1,7 @@
 package overlay
 
 import (
+	"context"
 	"image"
 	"math"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/tesseract"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 )
 
@@ -20,7 +22,7 @@ var (
 )
 
 // TestSuggestionsOnRealPhotos runs the overlay as the service does (dlib
-// faces, the critique's text boxes) on every evaluation photo, and holds
+// faces, the words OCR reads) on every evaluation photo, and holds
 // each suggestion to its words: the region it names is clear of every
 // face; the lightness it gives the background is the one measured here,
 // over every pixel of the region; the text colour it names is the colour
@@ -32,14 +34,19 @@ func TestSuggestionsOnRealPhotos(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer det.Close()
+	ocr, err := tesseract.New(tesseract.DefaultDir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = ocr.Close() }()
 	seen := 0
 	for _, name := range testkit.EvalPhotos(t) {
 		t.Run(name, func(t *testing.T) {
 			img := testkit.EvalPhoto(t, name)
 			faces := det.Detect(img)
-			var boxes []image.Rectangle
-			for _, r := range critique.Measure(img, faces).Text {
-				boxes = append(boxes, r.Rect)
+			boxes, err := critique.TextBoxes(context.Background(), ocr, img)
+			if err != nil {
+				t.Fatal(err)
 			}
 			ss := Suggest(Input{Img: img, Faces: faces, Text: boxes, Saliency: vision.Saliency(img),
 				Prompt: "What NASA never told you about the shuttle program"})
