@@ -93,7 +93,7 @@ func TestEmotionalImpactRisesWithExpression(t *testing.T) {
 	rate := func(lm *vision.Landmarks) Scores {
 		f := face
 		f.Landmarks = lm
-		return Rate(Measure(img, []vision.Face{f}))
+		return Rate(measure(t, img, []vision.Face{f}))
 	}
 	flat, real, more := rate(narrowed), rate(l), rate(wide)
 	t.Logf("emotional impact: no smile %.1f, her smile %.1f, wider %.1f", flat.EmotionalImpact, real.EmotionalImpact, more.EmotionalImpact)
@@ -116,7 +116,7 @@ func TestFaceVisibilityFallsWithClosedEyes(t *testing.T) {
 	}
 	shut := face
 	shut.Landmarks = &closed
-	open, eyesShut := Measure(img, []vision.Face{face}), Measure(img, []vision.Face{shut})
+	open, eyesShut := measure(t, img, []vision.Face{face}), measure(t, img, []vision.Face{shut})
 	if o := eyesOpen(open.Face.Expression); o < 0.9 {
 		t.Errorf("the astronaut's eyes are %.2f open", o)
 	}
