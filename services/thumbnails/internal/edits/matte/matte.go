@@ -74,12 +74,37 @@ func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.F
 	w, h := small.Rect.Dx(), small.Rect.Dy()
 
 	px := colours(small)
+	origin := img.Bounds().Min
+	kx, ky := float64(w)/float64(fw), float64(h)/float64(fh)
 	var s seed
-	if people := scaleFaces(faces, img.Bounds().Min, float64(w)/float64(fw), float64(h)/float64(fh)); len(people) > 0 {
+	var known []label
+	if marked := landmarksOf(faces, origin); len(marked) > 0 {
+		// The faces' hulls and throats are known at full size too, so
+		// that the refinement cannot thin them where skin and wall meet.
+		s = landmarkSeed(w, h, framesOf(marked, kx, ky), px)
+		sure := make([]bool, fw*fh)
+		for _, f := range framesOf(marked, 1, 1) {
+			f.certain(sure, fw, fh)
+		}
+		known = make([]label, fw*fh)
+		for i, v := range sure {
+			if v {
+				known[i] = fixedFG
+			}
+		}
+	} else if people := scaleFaces(faces, origin, kx, ky); len(people) > 0 {
 		s = personSeed(w, h, people, px)
 	} else {
 		s = salientSeed(w, h, vision.Saliency(small), px)
 	}
+	return cut(ctx, full, px, s, known)
+}
+
+// cut segments the working grid from seed s, refines the labels into an
+// alpha at full size, holds the pixels known (at full size; nil for none)
+// to their side, and unmixes the edge colours. Only ctx's error is
+// returned.
+func cut(ctx context.Context, full *image.RGBA, px []rgb, s seed, known []label) (*image.NRGBA, error) {
 	fg, err := segment(ctx, px, s)
 	if err != nil {
 		return nil, err
@@ -87,12 +112,20 @@ func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.F
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	alpha := refineAlpha(full, fg, w, h)
+	alpha := refineAlpha(full, fg, s.w, s.h)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for i, k := range known {
+		switch k {
+		case fixedFG:
+			alpha.V[i] = 1
+		case fixedBG:
+			alpha.V[i] = 0
+		}
+	}
 	// Pure colours are looked for a little beyond the refined band.
-	return unmix(full, alpha, max(2, (2*bandRadius+1)*fw/w)), nil
+	return unmix(full, alpha, max(2, (2*bandRadius+1)*full.Rect.Dx()/s.w), known), nil
 }
 
 // scaleFaces maps face boxes from the picture's coordinates (origin at
