@@ -162,3 +162,16 @@ func colours(img *image.RGBA) []rgb {
 	}
 	return out
 }
+
+// Coverage is the alpha channel of a cut-out: where the subject is.
+func Coverage(cut *image.NRGBA) *image.Alpha {
+	out := image.NewAlpha(image.Rect(0, 0, cut.Rect.Dx(), cut.Rect.Dy()))
+	for y := range out.Rect.Dy() {
+		src := cut.Pix[y*cut.Stride:]
+		dst := out.Pix[y*out.Stride : (y+1)*out.Stride]
+		for x := range dst {
+			dst[x] = src[4*x+3]
+		}
+	}
+	return out
+}

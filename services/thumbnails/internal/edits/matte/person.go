@@ -137,7 +137,7 @@ const shoulderRise = 0.4
 
 // priorBody is the prior below the chin away from the torso: undecided
 // but leaning to the background.
-const priorBody = 0.3
+const priorBody = 0.15
 
 // landmarksOf lists the landmarks of the faces that have them, moved
 // from the picture's coordinates (origin at min) to the origin.
