@@ -21,8 +21,9 @@ const (
 	// the brows-to-chin distance: 0.35 reaches the hairline on most faces.
 	foreheadLift = 0.35
 	// throatDepth is how far below the chin the throat strip reaches, in
-	// face heights (the hull's, chin to hairline).
-	throatDepth = 0.3
+	// face heights (the hull's, chin to hairline): half the neck a
+	// frontal portrait shows, the rest is left to the colours.
+	throatDepth = 0.15
 )
 
 // Face geometry measured on the landmarks, in the coordinates they are in.
@@ -55,11 +56,23 @@ func frameOf(l *vision.Landmarks) faceFrame {
 	return f
 }
 
-// Throat is the strip under the chin that is the person's neck (or a
-// collar) in any upright head-and-shoulders picture: as wide as the mouth,
-// throatDepth face heights deep.
+// throat is the strip under the chin that is the person's neck (or a
+// collar) in any upright head-and-shoulders picture: as wide as the
+// mouth, throatDepth face heights deep.
 func (f faceFrame) throat() image.Rectangle {
-	return image.Rect(f.mouthL, f.chin.Y, f.mouthR+1, f.chin.Y+int(math.Round(throatDepth*f.height)))
+	return neckBand(f.chin, f.mouthL, f.mouthR, f.height, throatDepth)
+}
+
+// NeckBand is the strip below the chin of the face l marks, as wide as
+// the mouth and depth face heights (chin to hairline) deep: where the
+// neck or a collar is in a head-and-shoulders picture.
+func NeckBand(l *vision.Landmarks, depth float64) image.Rectangle {
+	f := frameOf(l)
+	return neckBand(f.chin, f.mouthL, f.mouthR, f.height, depth)
+}
+
+func neckBand(chin image.Point, left, right int, height, depth float64) image.Rectangle {
+	return image.Rect(left, chin.Y, right+1, chin.Y+int(math.Round(depth*height)))
 }
 
 // certain marks, on a w×h grid, the pixels the face's landmarks make the
