@@ -179,7 +179,7 @@ type Service struct {
 	// Cutouts caches saved faces' cut-outs; nil cuts a face out each
 	// time it is used.
 	Cutouts *Cutouts
-	Log   *slog.Logger
+	Log     *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 

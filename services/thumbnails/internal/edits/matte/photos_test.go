@@ -179,3 +179,18 @@ func TestTrimapPlant(t *testing.T) {
 		t.Errorf("MAE %.4f > 0.08", mae)
 	}
 }
+
+// BenchmarkRemoveAstronaut1280x720 is issue 22's target: the classical
+// remover with a landmark-seeded person on a 1280×720 picture, the
+// astronaut scaled to 1280 px wide and cut to her head and torso (faces
+// detected beforehand, as the service does once per edit).
+func BenchmarkRemoveAstronaut1280x720(b *testing.B) {
+	photo := testkit.EvalPhoto(b, "astronaut.png")
+	img := image.NewRGBA(image.Rect(0, 0, 1280, 720))
+	drawScaled(img, image.Rect(0, 0, 1280, 1280), photo)
+	faces := landmarker(b).Detect(img)
+	if len(faces) == 0 || faces[0].Landmarks == nil {
+		b.Fatal("no face with landmarks")
+	}
+	benchRemove(b, img, faces)
+}

@@ -3,8 +3,10 @@ package compose
 import (
 	"image"
 	"math"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/testkit"
@@ -130,4 +132,21 @@ func TestSavedFaceKeepsItsSkin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkGenerateWithSavedFace is local generation at 1280×720 with a
+// saved face whose cut-out the service has cached, as it is from the
+// second use of the face on: the drawing alone.
+func BenchmarkGenerateWithSavedFace(b *testing.B) {
+	face := astronautFace(b)
+	var times []time.Duration
+	seed := uint64(0)
+	for b.Loop() {
+		seed++
+		start := time.Now()
+		generate(b, engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: engine.Landscape, Seed: seed, Faces: []engine.Face{face}})
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2])/float64(time.Millisecond), "p50-ms")
 }
