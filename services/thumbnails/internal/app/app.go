@@ -170,6 +170,10 @@ const (
 // is as good as down and the request answers 503.
 const assetsTimeout = 2 * time.Second
 
+// cutoutCacheSize is how many saved faces' cut-outs the process keeps
+// (64 KB each for the assets service's 256 px crops).
+const cutoutCacheSize = 256
+
 // previewRetry is how long the preview renderer waits after a failure.
 const previewRetry = 10 * time.Second
 
@@ -260,6 +264,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	svc := &service.Service{
 		Faces:      faces,
 		OCR:        ocr,
+		Cutouts:    service.NewCutouts(cutoutCacheSize),
 		Store:      store,
 		Blobs:      blobs,
 		Images:     &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},

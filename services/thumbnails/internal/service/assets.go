@@ -249,7 +249,11 @@ func (s *Service) faceOf(ctx context.Context, orgID, field string, rec assetview
 	if err != nil {
 		return engine.Face{}, err
 	}
-	return engine.Face{Name: d.Name, Crop: engine.Picture{Data: img.Data, Img: img.Img}}, nil
+	cut, err := s.cutout(ctx, rec.ID+" "+d.ThumbnailURL, img.Img)
+	if err != nil {
+		return engine.Face{}, err
+	}
+	return engine.Face{Name: d.Name, Crop: engine.Picture{Data: img.Data, Img: img.Img}, Cutout: cut}, nil
 }
 
 // refsOfSpec lists the records a validated request names.

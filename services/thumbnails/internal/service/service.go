@@ -176,9 +176,13 @@ type Service struct {
 	Text textai.Engine
 	// Videos reads hosted videos' captions and metadata.
 	Videos Videos
-	// Faces finds faces (text overlay placement).
+	// Faces finds faces (text overlay placement, the cut-outs of saved
+	// faces).
 	Faces FaceDetector
-	Log   *slog.Logger
+	// Cutouts caches saved faces' cut-outs; nil cuts a face out each
+	// time it is used.
+	Cutouts *Cutouts
+	Log     *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 

@@ -15,6 +15,7 @@ import (
 	"hookline.dev/pkg/colour"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 )
 
@@ -162,6 +163,23 @@ func TestWriteExamples(t *testing.T) {
 		t.Errorf("background-replace.jpg is %d KB", buf.Len()>>10)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "background-replace.jpg"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
+		t.Fatal(err)
+	}
+	// Issue 22: the astronaut, seeded by her landmarks.
+	marks, err := dlib.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	astronaut := testkit.EvalPhoto(t, "astronaut.png")
+	cut, err = matte.Classical{}.Remove(t.Context(), astronaut, marks.Detect(astronaut))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.Reset()
+	if err := jpeg.Encode(&buf, Replace(cut, bg), &jpeg.Options{Quality: 85}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "background-replace-astronaut.jpg"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
 		t.Fatal(err)
 	}
 }

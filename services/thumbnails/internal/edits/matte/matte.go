@@ -74,12 +74,37 @@ func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.F
 	w, h := small.Rect.Dx(), small.Rect.Dy()
 
 	px := colours(small)
+	origin := img.Bounds().Min
+	kx, ky := float64(w)/float64(fw), float64(h)/float64(fh)
 	var s seed
-	if people := scaleFaces(faces, img.Bounds().Min, float64(w)/float64(fw), float64(h)/float64(fh)); len(people) > 0 {
+	var known []label
+	if marked := landmarksOf(faces, origin); len(marked) > 0 {
+		// The faces' hulls and throats are known at full size too, so
+		// that the refinement cannot thin them where skin and wall meet.
+		s = landmarkSeed(w, h, framesOf(marked, kx, ky), px)
+		sure := make([]bool, fw*fh)
+		for _, f := range framesOf(marked, 1, 1) {
+			f.certain(sure, fw, fh)
+		}
+		known = make([]label, fw*fh)
+		for i, v := range sure {
+			if v {
+				known[i] = fixedFG
+			}
+		}
+	} else if people := scaleFaces(faces, origin, kx, ky); len(people) > 0 {
 		s = personSeed(w, h, people, px)
 	} else {
 		s = salientSeed(w, h, vision.Saliency(small), px)
 	}
+	return cut(ctx, full, px, s, known)
+}
+
+// cut segments the working grid from seed s, refines the labels into an
+// alpha at full size, holds the pixels known (at full size; nil for none)
+// to their side, and unmixes the edge colours. Only ctx's error is
+// returned.
+func cut(ctx context.Context, full *image.RGBA, px []rgb, s seed, known []label) (*image.NRGBA, error) {
 	fg, err := segment(ctx, px, s)
 	if err != nil {
 		return nil, err
@@ -87,12 +112,59 @@ func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.F
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	alpha := refineAlpha(full, fg, w, h)
+	alpha := refineAlpha(full, fg, s.w, s.h)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for i, k := range known {
+		switch k {
+		case fixedFG:
+			alpha.V[i] = 1
+		case fixedBG:
+			alpha.V[i] = 0
+		}
+	}
 	// Pure colours are looked for a little beyond the refined band.
-	return unmix(full, alpha, max(2, (2*bandRadius+1)*fw/w)), nil
+	out := unmix(full, alpha, max(2, (2*bandRadius+1)*full.Rect.Dx()/s.w), known)
+	if s.strict {
+		oneBody(out, full, known)
+	}
+	return out, nil
+}
+
+// oneBody makes the full-size cut-out of a person one region without
+// holes, as the working grid's labels are: the refinement follows colour
+// edges and may cut a thin part loose or open a hole. Pixels at least
+// half opaque and connected to a known subject pixel stay; the rest turn
+// transparent, and what they enclose turns opaque with its own colour.
+func oneBody(out *image.NRGBA, full *image.RGBA, known []label) {
+	w, h := out.Rect.Dx(), out.Rect.Dy()
+	on := make([]bool, w*h)
+	for i := range on {
+		on[i] = out.Pix[(i/w)*out.Stride+(i%w)*4+3] >= 128
+	}
+	comp, sizes := components8(on, w, h)
+	keep := make([]bool, len(sizes))
+	for i, c := range comp {
+		if c >= 0 && known[i] == fixedFG {
+			keep[c] = true
+		}
+	}
+	for i, c := range comp {
+		on[i] = c >= 0 && keep[c]
+		if c >= 0 && !keep[c] {
+			copy(out.Pix[(i/w)*out.Stride+(i%w)*4:][:4], []uint8{0, 0, 0, 0})
+		}
+	}
+	solid := append([]bool(nil), on...)
+	fillHoles(solid, w, h)
+	for i, v := range solid {
+		if v && !on[i] {
+			d := out.Pix[(i/w)*out.Stride+(i%w)*4:][:4]
+			s := full.Pix[(i/w)*full.Stride+(i%w)*4:][:4]
+			d[0], d[1], d[2], d[3] = s[0], s[1], s[2], 255
+		}
+	}
 }
 
 // scaleFaces maps face boxes from the picture's coordinates (origin at
@@ -128,4 +200,65 @@ func colours(img *image.RGBA) []rgb {
 		}
 	}
 	return out
+}
+
+// Coverage is the alpha channel of a cut-out: where the subject is.
+func Coverage(cut *image.NRGBA) *image.Alpha {
+	out := image.NewAlpha(image.Rect(0, 0, cut.Rect.Dx(), cut.Rect.Dy()))
+	for y := range out.Rect.Dy() {
+		src := cut.Pix[y*cut.Stride:]
+		dst := out.Pix[y*out.Stride : (y+1)*out.Stride]
+		for x := range dst {
+			dst[x] = src[4*x+3]
+		}
+	}
+	return out
+}
+
+// Trimap cuts img out with a trimap as the hint: trimap is img's size
+// (its bounds' origin may differ), white where the subject certainly is,
+// black where the background is, anything between undecided. The colour
+// models learn from the certain parts, the graph cut decides the rest on
+// the working grid, and the certain parts hold at full size. Only ctx's
+// error is returned.
+func (c Classical) Trimap(ctx context.Context, img, trimap image.Image) (*image.NRGBA, error) {
+	full := vision.RGBA8(img, 0)
+	fw, fh := full.Rect.Dx(), full.Rect.Dy()
+	if fw == 0 || fh == 0 {
+		return image.NewNRGBA(full.Rect), nil
+	}
+	tri := vision.RGBA8(trimap, 0)
+	known := make([]label, fw*fh)
+	for y := range min(fh, tri.Rect.Dy()) {
+		for x := range min(fw, tri.Rect.Dx()) {
+			switch v := tri.Pix[y*tri.Stride+4*x]; {
+			case v >= 250:
+				known[y*fw+x] = fixedFG
+			case v <= 5:
+				known[y*fw+x] = fixedBG
+			}
+		}
+	}
+	side := c.WorkingSide
+	if side <= 0 {
+		side = defaultWorkingSide
+	}
+	small := vision.RGBA8(full, side)
+	w, h := small.Rect.Dx(), small.Rect.Dy()
+	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 0.5}
+	for y := range h {
+		fy := min((2*y+1)*fh/(2*h), fh-1)
+		for x := range w {
+			i := y*w + x
+			s.fixed[i] = known[fy*fw+min((2*x+1)*fw/(2*w), fw-1)]
+			s.prior[i] = 0.5
+			switch s.fixed[i] {
+			case fixedFG:
+				s.prior[i] = priorHead
+			case fixedBG:
+				s.prior[i] = priorOutside
+			}
+		}
+	}
+	return cut(ctx, full, colours(small), s, known)
 }

@@ -212,7 +212,7 @@ func (o *ONNX) Remove(ctx context.Context, img image.Image, _ []vision.Face) (*i
 	for i, v := range alpha.V {
 		alpha.V[i] = min(max(v, 0), 1)
 	}
-	return unmix(full, alpha, max(2, 3*fw/matte.W)), nil
+	return unmix(full, alpha, max(2, 3*fw/matte.W), nil), nil
 }
 
 // tensorData is the picture stretched to w×h, normalised, in N×3×H×W

@@ -19,6 +19,9 @@ type seed struct {
 	// weight scales the prior's part of the energy against the colour
 	// models': a person's shape is known well, a salient region less so.
 	weight float64
+	// strict keeps only what is connected to the fixed subject and fills
+	// every hole inside it: a person seeded by landmarks is one body.
+	strict bool
 }
 
 type label uint8
@@ -81,8 +84,8 @@ func personSeed(w, h int, faces []image.Rectangle, px []rgb) seed {
 			}
 		}
 	}
-	s.fixBorder(0.3)
-	unlike := unlikeBorder(w, h, px)
+	s.fixBorder(0.3, h)
+	unlike := unlikeBorder(w, h, h, px)
 	outside := make([]bool, w*h)
 	for i, p := range s.prior {
 		outside[i] = p <= priorOutside && !unlike[i]
@@ -130,7 +133,7 @@ func salientSeed(w, h int, sal []float64, px []rgb) seed {
 			hi = max(hi, v)
 		}
 	}
-	inside := unlikeBorder(w, h, px)
+	inside := unlikeBorder(w, h, h, px)
 	for i, v := range score {
 		inside[i] = inside[i] || hi > 0 && v >= 0.3*hi
 	}
@@ -142,7 +145,7 @@ func salientSeed(w, h int, sal []float64, px []rgb) seed {
 		}
 		s.prior[i] = p
 	}
-	s.fixBorder(0.5)
+	s.fixBorder(0.5, h)
 	near := dilate(inside, w, h, max(3, min(w, h)/25))
 	for i, v := range near {
 		near[i] = !v
@@ -152,17 +155,20 @@ func salientSeed(w, h int, sal []float64, px []rgb) seed {
 }
 
 // unlikeBorder marks the pixels whose colour is less likely under a
-// colour model of the picture's outer frame than almost every pixel of
-// that frame itself is, by a clear margin.
-func unlikeBorder(w, h int, px []rgb) []bool {
+// colour model of the picture's outer frame, in its first rows, than
+// almost every pixel of that frame itself is, by a clear margin.
+func unlikeBorder(w, h, rows int, px []rgb) []bool {
 	band := max(2, min(w, h)/20)
 	var frame []rgb
-	for y := range h {
+	for y := range min(rows, h) {
 		for x := range w {
 			if x < band || x >= w-band || y < band || y >= h-band {
 				frame = append(frame, px[y*w+x])
 			}
 		}
+	}
+	if len(frame) == 0 {
+		return make([]bool, w*h)
 	}
 	model := initialMixture(frame)
 	ll := make([]float64, len(frame))
@@ -184,12 +190,12 @@ func unlikeBorder(w, h int, px []rgb) []bool {
 // pixels a colour must be to count as unlike the frame.
 const borderMargin = 4.0
 
-// fixBorder marks the picture's outermost pixels as background, except
-// where the prior expects the subject at least at level keep (a body cut
-// by the frame).
-func (s *seed) fixBorder(keep float64) {
+// fixBorder marks the picture's outermost pixels in its first rows as
+// background, except where the prior expects the subject at least at
+// level keep (a body cut by the frame).
+func (s *seed) fixBorder(keep float64, rows int) {
 	band := max(1, min(s.w, s.h)/100)
-	for y := range s.h {
+	for y := range min(rows, s.h) {
 		for x := range s.w {
 			if x >= band && x < s.w-band && y >= band && y < s.h-band {
 				continue

@@ -91,7 +91,7 @@ func segmentLevel(ctx context.Context, px []rgb, s seed) ([]bool, error) {
 			return nil, err
 		}
 		if round == 0 {
-			fgModel, bgModel = initialMixture(pick(px, fg, true)), initialMixture(pick(px, fg, false))
+			fgModel, bgModel = initialMixture(pick(px, fg, true)), initialMixture(pickBackground(px, fg, s))
 		} else {
 			fgModel, bgModel = relearn(px, fg, &fgModel, &bgModel)
 		}
@@ -133,7 +133,7 @@ func segmentLevel(ctx context.Context, px []rgb, s seed) ([]bool, error) {
 func halve(px []rgb, s seed) ([]rgb, seed) {
 	w, h := s.w, s.h
 	cw, ch := w/2, h/2
-	cs := seed{w: cw, h: ch, prior: make([]float64, cw*ch), fixed: make([]label, cw*ch), weight: s.weight}
+	cs := seed{w: cw, h: ch, prior: make([]float64, cw*ch), fixed: make([]label, cw*ch), weight: s.weight, strict: s.strict}
 	sums := make([][4]float64, cw*ch)
 	bgCount := make([]int, cw*ch)
 	for y := range h {
@@ -215,6 +215,20 @@ func pick(px []rgb, fg []bool, want bool) []rgb {
 	return out
 }
 
+// pickBackground returns the colours the first background model is
+// learnt from: those labelled background, except, for a strict seed, the
+// undecided ones (a body's surroundings below the chin), where the body
+// itself may be and would teach the background its colours.
+func pickBackground(px []rgb, fg []bool, s seed) []rgb {
+	out := make([]rgb, 0, len(px)/2)
+	for i, c := range px {
+		if !fg[i] && (!s.strict || s.prior[i] <= priorOutside || s.fixed[i] == fixedBG) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // relearn is GrabCut's model update: each pixel joins the component of
 // its side's model that explains it best, and the models are refitted from
 // those memberships.
@@ -235,7 +249,8 @@ func relearn(px []rgb, fg []bool, fgModel, bgModel *mixture) (mixture, mixture) 
 // not connected to a fixed subject pixel (or, without any, to the largest
 // region) unless at least a quarter as large, and fills the small holes left
 // inside it (an eye's highlight, a shirt's button) that the colour models
-// gave to the background.
+// gave to the background. A strict seed keeps only the regions with a
+// fixed subject pixel, and fills all their holes.
 func keepSubject(fg []bool, s seed) {
 	w, h := s.w, s.h
 	comp, sizes := components8(fg, w, h)
@@ -249,6 +264,13 @@ func keepSubject(fg []bool, s seed) {
 			keep[c] = true
 			anchored = true
 		}
+	}
+	if s.strict && anchored {
+		for i, c := range comp {
+			fg[i] = c >= 0 && keep[c]
+		}
+		fillHoles(fg, w, h)
+		return
 	}
 	largest := 0
 	for c, n := range sizes {

@@ -13,8 +13,9 @@ import (
 // background onto the new one. B is estimated as the mean of the nearby
 // pure background, and F solved from the blend; where that is unstable
 // (α small) F leans on the nearby pure subject colour. r is the radius of
-// the window searched for pure colours.
-func unmix(full *image.RGBA, alpha plane.Plane, r int) *image.NRGBA {
+// the window searched for pure colours. Pixels whose side is known (nil:
+// none) keep their alpha.
+func unmix(full *image.RGBA, alpha plane.Plane, r int, known []label) *image.NRGBA {
 	w, h := alpha.W, alpha.H
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
 	// The means are only needed around the edge pixels.
@@ -40,7 +41,7 @@ func unmix(full *image.RGBA, alpha plane.Plane, r int) *image.NRGBA {
 			j := -1
 			if image.Pt(x, y).In(area) {
 				j = (y-m.ext.Min.Y)*m.ext.Dx() + x - m.ext.Min.X
-				if m.fgWeight.V[j] >= minShare && m.bgWeight.V[j] >= minShare {
+				if m.fgWeight.V[j] >= minShare && m.bgWeight.V[j] >= minShare && (known == nil || known[y*w+x] == free) {
 					a = colourLineAlpha(a, s, m.fg, m.bg, j)
 				}
 			}

@@ -205,7 +205,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		rects := faceRects(boxPx(l.Face.Box, w, h), len(faces), l.Face.Side, zoom)
 		// The first face is drawn last, on top: it is the main one.
 		for i := len(faces) - 1; i >= 0; i-- {
-			if err := drawFace(canvas, faces[i].Crop, rects[i], *l.Face, p); err != nil {
+			if err := drawFace(canvas, faces[i], rects[i], *l.Face, p); err != nil {
 				return engine.Result{}, err
 			}
 		}

@@ -44,6 +44,12 @@ func TestWriteExamples(t *testing.T) {
 		Aspect: engine.Portrait, Seed: 3, Faces: []engine.Face{face},
 	}
 	write("generated-9x16.jpg", generate(t, portrait))
+	// Issue 22: a saved face whose skin is close to the wall behind it,
+	// drawn with its landmark-seeded cut-out.
+	astronaut := astronautFace(t)
+	for name, a := range map[string]engine.Aspect{"saved-face-astronaut-16x9.jpg": engine.Landscape, "saved-face-astronaut-9x16.jpg": engine.Portrait} {
+		write(name, generate(t, engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: a, Seed: 5, Faces: []engine.Face{astronaut}}))
+	}
 	remixes := map[string]string{
 		"Boss Fight":    "Beating Elden Ring with only a fishing rod",
 		"Money Moves":   "How I paid off $30,000 of debt in one year",

@@ -40,26 +40,36 @@ func faceRects(box image.Rectangle, n int, side layout.Side, zoom float64) []ima
 }
 
 // drawFace draws one face into r: cut out in the slot's shape, outlined,
-// shadowed. The backdrop is found on the picture at its own size (a face
-// crop is small) and travels in its alpha channel through the
-// enlargement.
-func drawFace(canvas *image.RGBA, pic engine.Picture, r image.Rectangle, f layout.Face, p layout.Palette) error {
+// shadowed. The person is the face's cut-out when it has one; otherwise a
+// plain backdrop is found on the picture at its own size (a face crop is
+// small). Either travels in the alpha channel through the enlargement.
+func drawFace(canvas *image.RGBA, face engine.Face, r image.Rectangle, f layout.Face, p layout.Palette) error {
 	s := r.Dx()
-	small, err := coverUpTo(pic.Data, s, s, true)
+	small, err := coverUpTo(face.Crop.Data, s, s, true)
 	if err != nil {
 		return err
 	}
 	own := transparent(small)
-	switch {
-	case f.Shape != layout.ShapeCutout:
-		// In a circle or a square the photo's plain backdrop would show:
-		// the palette's colour replaces it.
-		backfill(small, p[layout.RoleBackground2])
-	case !own:
-		if bg := backdrop(small); bg != nil {
-			imaging.Blur(bg, 1)
-			cutAway(small, bg)
+	var bg *image.Alpha // the backdrop's coverage of small
+	if face.Cutout != nil && !own {
+		bg = coverAlpha(face.Cutout, small.Rect.Dx(), small.Rect.Dy())
+		for i, a := range bg.Pix {
+			bg.Pix[i] = 255 - a
 		}
+	} else if bg = backdrop(small); bg != nil {
+		imaging.Blur(bg, 1)
+	}
+	switch {
+	case bg == nil:
+	case f.Shape != layout.ShapeCutout:
+		// In a circle or a square the photo's backdrop would show: the
+		// palette's colour replaces it.
+		backfill(small, bg, p[layout.RoleBackground2])
+	case !own:
+		cutAway(small, bg)
+		// A person cut out by the remover keeps its whole silhouette,
+		// as a picture that came cut out does.
+		own = face.Cutout != nil
 	}
 	img := enlarge(small, s, s)
 	img.Rect = img.Rect.Add(r.Min)
@@ -112,18 +122,39 @@ func faceShape(r image.Rectangle, shape layout.Shape, own bool) *image.Alpha {
 	})
 }
 
-// backfill paints c over img's plain backdrop, if it has one.
-func backfill(img *image.RGBA, c color.RGBA) {
-	bg := backdrop(img)
-	if bg == nil {
-		return
-	}
-	imaging.Blur(bg, 1)
+// backfill paints c over img where bg covers it.
+func backfill(img *image.RGBA, bg *image.Alpha, c color.RGBA) {
 	for i, a := range bg.Pix {
 		t := float64(a) / 255
 		px := img.Pix[i*4 : i*4+3 : i*4+3]
 		px[0], px[1], px[2] = lerp8(px[0], c.R, t), lerp8(px[1], c.G, t), lerp8(px[2], c.B, t)
 	}
+}
+
+// coverAlpha samples m bilinearly at w×h over the largest centred crop of
+// that shape, as coverUpTo crops the picture m belongs to.
+func coverAlpha(m *image.Alpha, w, h int) *image.Alpha {
+	out := image.NewAlpha(image.Rect(0, 0, w, h))
+	mw, mh := m.Rect.Dx(), m.Rect.Dy()
+	if mw == 0 || mh == 0 || w == 0 || h == 0 {
+		return out
+	}
+	k := min(float64(mw)/float64(w), float64(mh)/float64(h))
+	ox, oy := (float64(mw)-k*float64(w))/2, (float64(mh)-k*float64(h))/2
+	at := func(x, y int) float64 { return float64(m.Pix[y*m.Stride+x]) }
+	for y := range h {
+		sy := min(max(oy+(float64(y)+0.5)*k-0.5, 0), float64(mh-1))
+		y0 := int(sy)
+		y1, fy := min(y0+1, mh-1), sy-float64(y0)
+		for x := range w {
+			sx := min(max(ox+(float64(x)+0.5)*k-0.5, 0), float64(mw-1))
+			x0 := int(sx)
+			x1, fx := min(x0+1, mw-1), sx-float64(x0)
+			v := (at(x0, y0)*(1-fx)+at(x1, y0)*fx)*(1-fy) + (at(x0, y1)*(1-fx)+at(x1, y1)*fx)*fy
+			out.Pix[y*out.Stride+x] = uint8(v + 0.5)
+		}
+	}
+	return out
 }
 
 // cutAway makes img transparent where bg covers it.

@@ -72,6 +72,12 @@ type Brand struct {
 type Face struct {
 	Name string
 	Crop Picture
+	// Cutout is the person in Crop: its coverage, Crop.Img's size with
+	// bounds at the origin (255 on the person, 0 on the background),
+	// from the background remover seeded by the face's landmarks. Nil
+	// when none was made (no face found in the crop); an engine then
+	// finds the background its own way.
+	Cutout *image.Alpha
 }
 
 // Request is one picture to draw. Only Prompt or Headline, Aspect and Seed
