@@ -339,9 +339,21 @@ const (
 )
 
 // read is the Reading of img: OCR of a copy ocrSide px wide and of its
-// mobile copy.
+// mobile copy, read at the same time on two of r's handles (a picture
+// without text wastes the mobile reading, which is cheap).
 func read(ctx context.Context, r Reader, img image.Image) (Reading, error) {
+	small := vision.RGBA8(img, mobileSide)
+	zoomed := image.NewRGBA(image.Rect(0, 0, mobileZoom*small.Rect.Dx(), mobileZoom*small.Rect.Dy()))
+	xdraw.BiLinear.Scale(zoomed, zoomed.Rect, small, small.Rect, xdraw.Src, nil)
+	var mobile []tesseract.Word
+	var mobileErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		mobile, mobileErr = r.Read(ctx, zoomed)
+	}()
 	full, err := r.Read(ctx, vision.RGBA8(img, ocrSide))
+	<-done
 	if err != nil {
 		return Reading{}, err
 	}
@@ -349,12 +361,8 @@ func read(ctx context.Context, r Reader, img image.Image) (Reading, error) {
 	if len(rd.Words) == 0 {
 		return rd, nil
 	}
-	small := vision.RGBA8(img, mobileSide)
-	zoomed := image.NewRGBA(image.Rect(0, 0, mobileZoom*small.Rect.Dx(), mobileZoom*small.Rect.Dy()))
-	xdraw.BiLinear.Scale(zoomed, zoomed.Rect, small, small.Rect, xdraw.Src, nil)
-	mobile, err := r.Read(ctx, zoomed)
-	if err != nil {
-		return Reading{}, err
+	if mobileErr != nil {
+		return Reading{}, mobileErr
 	}
 	rd.MobileWords = inOrder(mobile)
 	seen := letters(strings.Join(rd.MobileWords, ""))
