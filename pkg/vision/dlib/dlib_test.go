@@ -175,3 +175,40 @@ func BenchmarkLandmarks(b *testing.B) {
 		}
 	}
 }
+
+// The detector comparison of pkg/vision's README: pigo against dlib on a
+// tracking-sized grey frame (clips samples 480 px wide) and on the 512²
+// astronaut photo.
+func BenchmarkTrackFrame480(b *testing.B) {
+	img := testkit.EvalPhoto(b, "astronaut.png")
+	frame := image.NewGray(image.Rect(0, 0, 480, 270))
+	draw.Draw(frame, image.Rect(104, 0, 374, 270), img, image.Pt(60, 40), draw.Src)
+	p, err := vision.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := open(b)
+	b.Run("pigo", func(b *testing.B) {
+		for b.Loop() {
+			p.Detect(frame)
+		}
+	})
+	b.Run("dlib", func(b *testing.B) {
+		for b.Loop() {
+			m.Detect(frame)
+		}
+	})
+	// A frame without a face: dlib looks twice (upsampled the second time).
+	empty := image.NewGray(image.Rect(0, 0, 480, 270))
+	draw.Draw(empty, empty.Bounds(), testkit.EvalPhoto(b, "rocket.jpg"), image.Point{}, draw.Src)
+	b.Run("pigo-noface", func(b *testing.B) {
+		for b.Loop() {
+			p.Detect(empty)
+		}
+	})
+	b.Run("dlib-noface", func(b *testing.B) {
+		for b.Loop() {
+			m.Detect(empty)
+		}
+	})
+}
