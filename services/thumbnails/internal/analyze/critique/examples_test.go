@@ -16,7 +16,7 @@ import (
 // TestWriteExamples writes a face-and-text thumbnail (the astronaut
 // portrait with "HOUSTON WE HAVE A PROBLEM") to testdata/examples/edits:
 // the input picture and the picture with the attention areas drawn (faces
-// cyan, others green, text regions yellow),
+// cyan, others green, text regions yellow, the words OCR read magenta),
 // for a reviewer to look at; httpapi writes the critique JSON of the
 // input beside them. It runs only with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
@@ -53,8 +53,8 @@ func jpegOf(t *testing.T, img image.Image, quality int) []byte {
 	return buf.Bytes()
 }
 
-// overlay draws m's attention areas as circles and its text regions as
-// boxes over a copy of img.
+// overlay draws m's attention areas as circles, its text regions as
+// yellow boxes and the words OCR read as magenta boxes over a copy of img.
 func overlay(img image.Image, m Metrics) *image.RGBA {
 	b := img.Bounds()
 	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
@@ -63,17 +63,21 @@ func overlay(img image.Image, m Metrics) *image.RGBA {
 			out.Set(x, y, img.At(b.Min.X+x, b.Min.Y+y))
 		}
 	}
-	yellow := color.RGBA{R: 255, G: 230, A: 255}
-	for _, t := range m.Text {
-		r := t.Rect
+	box := func(r image.Rectangle, c color.RGBA) {
 		for x := r.Min.X; x < r.Max.X; x++ {
-			out.SetRGBA(x, r.Min.Y, yellow)
-			out.SetRGBA(x, r.Max.Y-1, yellow)
+			out.SetRGBA(x, r.Min.Y, c)
+			out.SetRGBA(x, r.Max.Y-1, c)
 		}
 		for y := r.Min.Y; y < r.Max.Y; y++ {
-			out.SetRGBA(r.Min.X, y, yellow)
-			out.SetRGBA(r.Max.X-1, y, yellow)
+			out.SetRGBA(r.Min.X, y, c)
+			out.SetRGBA(r.Max.X-1, y, c)
 		}
+	}
+	for _, t := range m.Text {
+		box(t.Rect, color.RGBA{R: 255, G: 230, A: 255})
+	}
+	for _, w := range m.Reading.Boxes {
+		box(w.Inset(-3), color.RGBA{R: 255, B: 255, A: 255})
 	}
 	for _, a := range m.Attention {
 		c := color.RGBA{G: 230, A: 255}

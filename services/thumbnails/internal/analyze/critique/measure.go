@@ -142,9 +142,13 @@ func Measure(ctx context.Context, img image.Image, faces []vision.Face, r Reader
 	sal := vision.Saliency(work)
 	m.Thirds = thirds(sal, m.Faces > 0, m.FaceThirds)
 	m.Text = findText(vision.RGBA8(work, mobileSide), rects, m.Width, m.Height)
-	m.Attention = attention(sal, work, rects, m.Text, m)
 	got := <-done
 	m.Reading = got.rd
+	if len(got.rd.Boxes) > 0 {
+		// What OCR reads decides which stroke-like regions are text.
+		m.Text = confirmed(m.Text, got.rd.Boxes)
+	}
+	m.Attention = attention(sal, work, rects, m.Text, m)
 	return m, got.err
 }
 

@@ -325,6 +325,9 @@ type Reading struct {
 	// at mobile size (0..1): the longest common subsequence of the two
 	// readings' characters over the full-size reading's. 0 without words.
 	Survived float64
+	// Boxes are the full-size words' boxes in the picture's pixels
+	// (origin at its bounds' minimum).
+	Boxes []image.Rectangle
 }
 
 // OCR working sizes. The full-size reading is of a copy ocrSide px on its
@@ -352,12 +355,13 @@ func read(ctx context.Context, r Reader, img image.Image) (Reading, error) {
 		defer close(done)
 		mobile, mobileErr = r.Read(ctx, zoomed)
 	}()
-	full, err := r.Read(ctx, vision.RGBA8(img, ocrSide))
+	fullCopy := vision.RGBA8(img, ocrSide)
+	full, err := r.Read(ctx, fullCopy)
 	<-done
 	if err != nil {
 		return Reading{}, err
 	}
-	rd := Reading{Words: inOrder(full)}
+	rd := Reading{Words: inOrder(full), Boxes: scaleBoxes(full, fullCopy.Rect, img.Bounds().Size())}
 	if len(rd.Words) == 0 {
 		return rd, nil
 	}
@@ -385,18 +389,41 @@ func TextBoxes(ctx context.Context, r Reader, img image.Image) ([]image.Rectangl
 	if err != nil {
 		return nil, err
 	}
-	b := img.Bounds()
-	kx := float64(b.Dx()) / float64(max(1, small.Rect.Dx()))
-	ky := float64(b.Dy()) / float64(max(1, small.Rect.Dy()))
+	boxes := scaleBoxes(words, small.Rect, img.Bounds().Size())
+	for i := range boxes {
+		boxes[i] = boxes[i].Add(img.Bounds().Min)
+	}
+	return boxes, nil
+}
+
+// scaleBoxes maps the words' boxes on a copy (bounds from) to a picture
+// of size to, with its origin at (0, 0).
+func scaleBoxes(words []tesseract.Word, from image.Rectangle, to image.Point) []image.Rectangle {
+	kx := float64(to.X) / float64(max(1, from.Dx()))
+	ky := float64(to.Y) / float64(max(1, from.Dy()))
 	out := make([]image.Rectangle, 0, len(words))
 	for _, w := range words {
-		r := w.Box.Sub(small.Rect.Min)
-		out = append(out, image.Rect(
-			b.Min.X+int(float64(r.Min.X)*kx), b.Min.Y+int(float64(r.Min.Y)*ky),
-			b.Min.X+int(math.Ceil(float64(r.Max.X)*kx)), b.Min.Y+int(math.Ceil(float64(r.Max.Y)*ky)),
-		))
+		r := w.Box.Sub(from.Min)
+		out = append(out, image.Rect(int(float64(r.Min.X)*kx), int(float64(r.Min.Y)*ky),
+			int(math.Ceil(float64(r.Max.X)*kx)), int(math.Ceil(float64(r.Max.Y)*ky))))
 	}
-	return out, nil
+	return out
+}
+
+// confirmed keeps the text-like regions that OCR read a word in: when the
+// picture has readable text, hair, flags and foliage that look like
+// strokes are not text.
+func confirmed(regions []TextRegion, words []image.Rectangle) []TextRegion {
+	var out []TextRegion
+	for _, t := range regions {
+		for _, w := range words {
+			if t.Rect.Overlaps(w) {
+				out = append(out, t)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // inOrder is the words' text in reading order: a word starts a new line
