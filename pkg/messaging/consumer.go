@@ -161,6 +161,7 @@ func (b *Bus) Consume(ctx context.Context, cfg ConsumerConfig, h Handler) error 
 		return fmt.Errorf("messaging: consumer %s on %s: %w", cfg.Durable, stream, err)
 	}
 	log := b.log().With("consumer", cfg.Durable, "stream", stream)
+	go watchBacklog(ctx, cons, cfg.Durable)
 
 	// Without an order key all workers share one queue; with one, each
 	// worker has its own (buffered, so one slow key does not stall the
@@ -446,4 +447,22 @@ func headerValue(s string) string {
 		s = strings.ToValidUTF8(s[:1024], "")
 	}
 	return s
+}
+
+// watchBacklog reads the consumer's backlog from the server every
+// backlogEvery until ctx ends, for the backlog gauge.
+func watchBacklog(ctx context.Context, cons jetstream.Consumer, durable string) {
+	defer forgetBacklog(durable)
+	t := time.NewTicker(backlogEvery)
+	defer t.Stop()
+	for {
+		if info, err := cons.Info(ctx); err == nil {
+			setBacklog(durable, int64(info.NumPending), int64(info.NumAckPending)) //nolint:gosec // G115: a message count
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -393,3 +393,31 @@ func TestNamespacing(t *testing.T) {
 		t.Error("an invalid event is not permanent")
 	}
 }
+
+// TestConsumerBacklogGauge: the backlog gauge reports what a consumer has
+// not acknowledged yet (what a queue-depth autoscaler scales on), pending
+// and in flight together, and forgets the consumer when it stops.
+func TestConsumerBacklogGauge(t *testing.T) {
+	e := setup(t)
+	cfg := ConsumerConfig{Durable: "backlogged", Stream: events.StreamThumbnails, Subjects: []string{"thumbnails.t4b.>"}, Workers: 1}
+	release := make(chan struct{})
+	defer close(release)
+	for range 12 {
+		e.publishDirect(t, envelope(t, e.ctx, "thumbnails.t4b.waiting.v1", testData{}))
+	}
+	e.consume(t, cfg, func(ctx context.Context, _ events.Envelope) error {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil
+	})
+	// The first reading may come before the first delivery; the next one
+	// (backlogEvery later) sees one in the handler.
+	testkit.Eventually(t, 3*backlogEvery/2, "12 unacknowledged, one in flight", func() bool {
+		m := testkit.ScrapeProcess(t)
+		p := m.Value("hookline_messaging_consumer_backlog", "messaging_consumer_group_name", cfg.Durable, "state", "pending")
+		f := m.Value("hookline_messaging_consumer_backlog", "messaging_consumer_group_name", cfg.Durable, "state", "in_flight")
+		return f >= 1 && p+f == 12
+	})
+}

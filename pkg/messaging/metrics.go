@@ -2,6 +2,7 @@ package messaging
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -39,6 +40,49 @@ var (
 	relayDuplicates = telemetry.NewCounter(meterScope, "hookline.messaging.relay.duplicates", "Relay publications the stream recognised as duplicates (a re-publish after a crash between publish and delete).")
 	relayForced     = telemetry.NewCounter(meterScope, "hookline.messaging.relay.forced", "Outbox rows published out of txid order because an older transaction stayed open longer than Relay.MaxHold.")
 )
+
+// backlog is each running consumer's last known backlog, read from the
+// server every backlogEvery: what waits to be delivered (pending) and what
+// is delivered but not yet acknowledged (in flight). A queue-depth
+// autoscaler (KEDA) reads the same numbers from the server.
+var backlog = struct {
+	sync.Mutex
+	byConsumer map[string][2]int64
+}{byConsumer: map[string][2]int64{}}
+
+// backlogEvery is how often a consumer's backlog is read from the server.
+const backlogEvery = 10 * time.Second
+
+func init() {
+	_, err := otel.Meter(meterScope).Int64ObservableGauge("hookline.messaging.consumer.backlog",
+		metric.WithDescription("Messages of a durable consumer waiting to be delivered (state=pending) or delivered and not yet acknowledged (state=in_flight), as last read from the server."),
+		metric.WithInt64Callback(func(_ context.Context, o metric.Int64Observer) error {
+			backlog.Lock()
+			defer backlog.Unlock()
+			for consumer, n := range backlog.byConsumer {
+				o.Observe(n[0], metric.WithAttributes(attribute.String(attrConsumer, consumer), attribute.String("state", "pending")))
+				o.Observe(n[1], metric.WithAttributes(attribute.String(attrConsumer, consumer), attribute.String("state", "in_flight")))
+			}
+			return nil
+		}))
+	if err != nil {
+		otel.Handle(err)
+	}
+}
+
+// setBacklog records a consumer's backlog; forgetBacklog removes it when
+// the consumer stops.
+func setBacklog(consumer string, pending, inFlight int64) {
+	backlog.Lock()
+	backlog.byConsumer[consumer] = [2]int64{pending, inFlight}
+	backlog.Unlock()
+}
+
+func forgetBacklog(consumer string) {
+	backlog.Lock()
+	delete(backlog.byConsumer, consumer)
+	backlog.Unlock()
+}
 
 func histogram(name, description string) metric.Float64Histogram {
 	h, err := otel.Meter(meterScope).Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(description),

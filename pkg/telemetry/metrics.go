@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -163,5 +164,44 @@ func (c Counter) With(key, value string) Counter {
 func (c Counter) Add(n int64) {
 	if c.inst != nil {
 		c.inst.Add(context.Background(), n, c.opt)
+	}
+}
+
+// JobBuckets are the bounds, in seconds, of durations of long work
+// (downloads, transcriptions, renders): a second to half an hour.
+var JobBuckets = []float64{0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600, 1200, 1800}
+
+// Histogram is a float64 histogram of seconds with fixed attributes, the
+// timing counterpart of Counter.
+type Histogram struct {
+	inst  metric.Float64Histogram
+	attrs []attribute.KeyValue
+	opt   metric.RecordOption
+}
+
+// NewHistogram returns the seconds histogram name of the meter scope with
+// the bucket bounds buckets (DurationBuckets, JobBuckets). An invalid name
+// is a programming error, reported through otel.Handle; the histogram then
+// records nothing.
+func NewHistogram(scope, name, description string, buckets []float64) Histogram {
+	h, err := otel.Meter(scope).Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(description),
+		metric.WithExplicitBucketBoundaries(buckets...))
+	if err != nil {
+		otel.Handle(err)
+		return Histogram{}
+	}
+	return Histogram{inst: h, opt: metric.WithAttributeSet(*attribute.EmptySet())}
+}
+
+// With returns the histogram with one more attribute.
+func (h Histogram) With(key, value string) Histogram {
+	attrs := append(slices.Clip(h.attrs), attribute.String(key, value))
+	return Histogram{inst: h.inst, attrs: attrs, opt: metric.WithAttributeSet(attribute.NewSet(attrs...))}
+}
+
+// Record records a duration.
+func (h Histogram) Record(d time.Duration) {
+	if h.inst != nil {
+		h.inst.Record(context.Background(), d.Seconds(), h.opt)
 	}
 }

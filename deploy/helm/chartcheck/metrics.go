@@ -16,11 +16,14 @@ import (
 
 // Instrument declarations in the code, as this repository writes them:
 // counters through telemetry.NewCounter(scope, "name", ...), duration
-// histograms (unit s) through pkg/messaging's histogram("name", ...) and
-// pkg/telemetry's Float64Histogram("name", ... WithUnit("s")).
+// histograms (unit s) through pkg/messaging's histogram("name", ...),
+// pkg/telemetry's Float64Histogram("name", ... WithUnit("s")) and
+// telemetry.NewHistogram(scope, "name", ...), and gauges through
+// Int64ObservableGauge("name", ...).
 var (
 	counterDecl   = regexp.MustCompile(`NewCounter\(\s*\w+\s*,\s*"([a-z0-9_.]+)"`)
-	histogramDecl = regexp.MustCompile(`(?:\bhistogram|Float64Histogram)\(\s*"([a-z0-9_.]+)"`)
+	histogramDecl = regexp.MustCompile(`(?:\bhistogram\(|Float64Histogram\(|NewHistogram\(\s*\w+\s*,)\s*"([a-z0-9_.]+)"`)
+	gaugeDecl     = regexp.MustCompile(`Int64ObservableGauge\(\s*"([a-z0-9_.]+)"`)
 )
 
 // runMetrics checks that the alerts of a render name only exported series.
@@ -86,6 +89,9 @@ func exportedMetrics(root string) (map[string]bool, error) {
 		}
 		for _, m := range counterDecl.FindAllSubmatch(src, -1) {
 			out[promName(string(m[1]))+"_total"] = true
+		}
+		for _, m := range gaugeDecl.FindAllSubmatch(src, -1) {
+			out[promName(string(m[1]))] = true
 		}
 		for _, m := range histogramDecl.FindAllSubmatch(src, -1) {
 			base := promName(string(m[1])) + "_seconds"

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/videosite/videositefake"
 	"hookline.dev/services/clips/internal/mediatest"
@@ -240,6 +241,17 @@ func TestNoCaptionsTranscribesDuringPreparation(t *testing.T) {
 		t.Errorf("recognised %d of %d content words in place (%.0f %%): %v", len(found), len(want), 100*share, got)
 	} else {
 		t.Logf("recognised %d of %d content words in place", len(found), len(want))
+	}
+
+	// The preparation is on the dashboard: its attempt and each step timed.
+	m := testkit.ScrapeProcess(t)
+	if n := m.Value("hookline_clips_jobs_total", "kind", "preparation", "outcome", "completed"); n < 1 {
+		t.Errorf("completed preparations counted %v", n)
+	}
+	for _, step := range []string{"downloading", "storing", "probing", "transcribing", "analyzing"} {
+		if n := m.Value("hookline_clips_step_duration_seconds", "kind", "preparation", "step", step); n < 1 {
+			t.Errorf("step %s timed %v times", step, n)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -105,7 +106,7 @@ func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
 		return nil // ended by an earlier delivery
 	}
 	return s.runAttempt(ctx, attempt{
-		kind: "preparation", table: "projects", id: p.ID, count: p.Attempts,
+		kind: kindPreparation, table: "projects", id: p.ID, count: p.Attempts,
 		work: func() error { return s.prepare(ctx, p, captions, job.Tier) },
 		end: func(reason string) error {
 			_, err := s.Store.Fail(ctx, p.ID, reason, s.now())
@@ -135,18 +136,25 @@ func (s *Service) runAttempt(ctx context.Context, a attempt) error {
 	log := s.log().With(a.table, a.id, "attempt", a.count)
 	if a.count > s.maxAttempts() {
 		log.WarnContext(ctx, a.kind+" gave up")
+		countAttempt(a.kind, outcomeFailed, 0)
 		return a.end(fmt.Sprintf("%s failed %d times", a.kind, s.maxAttempts()))
 	}
+	start := time.Now()
 	err := a.work()
+	s.steps.finish(a.id)
+	took := time.Since(start)
 	var f *failure
 	switch {
 	case errors.As(err, &f) && (!f.retry || a.count >= s.maxAttempts()):
 		log.InfoContext(ctx, a.kind+" failed", "reason", f.reason)
+		countAttempt(a.kind, outcomeFailed, took)
 		return a.end(f.reason)
 	case err != nil && ctx.Err() != nil:
+		countAttempt(a.kind, outcomeInterrupted, took)
 		s.uncount(ctx, a.table, a.id) // shutting down: not this attempt's fault
 		return err
 	case err != nil:
+		countAttempt(a.kind, outcomeRetry, took)
 		log.WarnContext(ctx, a.kind+" attempt failed", "err", err)
 		if a.record != nil {
 			if rerr := a.record(err); rerr != nil {
@@ -155,6 +163,7 @@ func (s *Service) runAttempt(ctx context.Context, a attempt) error {
 		}
 		return err
 	}
+	countAttempt(a.kind, outcomeCompleted, took)
 	return nil
 }
 
@@ -178,7 +187,7 @@ func (s *Service) prepare(ctx context.Context, p project.Project, captions []vid
 			return err
 		}
 	}
-	if err := s.Store.Progress(ctx, p.ID, project.StepAnalyzing, s.now()); err != nil {
+	if err := s.progress(ctx, p.ID, project.StepAnalyzing); err != nil {
 		return err
 	}
 	in := moments.Input{Segments: src.Segments, Signals: signals(src.Signals), VideoTitle: p.VideoTitle}
@@ -208,7 +217,7 @@ func (s *Service) fetchSource(ctx context.Context, p project.Project, captions [
 	defer func() { _ = os.RemoveAll(dir) }()
 	file := filepath.Join(dir, "source.mp4")
 
-	if err := s.Store.Progress(ctx, p.ID, project.StepDownloading, s.now()); err != nil {
+	if err := s.progress(ctx, p.ID, project.StepDownloading); err != nil {
 		return src, err
 	}
 	if err := s.Videos.Download(ctx, vs, file); err != nil {
@@ -224,7 +233,7 @@ func (s *Service) fetchSource(ctx context.Context, p project.Project, captions [
 		return src, err
 	}
 
-	if err := s.Store.Progress(ctx, p.ID, project.StepStoring, s.now()); err != nil {
+	if err := s.progress(ctx, p.ID, project.StepStoring); err != nil {
 		return src, err
 	}
 	src.MediaKey = MediaKey(p.OrgID, p.SourceKey)
@@ -238,7 +247,7 @@ func (s *Service) fetchSource(ctx context.Context, p project.Project, captions [
 // captions and measures its signals into src: the work that uses the
 // cores, done in a CPU slot.
 func (s *Service) measure(ctx context.Context, p project.Project, src *project.Source, file, dir, tier string) error {
-	if err := s.Store.Progress(ctx, p.ID, project.StepProbing, s.now()); err != nil {
+	if err := s.progress(ctx, p.ID, project.StepProbing); err != nil {
 		return err
 	}
 	info, err := s.Media.Probe(ctx, file)
@@ -263,7 +272,7 @@ func (s *Service) measure(ctx context.Context, p project.Project, src *project.S
 	src.Duration, src.Width, src.Height = info.Duration, info.Width, info.Height
 
 	if len(src.Segments) == 0 {
-		if err := s.Store.Progress(ctx, p.ID, project.StepTranscribing, s.now()); err != nil {
+		if err := s.progress(ctx, p.ID, project.StepTranscribing); err != nil {
 			return err
 		}
 		wav := filepath.Join(dir, "speech.wav")
@@ -278,7 +287,7 @@ func (s *Service) measure(ctx context.Context, p project.Project, src *project.S
 		// provider's), held to the same rule as captions.
 		src.Segments, src.TranscriptOrigin = videosite.SanitizeSegments(segs), project.TranscriptRecognition
 	}
-	if err := s.Store.Progress(ctx, p.ID, project.StepAnalyzing, s.now()); err != nil {
+	if err := s.progress(ctx, p.ID, project.StepAnalyzing); err != nil {
 		return err
 	}
 	sig, err := s.Media.Analyze(ctx, file, info)

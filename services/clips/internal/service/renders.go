@@ -167,7 +167,7 @@ func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
 		return nil // ended by an earlier delivery
 	}
 	return s.runAttempt(ctx, attempt{
-		kind: "rendering", table: "renders", id: r.ID, count: r.Attempts,
+		kind: kindRendering, table: "renders", id: r.ID, count: r.Attempts,
 		work: func() error { return s.renderAndSettle(ctx, r) },
 		end: func(reason string) error {
 			return s.Renders.FailRender(ctx, r, reservation(r), reason, s.now())
@@ -281,6 +281,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage}
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
+		s.steps.enter(kindRendering, r.ID, step)
 		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
 			return
 		}
@@ -295,6 +296,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	if err != nil {
 		return err
 	}
+	s.steps.enter(kindRendering, r.ID, render.StepUploading)
 	if err := s.Renders.RenderProgress(ctx, r.ID, render.StepUploading, 96, s.now()); err != nil {
 		return err
 	}

@@ -157,7 +157,15 @@ type Service struct {
 	WorkDir string
 	// Now is the clock (tests); nil is time.Now.
 	Now func() time.Time
+
+	steps stepClock
 }
+
+// The kinds of attempt a worker runs.
+const (
+	kindPreparation = "preparation"
+	kindRendering   = "rendering"
+)
 
 func (s *Service) now() time.Time { return clock.Now(s.Now) }
 
