@@ -183,7 +183,7 @@ func TestServerErrorsAreRetriedOnlyWhenIdempotent(t *testing.T) {
 			_, err := c.CreateThumbnail(ctx, &ThumbnailCreate{Prompt: "p"}, WithoutIdempotencyKey())
 			return err
 		},
-		"PATCH": func(c *Client) error { _, err := c.UpdateFace(ctx, "f", &FaceUpdate{Name: "x"}); return err },
+		"PATCH":  func(c *Client) error { _, err := c.UpdateFace(ctx, "f", &FaceUpdate{Name: "x"}); return err },
 		"DELETE": func(c *Client) error { return c.DeleteFace(ctx, "f") },
 	} {
 		t.Run(name, func(t *testing.T) {

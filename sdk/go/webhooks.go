@@ -71,7 +71,9 @@ func (c *Client) ListWebhooks(ctx context.Context, params *ListParams, opts ...R
 
 // AllWebhooks walks the endpoints from params' page to the end.
 func (c *Client) AllWebhooks(ctx context.Context, params *ListParams, opts ...RequestOption) iter.Seq2[Webhook, error] {
-	return all(ctx, params, func(ctx context.Context, p *ListParams) (*Page[Webhook], error) { return c.ListWebhooks(ctx, p, opts...) })
+	return all(ctx, params, func(ctx context.Context, p *ListParams) (*Page[Webhook], error) {
+		return c.ListWebhooks(ctx, p, opts...)
+	})
 }
 
 // CreateWebhook registers an endpoint; the answer holds its secret, shown
