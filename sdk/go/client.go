@@ -146,13 +146,13 @@ func WithHeader(name, value string) RequestOption {
 	}
 }
 
-// CaptureResponse fills *into with what the final answer said besides its
+// CaptureResponse fills *into with what the final response said besides its
 // body: status, request id, replay and rate-limit headers, attempts.
 func CaptureResponse(into *Response) RequestOption {
 	return func(r *requestConfig) { r.response = into }
 }
 
-// Response describes the answer to a call.
+// Response describes the response to a call.
 type Response struct {
 	StatusCode int
 	Header     http.Header
@@ -186,7 +186,7 @@ type call struct {
 }
 
 // do sends the call, retrying what the policy allows, and decodes a 2xx
-// body into out (when out is not nil). A non-2xx answer is an *APIError.
+// body into out (when out is not nil). A non-2xx response is an *APIError.
 func (c *Client) do(ctx context.Context, cl call, out any, opts []RequestOption) error {
 	raw, err := c.send(ctx, cl, opts)
 	if err != nil {
@@ -196,7 +196,7 @@ func (c *Client) do(ctx context.Context, cl call, out any, opts []RequestOption)
 		return nil
 	}
 	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("hookline: %s %s: decode answer: %w", cl.method, cl.path, err)
+		return fmt.Errorf("hookline: %s %s: decode response: %w", cl.method, cl.path, err)
 	}
 	return nil
 }
@@ -229,17 +229,17 @@ func (c *Client) send(ctx context.Context, cl call, opts []RequestOption) ([]byt
 		u.RawQuery = cl.query.Encode()
 	}
 	for attempt := 0; ; attempt++ {
-		body, resp, err := c.attempt(ctx, cl, u.String(), payload, key, rc)
-		if rc.response != nil && resp != nil {
-			*rc.response = Response{StatusCode: resp.StatusCode, Header: resp.Header, RequestID: resp.Header.Get("X-Request-ID"),
-				IdempotencyKey: key, Replayed: resp.Header.Get("Idempotent-Replayed") == "true", Attempts: attempt + 1}
+		ans, err := c.attempt(ctx, cl, u.String(), payload, key, rc)
+		if rc.response != nil && ans != nil {
+			*rc.response = Response{StatusCode: ans.status, Header: ans.header, RequestID: ans.header.Get("X-Request-ID"),
+				IdempotencyKey: key, Replayed: ans.header.Get("Idempotent-Replayed") == "true", Attempts: attempt + 1}
 		}
-		if err == nil && resp.StatusCode < 300 {
-			return body, nil
+		if err == nil && ans.status < 300 {
+			return ans.body, nil
 		}
 		var apiErr *APIError
 		if err == nil {
-			apiErr = newAPIError(resp, body)
+			apiErr = newAPIError(ans.status, ans.header, ans.body)
 			err = apiErr
 		} else if ctx.Err() != nil {
 			return nil, err
@@ -254,16 +254,23 @@ func (c *Client) send(ctx context.Context, cl call, opts []RequestOption) ([]byt
 	}
 }
 
+// reply is a response read to its end.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
 // attempt sends one request. A transport failure is returned as err with
 // a nil response.
-func (c *Client) attempt(ctx context.Context, cl call, target string, payload []byte, key string, rc requestConfig) ([]byte, *http.Response, error) {
+func (c *Client) attempt(ctx context.Context, cl call, target string, payload []byte, key string, rc requestConfig) (*reply, error) {
 	var body io.Reader
 	if payload != nil {
 		body = bytes.NewReader(payload)
 	}
 	req, err := http.NewRequestWithContext(ctx, cl.method, target, body)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hookline: %s %s: %w", cl.method, cl.path, err)
+		return nil, fmt.Errorf("hookline: %s %s: %w", cl.method, cl.path, err)
 	}
 	for name, values := range rc.header {
 		for _, v := range values {
@@ -294,15 +301,15 @@ func (c *Client) attempt(ctx context.Context, cl call, target string, payload []
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, nil, fmt.Errorf("hookline: %s %s: %w", cl.method, cl.path, err)
+		return nil, fmt.Errorf("hookline: %s %s: %w", cl.method, cl.path, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		// The answer broke off: as unknown an outcome as a lost connection.
-		return nil, nil, fmt.Errorf("hookline: %s %s: read answer: %w", cl.method, cl.path, err)
+		// The response broke off: as unknown an outcome as a lost connection.
+		return nil, fmt.Errorf("hookline: %s %s: read response: %w", cl.method, cl.path, err)
 	}
-	return raw, resp, nil
+	return &reply{status: resp.StatusCode, header: resp.Header, body: raw}, nil
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -316,12 +323,12 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// envelope is the {"data": …} of every single-resource answer.
+// envelope is the {"data": …} of every single-resource response.
 type envelope[T any] struct {
 	Data T `json:"data"`
 }
 
-// getData sends a GET and returns the answer's data.
+// getData sends a GET and returns the response's data.
 func getData[T any](ctx context.Context, c *Client, path string, query url.Values, opts []RequestOption) (*T, error) {
 	var env envelope[T]
 	if err := c.do(ctx, call{method: http.MethodGet, path: path, query: query}, &env, opts); err != nil {
@@ -330,7 +337,7 @@ func getData[T any](ctx context.Context, c *Client, path string, query url.Value
 	return &env.Data, nil
 }
 
-// sendData sends a call with a JSON body and returns the answer's data.
+// sendData sends a call with a JSON body and returns the response's data.
 func sendData[T any](ctx context.Context, c *Client, cl call, opts []RequestOption) (*T, error) {
 	var env envelope[T]
 	if err := c.do(ctx, cl, &env, opts); err != nil {

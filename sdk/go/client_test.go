@@ -271,7 +271,9 @@ func TestErrorEnvelope(t *testing.T) {
 		t.Errorf("%q, want %q", e.Error(), want)
 	}
 	// Not an envelope: the status and the start of the body.
-	s = newServer(t, func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "bad gateway from the proxy", 502) })
+	s = newServer(t, func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "bad gateway from the proxy", http.StatusBadGateway)
+	})
 	c, _ = s.client(t, WithRetryPolicy(NoRetries))
 	_, err = c.GetCredits(context.Background())
 	if !errors.As(err, &e) || e.Code != "" || e.StatusCode != 502 || !strings.Contains(e.Message, "bad gateway from the proxy") {

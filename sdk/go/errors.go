@@ -69,8 +69,8 @@ func ErrorCode(err error) string {
 	return ""
 }
 
-func newAPIError(resp *http.Response, body []byte) *APIError {
-	e := &APIError{StatusCode: resp.StatusCode, RequestID: resp.Header.Get("X-Request-ID"), RetryAfter: retryAfter(resp.Header.Get("Retry-After"))}
+func newAPIError(status int, header http.Header, body []byte) *APIError {
+	e := &APIError{StatusCode: status, RequestID: header.Get("X-Request-ID"), RetryAfter: retryAfter(header.Get("Retry-After"))}
 	var env struct {
 		Error   string         `json:"error"`
 		Code    string         `json:"code"`
@@ -80,7 +80,7 @@ func newAPIError(resp *http.Response, body []byte) *APIError {
 		e.Code, e.Message, e.Details = env.Code, env.Error, env.Details
 		return e
 	}
-	e.Message = http.StatusText(resp.StatusCode)
+	e.Message = http.StatusText(status)
 	if text := strings.TrimSpace(string(body)); text != "" {
 		if len(text) > 200 {
 			text = text[:200] + "…"

@@ -57,10 +57,9 @@ func (d *document) resolve(v any) map[string]any {
 // shape merges what a set of schemas (and their allOf/oneOf/anyOf
 // branches) say a value may hold.
 type shape struct {
-	props          map[string][]any
-	items          []any
-	object, array  bool
-	nonJSONContent bool
+	props         map[string][]any
+	items         []any
+	object, array bool
 }
 
 func (d *document) shapeOf(schemas []any) *shape {

@@ -131,7 +131,6 @@ func render(ctx context.Context, e *env, args []string) error {
 		})
 	}
 	jobs, err := waitRenders(ctx, e, created.Renders)
-	var files []string
 	if *download != "" {
 		for _, j := range jobs {
 			if j == nil || j.OutputURL == nil {
@@ -143,7 +142,6 @@ func render(ctx context.Context, e *env, args []string) error {
 				err = errors.Join(err, derr)
 				continue
 			}
-			files = append(files, path)
 			e.out.note("saved %s (%d bytes)", path, n)
 		}
 	}
