@@ -60,12 +60,21 @@ func TestStoredSignals(t *testing.T) {
 
 func TestStoredSegments(t *testing.T) {
 	want := []videosite.Segment{
-		{Start: 0, End: 2.5, Text: "hello world", Words: []videosite.Word{{Start: 0, End: 1, Text: "hello"}, {Start: 1, End: 2.5, Text: "world"}}},
+		{Start: 0, End: 2.5, Text: "hello world", Words: []videosite.Word{{Start: 0, End: 1, Text: "hello", Confidence: 1}, {Start: 1, End: 2.5, Text: "world", Confidence: 0.25}}},
 		{Start: 3, End: 4, Text: "bye"},
 	}
-	checkStored(t, "segments", `[{"Start":0,"End":2.5,"Text":"hello world","Words":[{"Start":0,"End":1,"Text":"hello"},{"Start":1,"End":2.5,"Text":"world"}]},{"Start":3,"End":4,"Text":"bye","Words":null}]`,
+	checkStored(t, "segments", `[{"Start":0,"End":2.5,"Text":"hello world","Words":[{"Start":0,"End":1,"Text":"hello","Confidence":1},{"Start":1,"End":2.5,"Text":"world","Confidence":0.25}]},{"Start":3,"End":4,"Text":"bye","Words":null}]`,
 		want, func(rs []segmentRecord) []videosite.Segment { return mapSlice(rs, segmentRecord.domain) },
 		func(ss []videosite.Segment) []segmentRecord { return mapSlice(ss, segmentRec) })
+
+	// Rows written before confidences were kept read back as certain.
+	var old []segmentRecord
+	if err := json.Unmarshal([]byte(`[{"Start":0,"End":1,"Text":"hi","Words":[{"Start":0,"End":1,"Text":"hi"}]}]`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if got := mapSlice(old, segmentRecord.domain); got[0].Words[0].Confidence != videosite.Certain {
+		t.Errorf("an old row's word reads as %+v, want certain", got[0].Words[0])
+	}
 }
 
 func fromOptions(r optionsRecord) render.Options { return render.Options(r) }
