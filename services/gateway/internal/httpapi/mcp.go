@@ -138,4 +138,3 @@ func (r *recorder) Flush() {}
 
 // SetReadDeadline has nothing to bound: the body is in memory.
 func (r *recorder) SetReadDeadline(time.Time) error { return nil }
-
