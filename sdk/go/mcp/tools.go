@@ -72,6 +72,16 @@ var catalogue = []struct{ operationID, tool string }{
 	{"listUsage", "list_usage"},
 }
 
+// ToolNames lists the tools a document with every catalogued operation
+// yields, by operationId.
+func ToolNames() map[string]string {
+	out := make(map[string]string, len(catalogue))
+	for _, c := range catalogue {
+		out[c.operationID] = c.tool
+	}
+	return out
+}
+
 // tool is one served operation.
 type tool struct {
 	def *sdk.Tool
@@ -97,7 +107,9 @@ func buildTools(d *document) ([]*tool, error) {
 	for _, c := range catalogue {
 		op, ok := ops[c.operationID]
 		if !ok {
-			return nil, fmt.Errorf("mcp: the OpenAPI document has no operation %s (tool %s)", c.operationID, c.tool)
+			// A server older or newer than this package: its document
+			// decides which tools exist.
+			continue
 		}
 		in, nested, err := inputSchema(op)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-chi/chi/v5"
+
 	hlmcp "hookline.dev/sdk/go/mcp"
 
 	"hookline.dev/pkg/apierr"
@@ -88,7 +90,9 @@ type mcpPeerKey struct{}
 type inProcess struct{ s *server }
 
 func (t inProcess) RoundTrip(req *http.Request) (*http.Response, error) {
-	in := req.Clone(req.Context())
+	// The context descends from the /mcp request's; chi would take its
+	// route context for a sub-router's and route on the wrong path.
+	in := req.Clone(context.WithValue(req.Context(), chi.RouteCtxKey, nil))
 	in.RequestURI = req.URL.RequestURI()
 	in.RemoteAddr = "127.0.0.1:0"
 	if peer, ok := req.Context().Value(mcpPeerKey{}).(*http.Request); ok {
