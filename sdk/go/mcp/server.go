@@ -29,7 +29,8 @@ const maxResponse = 16 << 20
 // Config says how the tools reach the API.
 type Config struct {
 	// BaseURL is the gateway's origin (https://api.example.com); the
-	// document's paths, /api/v1/…, are appended to it.
+	// document's paths, /api/v1/…, are appended to it. A BaseURL that
+	// ends in /api/v1 (HOOKLINE_BASE_URL) is taken as its origin.
 	BaseURL string
 	// Transport carries the API calls; nil is http.DefaultTransport. The
 	// gateway passes a transport into its own handler.
@@ -90,7 +91,7 @@ func NewServer(doc []byte, cfg Config) (*sdk.Server, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
-	base, err := url.Parse(strings.TrimSuffix(cfg.BaseURL, "/"))
+	base, err := url.Parse(origin(cfg.BaseURL))
 	if err != nil || base.Scheme == "" || base.Host == "" {
 		return nil, fmt.Errorf("mcp: BaseURL %q is not an absolute URL", cfg.BaseURL)
 	}
@@ -138,10 +139,16 @@ func NewHandler(doc []byte, cfg Config, maxBody int64) (http.Handler, error) {
 	}), nil
 }
 
-// FetchDocument reads the OpenAPI document the gateway at baseURL serves
-// (no key needed), for NewServer.
+// origin strips what the document's paths already start with.
+func origin(baseURL string) string {
+	return strings.TrimSuffix(strings.TrimSuffix(baseURL, "/"), "/api/v1")
+}
+
+// FetchDocument reads the OpenAPI document the gateway at baseURL (its
+// origin, or the origin plus /api/v1) serves, without a key, for
+// NewServer.
 func FetchDocument(ctx context.Context, baseURL string, transport http.RoundTripper) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(baseURL, "/")+DocumentPath, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, origin(baseURL)+DocumentPath, nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
@@ -185,7 +192,7 @@ func (s *server) handler(t *tool) sdk.ToolHandler {
 		args := map[string]any{}
 		if len(req.Params.Arguments) > 0 && string(req.Params.Arguments) != "null" {
 			if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
-				return failure(fmt.Errorf("%w: arguments must be a JSON object: %v", errArguments, err)), nil
+				return failure(fmt.Errorf("%w: arguments must be a JSON object: %w", errArguments, err)), nil
 			}
 		}
 		wait := true
@@ -279,7 +286,7 @@ func (s *server) call(ctx context.Context, req *sdk.CallToolRequest, op *operati
 			for _, e := range values {
 				str, err := scalar(e)
 				if err != nil {
-					return nil, fmt.Errorf("%w: %s: %v", errArguments, p.Name, err)
+					return nil, fmt.Errorf("%w: %s: %w", errArguments, p.Name, err)
 				}
 				query.Add(p.Name, str)
 			}
