@@ -133,8 +133,8 @@ func TestInputSchemaMergesParametersAndBody(t *testing.T) {
 		t.Fatalf("properties %v", props)
 	}
 	for arg, ok := range map[string]bool{
-		`{"id":"7d0c1c5e-4d8e-4b59-9d1c-0c7d3a1f3b11","name":"Acme"}`:                 true,
-		`{"id":"7d0c1c5e-4d8e-4b59-9d1c-0c7d3a1f3b11","domain":"acme.com"}`:           true,
+		`{"id":"7d0c1c5e-4d8e-4b59-9d1c-0c7d3a1f3b11","name":"Acme"}`:                  true,
+		`{"id":"7d0c1c5e-4d8e-4b59-9d1c-0c7d3a1f3b11","domain":"acme.com"}`:            true,
 		`{"id":"7d0c1c5e-4d8e-4b59-9d1c-0c7d3a1f3b11","name":"A","domain":"acme.com"}`: true,
 		// minProperties 1 of the body counts body fields: id alone is empty.
 		`{"id":"7d0c1c5e-4d8e-4b59-9d1c-0c7d3a1f3b11"}`: false,

@@ -15,7 +15,7 @@ import (
 // recorded is one request the API under test received.
 type recorded struct {
 	method, uri, auth, contentType string
-	body                               map[string]any
+	body                           map[string]any
 }
 
 // recordingAPI answers every request with the envelope of a 402, as the
