@@ -13,16 +13,25 @@ import (
 // devEnvFile is where `make up` writes the dev stack's addresses and key.
 const devEnvFile = ".hookline/dev.env"
 
-// newClient reads the key and base URL from the environment, falling back
-// to the first .hookline/dev.env from the working directory up.
+// newClient is the client of the settings.
 func newClient(getenv func(string) string) (*hookline.Client, error) {
-	key, base := getenv("HOOKLINE_API_KEY"), getenv("HOOKLINE_BASE_URL")
+	key, base, err := settings(getenv)
+	if err != nil {
+		return nil, err
+	}
+	return hookline.New(hookline.WithBaseURL(base), hookline.WithAPIKey(key), hookline.WithUserAgent("hookline-cli/"+hookline.Version))
+}
+
+// settings reads the key and base URL from the environment, falling back
+// to the first .hookline/dev.env from the working directory up.
+func settings(getenv func(string) string) (key, base string, err error) {
+	key, base = getenv("HOOKLINE_API_KEY"), getenv("HOOKLINE_BASE_URL")
 	if key == "" || base == "" {
 		if wd, err := os.Getwd(); err == nil {
 			if file := findDevEnv(wd); file != "" {
 				vars, err := readEnvFile(file)
 				if err != nil {
-					return nil, err
+					return "", "", err
 				}
 				if key == "" {
 					key = vars["HOOKLINE_API_KEY"]
@@ -34,12 +43,12 @@ func newClient(getenv func(string) string) (*hookline.Client, error) {
 		}
 	}
 	if key == "" {
-		return nil, errors.New("no API key: set HOOKLINE_API_KEY, or run `make up`, which writes .hookline/dev.env")
+		return "", "", errors.New("no API key: set HOOKLINE_API_KEY, or run `make up`, which writes .hookline/dev.env")
 	}
 	if base == "" {
 		base = hookline.DefaultBaseURL
 	}
-	return hookline.New(hookline.WithBaseURL(base), hookline.WithAPIKey(key), hookline.WithUserAgent("hookline-cli/"+hookline.Version))
+	return key, base, nil
 }
 
 // findDevEnv looks for .hookline/dev.env in dir and its parents.

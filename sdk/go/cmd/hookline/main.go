@@ -85,6 +85,7 @@ Usage: hookline [--json] <command> [arguments]
   webhooks create --url URL [--event TYPE]... [--description D] [--credits-low N] [--disabled]
   webhooks update ID [--url URL] [--event TYPE]... [--description D] [--enable|--disable]
   webhooks deliveries ID | retry ID DELIVERY
+  mcp                                       an MCP server on stdin/stdout (tools from the server's OpenAPI document)
   version
 
 HOOKLINE_API_KEY and HOOKLINE_BASE_URL come from the environment, else from
@@ -109,6 +110,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if rest[0] == "version" {
 		_, _ = fmt.Fprintln(stdout, "hookline", hookline.Version)
 		return nil
+	}
+	if rest[0] == "mcp" {
+		return serveMCP(ctx, getenv, rest[1:])
 	}
 	cmd, ok := commands[rest[0]]
 	if !ok {

@@ -11,7 +11,9 @@
 // gets the same 401 for every path and learns nothing about which exist;
 // an authenticated caller gets 404 for unknown paths and 405 for a wrong
 // method, in the error envelope. The OpenAPI document (/api/v1/openapi.json)
-// and its HTML rendering (/docs) are public.
+// and its HTML rendering (/docs) are public. POST /mcp serves the API's
+// tools to AI agents (Model Context Protocol), behind the same
+// authentication.
 package httpapi
 
 import (
@@ -95,6 +97,8 @@ type server struct {
 	adapt        httpx.Adapter
 	defaultLimit ratelimit.Limit
 	proxies      map[string]http.Handler
+	// root is the whole handler; the MCP tools call it in process.
+	root http.Handler
 }
 
 // NewHandler builds the gateway's HTTP handler. defaultTier names the
@@ -136,7 +140,8 @@ func NewHandler(cfg Config, defaultTier string) http.Handler {
 			s.proxies[svc] = s.adapt.Wrap(notDeployed(svc))
 		}
 	}
-	return s.routes()
+	s.root = s.routes()
+	return s.root
 }
 
 func (s *server) routes() http.Handler {
@@ -168,6 +173,10 @@ func (s *server) routes() http.Handler {
 	admin.With(s.idempotent).Method(http.MethodPost, Broll, s.proxies[Clips])
 	admin.Method(http.MethodGet, Broll, s.proxies[Clips])
 	r.Mount(AdminPrefix, admin)
+
+	// The MCP server: the same API key, checked by the same middleware;
+	// its tools' calls go through /api/v1 and are rate limited there.
+	r.With(s.bodyCap, s.authenticate).Post(MCPPath, s.newMCP().ServeHTTP)
 
 	api := chi.NewRouter()
 	api.Use(s.bodyCap, s.authenticate, s.rateLimit, s.readBody)

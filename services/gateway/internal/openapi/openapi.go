@@ -78,6 +78,10 @@ func (d *Document) Validate(ctx context.Context) error {
 // of the process.
 var loaded = sync.OnceValues(Load)
 
+// Compiled returns the document compiled once for the process: what
+// ServeJSON serves.
+func Compiled() (*Document, error) { return loaded() }
+
 // ServeJSON answers GET /api/v1/openapi.json.
 func ServeJSON(w http.ResponseWriter, r *http.Request) error {
 	d, err := loaded()
