@@ -22,19 +22,30 @@ import (
 // set (the base URL as make up prints it, with /api/v1).
 func (s *stack) cli() func(key string, args ...string) (stdout, stderr string, err error) {
 	s.t.Helper()
+	command := s.cliCommand()
+	return func(key string, args ...string) (string, string, error) {
+		cmd := command(key, args...)
+		var o, e bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		return o.String(), e.String(), err
+	}
+}
+
+// cliCommand builds the hookline command and returns a maker of its
+// commands against the stack with a key.
+func (s *stack) cliCommand() func(key string, args ...string) *exec.Cmd {
+	s.t.Helper()
 	bin := filepath.Join(s.t.TempDir(), "hookline")
 	build := exec.Command("go", "build", "-o", bin, "hookline.dev/sdk/go/cmd/hookline")
 	if out, err := build.CombinedOutput(); err != nil {
 		s.t.Fatalf("build hookline: %v %s", err, out)
 	}
-	return func(key string, args ...string) (string, string, error) {
+	return func(key string, args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, args...) //nolint:gosec // G204: the test's own binary
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + s.t.TempDir(), "HOOKLINE_API_KEY=" + key, "HOOKLINE_BASE_URL=" + s.base + "/api/v1"}
 		cmd.Dir = s.t.TempDir() // no .hookline/dev.env above it
-		var o, e bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &o, &e
-		err := cmd.Run()
-		return o.String(), e.String(), err
+		return cmd
 	}
 }
 

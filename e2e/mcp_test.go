@@ -213,4 +213,24 @@ func TestMCPThroughTheGateway(t *testing.T) {
 	}
 	// 1 credit for the thumbnail, 2 for the render.
 	s.waitTotal(key, 497)
+
+	// The same tools over stdio: an agent that starts `hookline mcp` as its
+	// server, with the key in its environment.
+	client := sdk.NewClient(&sdk.Implementation{Name: "hookline-e2e-stdio", Version: "1"}, nil)
+	stdio, err := client.Connect(t.Context(), &sdk.CommandTransport{Command: s.cliCommand()(key, "mcp")}, nil)
+	if err != nil {
+		t.Fatalf("hookline mcp: %v", err)
+	}
+	defer func() { _ = stdio.Close() }()
+	over, err := stdio.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatalf("hookline mcp: list tools: %v", err)
+	}
+	if len(over.Tools) != len(tools.Tools) {
+		t.Fatalf("hookline mcp lists %d tools, the gateway %d", len(over.Tools), len(tools.Tools))
+	}
+	res, credits := callTool(t, stdio, "get_credits", "", map[string]any{})
+	if res.IsError || credits["credits"] == nil {
+		t.Fatalf("get_credits over stdio: %s %v", resultText(res), credits)
+	}
 }

@@ -62,7 +62,7 @@ func critiqueRec(c critique.Critique) critiqueRecord {
 		r.AttentionAreas[i] = areaRecord(a)
 	}
 	if len(c.Text.Words) > 0 {
-		t := readingRecord(c.Text)
+		t := readingRecord{Words: c.Text.Words, MobileWords: c.Text.MobileWords, Lost: c.Text.Lost, Survived: c.Text.Survived}
 		r.Text = &t
 	}
 	return r
@@ -75,7 +75,7 @@ func (r critiqueRecord) domain() critique.Critique {
 		c.AttentionAreas[i] = critique.Area(a)
 	}
 	if r.Text != nil {
-		c.Text = critique.Reading(*r.Text)
+		c.Text = critique.Reading{Words: r.Text.Words, MobileWords: r.Text.MobileWords, Lost: r.Text.Lost, Survived: r.Text.Survived}
 	}
 	return c
 }
