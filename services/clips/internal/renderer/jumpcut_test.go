@@ -201,4 +201,3 @@ func levelThreshold(db []float64) float64 {
 	slices.Sort(s)
 	return s[len(s)*95/100] - 30
 }
-
