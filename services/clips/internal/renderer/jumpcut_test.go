@@ -122,13 +122,14 @@ func TestJumpCuts(t *testing.T) {
 			}
 			continue
 		}
-		// The energy rises: quiet, then loud, within 150 ms of the start.
+		// The energy rises after the kept pause (0.1 s quiet, then loud)
+		// within 150 ms of the start.
 		rise := -1.0
 		if c.start < 0.15 && db[0] > thr { // the clip opens on speech
 			rise = 0
 		}
 		for i := max(1, int((c.start-0.15)*100)); rise < 0 && i < len(db) && float64(i)/100 <= c.start+0.15; i++ {
-			if db[i] > thr && db[i-1] <= thr {
+			if db[i] > thr && quietBefore(db, i, thr) {
 				rise = float64(i) / 100
 			}
 		}
@@ -200,4 +201,14 @@ func levelThreshold(db []float64) float64 {
 	s := slices.Clone(db)
 	slices.Sort(s)
 	return s[len(s)*95/100] - 30
+}
+
+// quietBefore reports whether the 0.1 s before frame i are quiet.
+func quietBefore(db []float64, i int, thr float64) bool {
+	for k := max(0, i-10); k < i; k++ {
+		if db[k] > thr {
+			return false
+		}
+	}
+	return i >= 10
 }
