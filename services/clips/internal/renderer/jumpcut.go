@@ -190,7 +190,7 @@ func planCuts(words []captions.Word, db []float64, length float64, silences, dro
 		guard = 0
 	}
 	for i, w := range words {
-		if !(dropFillers && isFiller[i]) {
+		if !dropFillers || !isFiller[i] {
 			for k := frame(w.Start + guard); k < frame(w.End-guard); k++ {
 				class[k] = spoken
 			}

@@ -160,16 +160,17 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	progress(StepCutting, 0)
 	var res Result
 	cutting := j.RemoveSilences || j.RemoveFillers
-	measured := make(chan error, 1)
-	var db []float64 // the clip's loudness, for the cuts and the punch-ins
+	// The clip's loudness, for the cuts and the punch-ins, is measured
+	// while the faces are tracked.
+	var measuring sync.WaitGroup
+	var db []float64
+	var dbErr error
 	if j.HasAudio && (cutting || j.AutoZoom) {
+		measuring.Add(1)
 		go func() {
-			var err error
-			db, err = r.loudness(ctx, j)
-			measured <- err
+			defer measuring.Done()
+			db, dbErr = r.loudness(ctx, j)
 		}()
-	} else {
-		measured <- nil
 	}
 	j.Text.Width, j.Text.Height = j.Width, j.Height
 	portraitOut, portraitSrc := j.Height > j.Width, j.SrcH > j.SrcW
@@ -179,12 +180,12 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		progress(StepReframing, 0.02)
 		var err error
 		if path, err = r.track(ctx, j); err != nil {
-			<-measured
+			measuring.Wait()
 			return res, err
 		}
 	}
-	if err := <-measured; err != nil {
-		return res, err
+	if measuring.Wait(); dbErr != nil {
+		return res, dbErr
 	}
 	var edit Edit
 	if cutting {
