@@ -348,7 +348,8 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 	}
 
 	// A worker killed mid-render: another finishes it, charged once.
-	r := s.must(201, "POST", path, key, map[string]any{"clip_id": c0["id"], "subtitle_style": "glow"})
+	r := s.must(201, "POST", path, key, map[string]any{"clip_id": c0["id"], "subtitle_style": "glow",
+		"options": map[string]any{"removeSilences": true, "removeFillers": true, "autoZoom": true}})
 	rid := r["renders"].([]any)[0].(map[string]any)["id"].(string)
 	testkit.Eventually(t, 30*time.Second, "render started", func() bool {
 		return s.must(200, "GET", "/api/v1/clips/renders/"+rid, key, nil)["status"] == "rendering"
@@ -359,6 +360,20 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 	got := s.waitRender(key, rid, 3*time.Minute)
 	if got["status"] != "completed" || got["attempts"] != float64(2) {
 		t.Errorf("after the kill: %v", got)
+	}
+	// Jump cuts and punch-ins asked for: answered, and the MP4 is the clip
+	// less what was cut (the talk is a steady tone: nothing to cut); the
+	// crop path reports a zoom on every point.
+	if o := got["options"].(map[string]any); o["removeSilences"] != true || o["removeFillers"] != true || o["autoZoom"] != true {
+		t.Errorf("options %v", o)
+	}
+	cutDir := t.TempDir()
+	removed, _ := got["secondsRemoved"].(float64)
+	if _, _, _, _, dur := probe(t, fetch(t, got["outputUrl"].(string), cutDir)); math.Abs(dur-(c0["endTime"].(float64)-c0["startTime"].(float64)-removed)) > 0.3 {
+		t.Errorf("the jump-cut render lasts %.2f s with %v s removed (clip %v–%v)", dur, got["secondsRemoved"], c0["startTime"], c0["endTime"])
+	}
+	if b, _ := os.ReadFile(fetch(t, got["cropPathUrl"].(string), cutDir)); !strings.Contains(string(b), `"zoom":`) {
+		t.Errorf("the crop path has no zoom: %.200s", b)
 	}
 	// That render has no music: the library's 3 kHz tone is what the
 	// first one carried, under the speech.

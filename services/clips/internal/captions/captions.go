@@ -192,7 +192,7 @@ func ASS(s Spec) string {
 	cardFit := newFitter(fonts.Display, cardSize, 1, width(cardMargin), cardOutline)
 	cutFit := newFitter(fonts.Display, cardSize, 1.1, width(cardMargin), cardOutline)
 
-	keys := keywordSet(s.Keywords)
+	keys := KeywordKeys(s.Keywords)
 	blur := ""
 	if lk.blur > 0 {
 		blur = fmt.Sprintf("{\\blur%.0f}", lk.blur)
@@ -231,7 +231,7 @@ func ASS(s Spec) string {
 
 // lineText is a caption line with the active word (index, or -1) and the
 // keywords coloured.
-func (s Spec) lineText(line []Word, active int, lk look, keys map[string]bool, fit fitter) string {
+func (s Spec) lineText(line []Word, active int, lk look, keys Keys, fit fitter) string {
 	parts := make([]string, len(line))
 	for i, w := range line {
 		t := w.Text
@@ -242,7 +242,7 @@ func (s Spec) lineText(line []Word, active int, lk look, keys map[string]bool, f
 		switch {
 		case i == active:
 			t = fmt.Sprintf("{\\c%s\\fscx%d\\fscy%d}%s{\\r}", lk.active, lk.activeScale, lk.activeScale, t)
-		case s.Emphasis && keys[nlp.Stem(strings.ToLower(strings.Trim(w.Text, ".,!?;:\"'")))]:
+		case s.Emphasis && keys.Emphasises(w.Text):
 			t = fmt.Sprintf("{\\c%s}%s{\\r}", lk.emphasis, t)
 		}
 		parts[i] = t
@@ -250,8 +250,13 @@ func (s Spec) lineText(line []Word, active int, lk look, keys map[string]bool, f
 	return strings.Join(parts, " ")
 }
 
-func keywordSet(keywords []string) map[string]bool {
-	m := map[string]bool{}
+// Keys are the stems of the keywords a caption emphasises.
+type Keys map[string]bool
+
+// KeywordKeys are the keys of keywords: their words' stems, stop words
+// left out.
+func KeywordKeys(keywords []string) Keys {
+	m := Keys{}
 	for _, k := range keywords {
 		for _, t := range nlp.Tokens(k) {
 			if !nlp.IsStopword(t) {
@@ -260,6 +265,23 @@ func keywordSet(keywords []string) map[string]bool {
 		}
 	}
 	return m
+}
+
+// Emphasises reports whether a spoken word is one of the keywords and
+// worth stressing: never a stop word nor a word of fewer than 3 letters,
+// whatever stem it shares with a keyword ("is" with "isolation").
+func (k Keys) Emphasises(word string) bool {
+	t := nlp.Tokens(word)
+	if len(t) != 1 || nlp.IsStopword(t[0]) {
+		return false
+	}
+	letters := 0
+	for _, r := range t[0] {
+		if unicode.IsLetter(r) {
+			letters++
+		}
+	}
+	return letters >= 3 && k[nlp.Stem(t[0])]
 }
 
 func event(b *strings.Builder, layer int, start, end float64, style, text string) {

@@ -101,3 +101,28 @@ func TestLinesAndStyles(t *testing.T) {
 		t.Errorf("srt %q", srt)
 	}
 }
+
+// TestEmphasisSkipsShortAndStopWords: a keyword's stem shared with a stop
+// word or a word under three letters never colours it ("IS" of
+// "isolation", "go" of "go-kart"), while the keyword itself is coloured.
+func TestEmphasisSkipsShortAndStopWords(t *testing.T) {
+	keys := KeywordKeys([]string{"is", "go", "it's", "the isolation", "solar panels"})
+	for word, want := range map[string]bool{"IS": false, "is": false, "go": false, "it": false, "IT": false, "Go!": false, "the": false,
+		"isolation": true, "Solar": true, "panels,": true, "panel": true, "orbit": false} {
+		if got := keys.Emphasises(word); got != want {
+			t.Errorf("Emphasises(%q) = %v, want %v", word, got, want)
+		}
+	}
+	ws := []Word{{0, 0.3, "it"}, {0.3, 0.6, "is"}, {0.6, 1, "solar"}}
+	for _, st := range Styles {
+		ass := ASS(Spec{Width: 1080, Height: 1920, Style: st, Words: ws, Keywords: []string{"is", "it", "solar"}, Emphasis: true})
+		lk := looks[st]
+		emph := `{\c` + lk.emphasis + `}`
+		if strings.Contains(ass, emph+"IS") || strings.Contains(ass, emph+"is") || strings.Contains(ass, emph+"IT") || strings.Contains(ass, emph+"it") {
+			t.Errorf("style %s colours a stop word: %s", st, ass[strings.Index(ass, "Dialogue:"):])
+		}
+		if !strings.Contains(strings.ToLower(ass), strings.ToLower(emph+"solar")) {
+			t.Errorf("style %s does not colour the keyword", st)
+		}
+	}
+}

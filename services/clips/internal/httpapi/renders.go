@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"time"
 
@@ -34,6 +35,7 @@ type renderDTO struct {
 	CreatedAt      time.Time  `json:"createdAt"`
 	UpdatedAt      time.Time  `json:"updatedAt"`
 	CompletedAt    *time.Time `json:"completedAt"`
+	SecondsRemoved float64    `json:"secondsRemoved"`
 }
 
 // optionsDTO are a render's options (converted from render.Options); the
@@ -47,6 +49,9 @@ type optionsDTO struct {
 	BrandFrame      bool   `json:"brandFrame"`
 	EndCardText     string `json:"endCardText,omitempty"`
 	KeywordEmphasis bool   `json:"keywordEmphasis"`
+	RemoveSilences  bool   `json:"removeSilences"`
+	RemoveFillers   bool   `json:"removeFillers"`
+	AutoZoom        bool   `json:"autoZoom"`
 }
 
 // optionsIn is the options object as sent: absent fields stay nil.
@@ -59,6 +64,9 @@ type optionsIn struct {
 	BrandFrame      *bool   `json:"brandFrame"`
 	EndCardText     *string `json:"endCardText"`
 	KeywordEmphasis *bool   `json:"keywordEmphasis"`
+	RemoveSilences  *bool   `json:"removeSilences"`
+	RemoveFillers   *bool   `json:"removeFillers"`
+	AutoZoom        *bool   `json:"autoZoom"`
 }
 
 func (o *optionsIn) domain() *render.OptionsIn {
@@ -76,6 +84,7 @@ func (h *api) renderOut(r render.Render) renderDTO {
 		OutputURL: strOrNil(h.svc.URL(r.OutputKey)), CaptionsURL: strOrNil(h.svc.URL(r.CaptionsKey)), CropPathURL: strOrNil(h.svc.URL(r.CropKey)),
 		CreditsCharged: r.Charged(), Error: strOrNil(r.Error), Notes: r.Notes, Attempts: r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
+		SecondsRemoved: math.Round(r.SecondsRemoved*100) / 100,
 	}
 	if out.Notes == nil {
 		out.Notes = []string{}

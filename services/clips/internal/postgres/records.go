@@ -110,6 +110,9 @@ type optionsRecord struct {
 	BrandFrame      bool   `json:"brandFrame"`
 	EndCardText     string `json:"endCardText,omitempty"`
 	KeywordEmphasis bool   `json:"keywordEmphasis"`
+	RemoveSilences  bool   `json:"removeSilences,omitempty"`
+	RemoveFillers   bool   `json:"removeFillers,omitempty"`
+	AutoZoom        bool   `json:"autoZoom,omitempty"`
 }
 
 // mapSlice maps each element with f, keeping nil nil.

@@ -81,8 +81,9 @@ func fromOptions(r optionsRecord) render.Options { return render.Options(r) }
 func toOptions(o render.Options) optionsRecord   { return optionsRecord(o) }
 
 func TestStoredOptions(t *testing.T) {
-	checkStored(t, "every option", `{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true}`,
-		render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true},
+	checkStored(t, "every option", `{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true,"removeSilences":true,"removeFillers":true,"autoZoom":true}`,
+		render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true,
+			RemoveSilences: true, RemoveFillers: true, AutoZoom: true},
 		fromOptions, toOptions)
 	checkStored(t, "without track or end card", `{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false}`,
 		render.Options{Broll: true}, fromOptions, toOptions)

@@ -20,7 +20,8 @@ import (
 
 const renderCols = `id::text, org_id::text, project_id::text, clip_id, format, subtitle_style, coalesce(brand_id::text, ''), options,
 	status, progress, current_step, coalesce(error, ''), notes, credits, reservation_id::text,
-	coalesce(output_key, ''), coalesce(captions_key, ''), coalesce(crop_key, ''), attempts, created_at, updated_at, completed_at`
+	coalesce(output_key, ''), coalesce(captions_key, ''), coalesce(crop_key, ''), attempts, created_at, updated_at, completed_at,
+	seconds_removed`
 
 func scanRender(row pgx.Row) (render.Render, error) {
 	var r render.Render
@@ -28,7 +29,8 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	var options, notes []byte
 	var opts optionsRecord
 	err := row.Scan(&r.ID, &r.OrgID, &r.ProjectID, &r.ClipID, &format, &style, &r.BrandID, &options, &status, &r.Progress, &r.Step,
-		&r.Error, &notes, &r.Credits, &r.ReservationID, &r.OutputKey, &r.CaptionsKey, &r.CropKey, &r.Attempts, &r.CreatedAt, &r.UpdatedAt, &r.CompletedAt)
+		&r.Error, &notes, &r.Credits, &r.ReservationID, &r.OutputKey, &r.CaptionsKey, &r.CropKey, &r.Attempts, &r.CreatedAt, &r.UpdatedAt, &r.CompletedAt,
+		&r.SecondsRemoved)
 	if err != nil {
 		return r, err
 	}
@@ -119,8 +121,10 @@ func (s *Store) CompleteRender(ctx context.Context, r render.Render, res credits
 	}
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE renders SET status = 'completed', progress = 100, current_step = 'done', output_key = $2,
-			captions_key = $3, crop_key = $4, notes = $5, updated_at = $6, completed_at = $6
-			WHERE id = $1 AND status = 'rendering'`, r.ID, r.OutputKey, r.CaptionsKey, nullable(r.CropKey), notes, now)
+			captions_key = $3, crop_key = $4, notes = $5, updated_at = $6, completed_at = $6,
+			seconds_removed = $7
+			WHERE id = $1 AND status = 'rendering'`, r.ID, r.OutputKey, r.CaptionsKey, nullable(r.CropKey), notes, now,
+			r.SecondsRemoved)
 		if err != nil {
 			return fmt.Errorf("postgres: complete render: %w", err)
 		}

@@ -85,6 +85,11 @@ type Options struct {
 	BrandFrame      bool
 	EndCardText     string
 	KeywordEmphasis bool
+	// RemoveSilences and RemoveFillers jump-cut the pauses and the filler
+	// words; AutoZoom punches in on the emphasised lines.
+	RemoveSilences bool
+	RemoveFillers  bool
+	AutoZoom       bool
 }
 
 // Render is a render job.
@@ -106,6 +111,8 @@ type Render struct {
 	Attempts                     int
 	CreatedAt, UpdatedAt         time.Time
 	CompletedAt                  *time.Time
+	// SecondsRemoved is what the jump cuts took out of the clip.
+	SecondsRemoved float64
 }
 
 // Charged is what the render costs the organization: its credits, none
@@ -127,6 +134,9 @@ type OptionsIn struct {
 	BrandFrame      *bool
 	EndCardText     *string
 	KeywordEmphasis *bool
+	RemoveSilences  *bool
+	RemoveFillers   *bool
+	AutoZoom        *bool
 }
 
 // CreateInput is the body of POST /clips/projects/{id}/renders.
@@ -220,6 +230,9 @@ func Validate(in CreateInput, p project.Project) (Create, error) {
 			Music: val(o.Music), MusicTrackID: strings.TrimSpace(val(o.MusicTrackID)), Broll: val(o.Broll), HookTitle: val(o.HookTitle),
 			ProgressBar: val(o.ProgressBar), BrandFrame: val(o.BrandFrame), EndCardText: strings.TrimSpace(val(o.EndCardText)),
 			KeywordEmphasis: val(o.KeywordEmphasis),
+			RemoveSilences:  val(o.RemoveSilences),
+			RemoveFillers:   val(o.RemoveFillers),
+			AutoZoom:        val(o.AutoZoom),
 		}
 		if c.Options.BrandFrame && c.BrandID == "" {
 			f.Add("options.brandFrame", "requires brand_id")

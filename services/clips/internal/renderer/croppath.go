@@ -13,10 +13,15 @@ type cropPathFile struct {
 	SourceWidth  int             `json:"sourceWidth"`
 }
 
+// With autoZoom a point also has its zoom and the zoomed window's top
+// (y); the window is then the full-height 9:16 window divided by zoom,
+// its top-left corner at x, y. Without, both are left out.
 type cropPathPoint struct {
 	T    float64 `json:"t"`
 	X    int     `json:"x"`
 	Face bool    `json:"face"`
+	Y    int     `json:"y,omitempty"`
+	Zoom float64 `json:"zoom,omitempty"`
 }
 
 // EncodeCropPath is the crop-path file of a clip starting clipStart
@@ -24,7 +29,7 @@ type cropPathPoint struct {
 func EncodeCropPath(srcW, srcH int, clipStart float64, points []CropPoint) ([]byte, error) {
 	f := cropPathFile{ClipStart: clipStart, SourceHeight: srcH, SourceWidth: srcW, Points: make([]cropPathPoint, len(points))}
 	for i, p := range points {
-		f.Points[i] = cropPathPoint(p)
+		f.Points[i] = cropPathPoint{T: p.T, X: p.X, Face: p.Face, Y: p.Y, Zoom: p.Zoom}
 	}
 	return json.Marshal(f)
 }

@@ -19,6 +19,13 @@ type CropPoint struct {
 	X int
 	// Face says whether a face was found at this sample.
 	Face bool
+	// Box is the face found (source pixels), empty without one.
+	Box image.Rectangle
+	// Zoom is the punch-in's zoom (1 or 0 without autoZoom); the window
+	// shown is then 1/Zoom of the full-height window, its top-left corner
+	// at X, Y.
+	Zoom float64
+	Y    int
 }
 
 // Reframing parameters: faces are looked for trackFPS times a second on
@@ -56,6 +63,7 @@ func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, error) {
 	}
 	scale := float64(j.SrcW) / float64(tw)
 	var centres []float64 // source x of the face centre per sample, NaN without one
+	var boxes []image.Rectangle
 	rd := bufio.NewReaderSize(out, tw*th)
 	for {
 		img := image.NewGray(image.Rect(0, 0, tw, th))
@@ -66,13 +74,16 @@ func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, error) {
 			}
 			break
 		}
-		c := math.NaN()
+		c, box := math.NaN(), image.Rectangle{}
 		if r.Faces != nil {
 			if fs := r.Faces.Detect(img); len(fs) > 0 {
 				c = float64(fs[0].Rect.Min.X+fs[0].Rect.Max.X) / 2 * scale
+				box = image.Rect(int(float64(fs[0].Rect.Min.X)*scale), int(float64(fs[0].Rect.Min.Y)*scale),
+					int(float64(fs[0].Rect.Max.X)*scale), int(float64(fs[0].Rect.Max.Y)*scale))
 			}
 		}
 		centres = append(centres, c)
+		boxes = append(boxes, box)
 	}
 	if err := cmd.Wait(); err != nil {
 		if ctx.Err() != nil {
@@ -86,7 +97,11 @@ func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, error) {
 			cuts = append(cuts, s-j.Start)
 		}
 	}
-	return Path(centres, trackFPS, float64(j.SrcW), cropWidth(j), cuts), nil
+	path := Path(centres, trackFPS, float64(j.SrcW), cropWidth(j), cuts)
+	for i := range path {
+		path[i].Box = boxes[i]
+	}
+	return path, nil
 }
 
 // cropWidth is the width of a 9:16 window of the source's full height.
@@ -139,7 +154,11 @@ func Path(centres []float64, fps int, srcW float64, cw int, cuts []float64) []Cr
 // cropFilter crops along path: x(t) is piecewise linear between samples,
 // a step at scene cuts (consecutive points closer than a frame).
 func cropFilter(j Job, path []CropPoint) string {
-	cw := cropWidth(j)
+	return fmt.Sprintf("crop=w=%d:h=%d:x='%s':y=0,scale=%d:%d,setsar=1", cropWidth(j), j.SrcH, cropX(path), j.Width, j.Height)
+}
+
+// cropX is the crop window's left edge along path, an expression in t.
+func cropX(path []CropPoint) string {
 	expr := "0"
 	if len(path) > 0 {
 		var b strings.Builder
@@ -154,5 +173,5 @@ func cropFilter(j Job, path []CropPoint) string {
 		}
 		expr = b.String()
 	}
-	return fmt.Sprintf("crop=w=%d:h=%d:x='%s':y=0,scale=%d:%d,setsar=1", cw, j.SrcH, expr, j.Width, j.Height)
+	return expr
 }

@@ -67,11 +67,19 @@ type Job struct {
 	Music string
 	// EndCardSeconds extends the clip with a card when Text.EndCard is set.
 	EndCardSeconds float64
+	// RemoveSilences shortens the pauses, RemoveFillers takes out the
+	// filler words (jump cuts, jumpcut.go); the captions, b-roll, progress
+	// bar, SRT and crop path follow the cut.
+	RemoveSilences, RemoveFillers bool
+	// AutoZoom punches in on the emphasised lines of a reframed clip
+	// (zoom.go).
+	AutoZoom bool
 	// Dir is scratch space for this job.
 	Dir string
 }
 
-// Duration is the output's length: the moment plus the end card.
+// Duration is the output's length before jump cuts: the moment plus the
+// end card.
 func (j Job) Duration() float64 {
 	d := j.End - j.Start
 	if strings.TrimSpace(j.Text.EndCard) != "" {
@@ -91,6 +99,8 @@ type Result struct {
 	Output string // the MP4
 	SRT    string // the captions
 	Crop   []CropPoint
+	// SecondsRemoved is what the jump cuts took out.
+	SecondsRemoved float64
 }
 
 // Renderer renders jobs. It is safe for concurrent use.
@@ -149,17 +159,51 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	}
 	progress(StepCutting, 0)
 	var res Result
+	cutting := j.RemoveSilences || j.RemoveFillers
+	// The clip's loudness, for the cuts and the punch-ins, is measured
+	// while the faces are tracked.
+	var measuring sync.WaitGroup
+	var db []float64
+	var dbErr error
+	if j.HasAudio && (cutting || j.AutoZoom) {
+		measuring.Add(1)
+		go func() {
+			defer measuring.Done()
+			db, dbErr = r.loudness(ctx, j)
+		}()
+	}
+	j.Text.Width, j.Text.Height = j.Width, j.Height
 	portraitOut, portraitSrc := j.Height > j.Width, j.SrcH > j.SrcW
 	var video string
-	switch {
-	case portraitOut && !portraitSrc:
+	var path []CropPoint
+	if portraitOut && !portraitSrc {
 		progress(StepReframing, 0.02)
-		path, err := r.track(ctx, j)
-		if err != nil {
+		var err error
+		if path, err = r.track(ctx, j); err != nil {
+			measuring.Wait()
 			return res, err
 		}
+	}
+	if measuring.Wait(); dbErr != nil {
+		return res, dbErr
+	}
+	var edit Edit
+	if cutting {
+		edit = planCuts(j.Text.Words, db, j.End-j.Start, j.RemoveSilences, j.RemoveFillers)
+		j = edit.apply(j)
+		path = edit.Crop(path)
+		db = edit.Loudness(db)
+		res.SecondsRemoved = edit.Seconds()
+	}
+	switch {
+	case portraitOut && !portraitSrc:
 		res.Crop = path
 		video = cropFilter(j, path)
+		if j.AutoZoom {
+			punches := planZooms(captions.Lines(j.Text.Words, j.Text.MaxWords()), captions.KeywordKeys(j.Text.Keywords), db, path, cropWidth(j), j.SrcH)
+			video = zoomCropFilter(j, path, punches)
+			res.Crop = zoomed(path, punches)
+		}
 	case !portraitOut && portraitSrc:
 		video = fmt.Sprintf("split[a][b];[a]scale=%d:%d:force_original_aspect_ratio=increase,crop=%d:%d,boxblur=20:2[bg];"+
 			"[b]scale=-2:%d[fg];[bg][fg]overlay=(W-w)/2:0,setsar=1", j.Width, j.Height, j.Width, j.Height, j.Height)
@@ -172,8 +216,8 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if err != nil {
 		return res, err
 	}
-	j.Text.Width, j.Text.Height = j.Width, j.Height
-	j.Text.EndStart, j.Text.EndSeconds = j.End-j.Start, j.EndCardSeconds
+	clip := j.End - j.Start - res.SecondsRemoved
+	j.Text.EndStart, j.Text.EndSeconds = clip, j.EndCardSeconds
 	assPath := filepath.Join(j.Dir, "captions.ass")
 	if err := os.WriteFile(assPath, []byte(captions.ASS(j.Text)), 0o600); err != nil {
 		return res, err
@@ -183,13 +227,18 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		return res, err
 	}
 
-	clip, total := j.End-j.Start, j.Duration()
+	total := j.Duration() - res.SecondsRemoved
+	if len(edit.Removed) > 0 {
+		video = edit.videoFilter() + "," + video
+	} else if j.AutoZoom && portraitOut && !portraitSrc {
+		video = fmt.Sprintf("fps=%d,", outFPS) + video // zoompan makes a frame of each it is given
+	}
 	graph := "[0:v]" + video
 	if total > clip {
 		graph += fmt.Sprintf(",tpad=stop_mode=add:stop_duration=%.3f:color=0x101014", total-clip)
 	}
 	graph += ",fps=30"
-	inputs := []string{"-ss", ff(j.Start), "-t", ff(clip), "-i", "file:" + j.Source}
+	inputs := []string{"-ss", ff(j.Start), "-t", ff(j.End - j.Start), "-i", "file:" + j.Source}
 	for k, f := range j.Footage {
 		if !safePath.MatchString(f.File) {
 			return res, fmt.Errorf("renderer: footage path %q has characters the command cannot take", f.File)
@@ -222,7 +271,11 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		graph += fmt.Sprintf(";[%s]null[v]", cur)
 	}
 	const norm = "aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo"
-	speech := fmt.Sprintf(";[0:a]apad,atrim=0:%.3f,%s", total, norm)
+	cut := ""
+	if len(edit.Removed) > 0 {
+		cut = edit.audioFilter() + ","
+	}
+	speech := fmt.Sprintf(";[0:a]%sapad,atrim=0:%.3f,%s", cut, total, norm)
 	if !j.HasAudio {
 		speech = fmt.Sprintf(";anullsrc=r=48000:cl=stereo,atrim=0:%.3f", total)
 	}

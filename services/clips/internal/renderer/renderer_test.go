@@ -27,6 +27,16 @@ import (
 // centre's x at time t.
 func movingFace(t *testing.T, dir string, seconds float64) (string, func(float64) float64) {
 	t.Helper()
+	out, box := slidingFace(t, dir, seconds, 480, 120, 0, 1)
+	return out, func(t float64) float64 { b := box(t); return float64(b.Min.X+b.Max.X) / 2 }
+}
+
+// slidingFace makes a 1280x720 video of pigo's sample face, the photo h
+// pixels high with its top at y=top, its left edge moving at an even
+// speed from the share from to the share to of the room beside it over
+// seconds, with a tone; and returns it with the face's box at time t.
+func slidingFace(t *testing.T, dir string, seconds float64, h, top int, from, to float64) (string, func(float64) image.Rectangle) {
+	t.Helper()
 	photo := testkit.FacePhoto(t)
 	img, _, err := image.Decode(bytes.NewReader(photo))
 	if err != nil {
@@ -40,21 +50,24 @@ func movingFace(t *testing.T, dir string, seconds float64) (string, func(float64
 	if len(faces) == 0 {
 		t.Fatal("no face in the sample photo")
 	}
-	const h = 480 // the photo's height in the video
 	k := float64(h) / float64(img.Bounds().Dy())
 	w := int(float64(img.Bounds().Dx())*k) / 2 * 2
-	offset := float64(faces[0].Rect.Min.X+faces[0].Rect.Max.X) / 2 * k
+	f := faces[0].Rect
 	src := filepath.Join(dir, "face.jpg")
 	if err := os.WriteFile(src, photo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "moving.mp4")
-	travel := float64(1280 - w)
+	out := filepath.Join(dir, fmt.Sprintf("face-%d-%.0f-%.0f.mp4", h, 100*from, 100*to))
+	room := float64(1280 - w)
+	x0, travel := from*room, (to-from)*room
 	run(t, "ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", fmt.Sprintf("color=c=0x303848:s=1280x720:r=25:d=%.2f", seconds),
 		"-loop", "1", "-i", src, "-f", "lavfi", "-i", fmt.Sprintf("sine=f=330:d=%.2f", seconds),
-		"-filter_complex", fmt.Sprintf("[1:v]scale=%d:%d[f];[0:v][f]overlay=x='%.1f*t/%.2f':y=120:shortest=1[v]", w, h, travel, seconds),
+		"-filter_complex", fmt.Sprintf("[1:v]scale=%d:%d[f];[0:v][f]overlay=x='%.1f+%.1f*t/%.2f':y=%d:shortest=1[v]", w, h, x0, travel, seconds, top),
 		"-map", "[v]", "-map", "2:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-t", fmt.Sprintf("%.2f", seconds), out)
-	return out, func(t float64) float64 { return travel*t/seconds + offset }
+	return out, func(t float64) image.Rectangle {
+		left := x0 + travel*t/seconds
+		return image.Rect(int(left+float64(f.Min.X)*k), top+int(float64(f.Min.Y)*k), int(left+float64(f.Max.X)*k), top+int(float64(f.Max.Y)*k))
+	}
 }
 
 func run(t *testing.T, bin string, args ...string) {

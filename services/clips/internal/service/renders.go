@@ -276,9 +276,13 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		}
 	}
 	r.Notes = notes(*r, cutaways, len(footage), frame != "", music != "")
+	if r.Options.AutoZoom && (h < w || info.Height > info.Width) {
+		r.Notes = append(r.Notes, "autoZoom: punch-ins follow the tracked face, which only a portrait render of a landscape source has; rendered without")
+	}
 	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
-		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage}
+		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
+		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		s.steps.enter(kindRendering, r.ID, step)
@@ -297,6 +301,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		return err
 	}
 	s.steps.enter(kindRendering, r.ID, render.StepUploading)
+	r.SecondsRemoved = res.SecondsRemoved
 	if err := s.Renders.RenderProgress(ctx, r.ID, render.StepUploading, 96, s.now()); err != nil {
 		return err
 	}

@@ -1,0 +1,79 @@
+package renderer
+
+import (
+	"math"
+	"testing"
+
+	"hookline.dev/services/clips/internal/captions"
+)
+
+func ws(spec ...any) []captions.Word {
+	var out []captions.Word
+	for i := 0; i+2 < len(spec); i += 3 {
+		out = append(out, captions.Word{Start: spec[i].(float64), End: spec[i+1].(float64), Text: spec[i+2].(string)})
+	}
+	return out
+}
+
+// TestFillerPhrasesOnlyAlone: "you know" and "I mean" are fillers between
+// pauses or punctuation, not inside a sentence; um and uh always are.
+func TestFillerPhrasesOnlyAlone(t *testing.T) {
+	words := ws(0.0, 0.3, "so", 0.6, 0.8, "you", 0.8, 1.0, "know", 1.4, 1.6, "I", 1.6, 1.9, "mean", 1.9, 2.2, "it", 2.3, 2.5, "uh", 2.5, 2.8, "yes,",
+		2.8, 3.0, "you", 3.0, 3.2, "know,", 3.2, 3.5, "right")
+	got := fillerWords(words)
+	want := []bool{false, true, true, false, false, false, true, false, true, true, false}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%q: filler %v, want %v", words[i].Text, got[i], want[i])
+		}
+	}
+}
+
+// TestPlanFromWordsAlone: without audio the words tell the pauses; a long
+// pause keeps 0.15 s, an um goes and the silence around it stays (0.3 s at
+// the end is no long pause); the cuts are on the
+// 1/30 s grid and the words are re-timed to the cut clip.
+func TestPlanFromWordsAlone(t *testing.T) {
+	words := ws(0.0, 1.0, "launch", 3.0, 3.5, "went", 3.6, 3.9, "um", 4.0, 4.5, "well")
+	e := planCuts(words, nil, 4.8, true, true)
+	if len(e.Removed) != 2 {
+		t.Fatalf("removed %+v", e.Removed)
+	}
+	for _, r := range e.Removed {
+		for _, b := range []float64{r.From, r.To} {
+			if f := b * outFPS; math.Abs(f-math.Round(f)) > 1e-9 && b != 4.8 {
+				t.Errorf("cut at %.4f s is off the frame grid", b)
+			}
+		}
+	}
+	// 2 s pause → 0.15 s; 0.1 + um + 0.1 → the 0.2 s of silence.
+	if got, want := e.Seconds(), (2-0.15)+0.3; math.Abs(got-want) > 2.0/outFPS+1e-9 {
+		t.Errorf("removed %.3f s, want %.3f (%+v)", got, want, e.Removed)
+	}
+	out := e.Words(words)
+	if len(out) != 3 || out[0].Text != "launch" || out[2].Text != "well" {
+		t.Fatalf("words %+v", out)
+	}
+	if gap := out[1].Start - out[0].End; math.Abs(gap-0.15) > 1.0/outFPS {
+		t.Errorf("the long pause is now %.3f s", gap)
+	}
+	if gap := out[2].Start - out[1].End; math.Abs(gap-0.2) > 1.0/outFPS {
+		t.Errorf("the pause around the um is now %.3f s", gap)
+	}
+	if end := e.Out(4.8); math.Abs(end-(4.8-e.Seconds())) > 1e-9 {
+		t.Errorf("the clip ends at %.3f", end)
+	}
+	// Only fillers: the long pause stays.
+	if e := planCuts(words, nil, 4.8, false, true); len(e.Removed) != 1 || e.Seconds() > 0.5 {
+		t.Errorf("fillers only: %+v", e.Removed)
+	}
+}
+
+// TestCropFollowsTheCut: the samples in a cut go, the others move up.
+func TestCropFollowsTheCut(t *testing.T) {
+	e := Edit{Removed: []Span{{From: 1, To: 2}}}
+	got := e.Crop([]CropPoint{{T: 0.5, X: 1}, {T: 1.5, X: 2}, {T: 2.5, X: 3}})
+	if len(got) != 2 || got[0].T != 0.5 || got[1].T != 1.5 || got[1].X != 3 {
+		t.Errorf("crop %+v", got)
+	}
+}
