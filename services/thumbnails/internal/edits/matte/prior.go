@@ -23,9 +23,7 @@ type seed struct {
 	// every hole inside it: a person seeded by landmarks is one body.
 	strict bool
 	// outsideBG has the first background model learn only from what
-	// the prior rules out (see pickBackground), and the coarse levels
-	// weigh each node as the pixels it stands for (see segmentLevel).
-	// The seed from face boxes alone was tuned without either.
+	// the prior rules out (see pickBackground).
 	outsideBG bool
 	// coarse counts the halvings from the working grid to this one (see
 	// halve).

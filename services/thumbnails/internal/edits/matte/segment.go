@@ -3,6 +3,7 @@ package matte
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // Segmentation energy, GrabCut's (Rother, Kolmogorov and Blake, 2004):
@@ -84,9 +85,12 @@ func segmentLevel(ctx context.Context, px []rgb, s seed) ([]bool, error) {
 	// edges for 2^k pixel pairs: its own terms weigh 2^k times more
 	// against the smoothness than a pixel's, or the coarse cut smooths
 	// a subject without fixed pixels away (and, with it, the colour
-	// model the finer levels start from).
+	// model the finer levels start from). Seeds with a fixed subject
+	// were tuned on the smoother coarse cut, which keeps what touches
+	// their subject in the same colours (a black table behind a black
+	// helmet) from growing in.
 	unary := 1.0
-	if s.outsideBG {
+	if !slices.Contains(s.fixed, fixedFG) {
 		unary = float64(int(1) << s.coarse)
 	}
 	priorFG, priorBG := make([]float64, n), make([]float64, n)
