@@ -34,17 +34,20 @@ func TestWriteExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "background-remove.png"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
 		t.Fatal(err)
 	}
-	// Issue 22: the astronaut, seeded by her landmarks.
-	astronaut := testkit.EvalPhoto(t, "astronaut.png")
-	cut, err = Classical{}.Remove(t.Context(), astronaut, landmarker(t).Detect(astronaut))
-	if err != nil {
-		t.Fatal(err)
-	}
-	buf.Reset()
-	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, cut); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "background-remove-astronaut.png"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
-		t.Fatal(err)
+	// Issue 22: the astronaut, seeded by her landmarks, and two pictures
+	// without a face, seeded by their frame.
+	for photo, name := range map[string]string{"astronaut.png": "astronaut", "plant.jpg": "plant", "chelsea.png": "cat"} {
+		img := testkit.EvalPhoto(t, photo)
+		cut, err := Classical{}.Remove(t.Context(), img, landmarker(t).Detect(img))
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Reset()
+		if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, cut); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "background-remove-"+name+".png"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
+			t.Fatal(err)
+		}
 	}
 }

@@ -17,6 +17,7 @@ package matte
 import (
 	"context"
 	"image"
+	"slices"
 
 	"hookline.dev/pkg/vision"
 )
@@ -128,8 +129,48 @@ func cut(ctx context.Context, full *image.RGBA, px []rgb, s seed, known []label)
 	out := unmix(full, alpha, max(2, (2*bandRadius+1)*full.Rect.Dx()/s.w), known)
 	if s.strict {
 		oneBody(out, full, known)
+	} else {
+		mainRegions(out, rivalShare(slices.Contains(s.fixed, fixedFG)))
 	}
 	return out, nil
+}
+
+// mainRegions clears, in a full-size cut-out without a known subject,
+// what the working grid's keepSubject would have dropped: the regions at
+// least half opaque that are share times smaller than the largest (a
+// speck the refinement raised, a light beside the subject), and fills
+// the small holes of what stays.
+func mainRegions(out *image.NRGBA, share int) {
+	w, h := out.Rect.Dx(), out.Rect.Dy()
+	on := make([]bool, w*h)
+	for i := range on {
+		on[i] = out.Pix[(i/w)*out.Stride+(i%w)*4+3] >= 128
+	}
+	comp, sizes := components8(on, w, h)
+	largest := 0
+	for _, n := range sizes {
+		largest = max(largest, n)
+	}
+	for i, c := range comp {
+		if c >= 0 && share*sizes[c] < largest {
+			on[i] = false
+		}
+	}
+	// What is not half opaque and not near a kept region goes too: the
+	// faint rim of a dropped speck.
+	near := dilate(on, w, h, 2)
+	for i, v := range near {
+		if !v || (comp[i] >= 0 && !on[i]) {
+			copy(out.Pix[(i/w)*out.Stride+(i%w)*4:][:4], []uint8{0, 0, 0, 0})
+		}
+	}
+	solid := append([]bool(nil), on...)
+	fillSmallHoles(solid, w, h, w*h/100)
+	for i, v := range solid {
+		if v && !on[i] {
+			out.Pix[(i/w)*out.Stride+(i%w)*4+3] = 255
+		}
+	}
 }
 
 // oneBody makes the full-size cut-out of a person one region without

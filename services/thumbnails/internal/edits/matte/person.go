@@ -94,7 +94,7 @@ func (f faceFrame) certain(m []bool, w, h int) {
 // border and what lies well outside the bodies in the border's colours
 // fixed to the background, as for box-seeded people.
 func landmarkSeed(w, h int, faces []faceFrame, px []rgb) seed {
-	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 2, strict: true}
+	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 2, strict: true, outsideBG: true}
 	for i := range s.prior {
 		s.prior[i] = priorOutside
 	}

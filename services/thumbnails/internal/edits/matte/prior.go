@@ -22,6 +22,12 @@ type seed struct {
 	// strict keeps only what is connected to the fixed subject and fills
 	// every hole inside it: a person seeded by landmarks is one body.
 	strict bool
+	// outsideBG has the first background model learn only from what
+	// the prior rules out (see pickBackground).
+	outsideBG bool
+	// coarse counts the halvings from the working grid to this one (see
+	// halve).
+	coarse int
 }
 
 type label uint8
@@ -110,49 +116,67 @@ func torsoHalfWidth(dy, fw, fh float64) float64 {
 	}
 }
 
-// salientSeed builds the prior for a picture without faces. Two kinds
-// of evidence mark the subject: spectral-residual saliency, biased towards
-// the centre where a thumbnail's subject usually sits, and colours the
-// picture's border does not have (the border is background, so a colour
-// never seen there is likely subject). Regions they enclose are filled: a
-// salient outline makes its inside subject too. The colour models matter
-// more than this prior, so it weighs less than a person's.
+// salientSeed builds the prior for a picture without faces, GrabCut's
+// rectangle made soft. A thumbnail's subject sits towards the middle, and
+// it is walled off from the frame by its outline: the geodesic distance
+// to the frame (borderDistance) is small across a sky, a wall or a table
+// however much of the picture they fill, and large inside an object
+// whatever colours it shares with them. Spectral-residual saliency adds a
+// little where the middle has detail. The pixels the frame reaches
+// cheaply, and a band along the frame, teach the first background model
+// (see pickBackground); the outermost pixels are background. The bottom
+// edge is left out of both: a subject standing in the picture (a pot on a
+// shelf, a launch pad, a cat's chest) is often cut by it.
 func salientSeed(w, h int, sal []float64, px []rgb) seed {
 	const n = vision.SaliencySize
-	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 0.5}
+	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 1, outsideBG: true}
 	score := make([]float64, w*h)
 	hi := 0.0
 	for y := range h {
 		v := (float64(y)+0.5)/float64(h)*n - 0.5
 		for x := range w {
 			u := (float64(x)+0.5)/float64(w)*n - 0.5
-			dx, dy := (float64(x)+0.5)/float64(w)-0.5, (float64(y)+0.5)/float64(h)-0.5
-			centre := math.Exp(-(dx*dx + dy*dy) / (2 * 0.3 * 0.3))
-			v := bilinear(sal, n, n, u, v) * centre
-			score[y*w+x] = v
-			hi = max(hi, v)
+			score[y*w+x] = bilinear(sal, n, n, u, v)
+			hi = max(hi, score[y*w+x])
 		}
 	}
-	inside := unlikeBorder(w, h, h, px)
-	for i, v := range score {
-		inside[i] = inside[i] || hi > 0 && v >= 0.3*hi
-	}
-	fillHoles(inside, w, h)
-	for i := range s.prior {
-		p := 0.15 + 0.6*score[i]/max(hi, 1e-9)
-		if inside[i] {
-			p = max(p, 0.7)
+	geo := normalised(borderDistance(w, h, px, noiseStep), 0.9)
+	band := max(2, min(w, h)/frameBand)
+	for y := range h {
+		dy := (float64(y)+0.5)/float64(h) - 0.5
+		for x := range w {
+			dx := (float64(x)+0.5)/float64(w) - 0.5
+			c := math.Exp(-(dx*dx + dy*dy) / (2 * centreSpread * centreSpread))
+			i := y*w + x
+			p := 0.1 + 0.35*c + 0.35*geo[i]
+			if hi > 0 {
+				p += 0.15 * c * score[i] / hi
+			}
+			if x < band || y < band || x >= w-band || geo[i] < reached {
+				p = priorOutside
+			}
+			s.prior[i] = p
 		}
-		s.prior[i] = p
 	}
-	s.fixBorder(0.5, h)
-	near := dilate(inside, w, h, max(3, min(w, h)/25))
-	for i, v := range near {
-		near[i] = !v
-	}
-	s.fixOutside(near)
+	s.fixBorder(1, h-band)
 	return s
 }
+
+// Constants of the faceless seed.
+const (
+	// centreSpread is the standard deviation, in fractions of the frame's
+	// sides, of the middle a faceless subject is expected in.
+	centreSpread = 0.3
+	// frameBand is the width of the frame's band as a fraction of the
+	// shorter side: 1/frameBand.
+	frameBand = 16
+	// noiseStep is the colour step, in 8-bit units, that a path to the
+	// frame crosses for free: noise and gradients on the working grid.
+	noiseStep = 6
+	// reached is the normalised geodesic distance below which the frame
+	// reaches a pixel cheaply enough to call it background at first.
+	reached = 0.05
+)
 
 // unlikeBorder marks the pixels whose colour is less likely under a
 // colour model of the picture's outer frame, in its first rows, than

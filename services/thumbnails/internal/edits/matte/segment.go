@@ -3,6 +3,7 @@ package matte
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // Segmentation energy, GrabCut's (Rother, Kolmogorov and Blake, 2004):
@@ -80,10 +81,22 @@ func segmentLevel(ctx context.Context, px []rgb, s seed) ([]bool, error) {
 	for a, c := range pairCapacities(g, px, w) {
 		g.setPair(int32(2*a), c) //nolint:gosec // G115: arc index of a working-size grid
 	}
+	// A node of a grid halved k times stands for 4^k pixels and its
+	// edges for 2^k pixel pairs: its own terms weigh 2^k times more
+	// against the smoothness than a pixel's, or the coarse cut smooths
+	// a subject without fixed pixels away (and, with it, the colour
+	// model the finer levels start from). Seeds with a fixed subject
+	// were tuned on the smoother coarse cut, which keeps what touches
+	// their subject in the same colours (a black table behind a black
+	// helmet) from growing in.
+	unary := 1.0
+	if !slices.Contains(s.fixed, fixedFG) {
+		unary = float64(int(1) << s.coarse)
+	}
 	priorFG, priorBG := make([]float64, n), make([]float64, n)
 	for i, p := range s.prior {
-		priorFG[i] = -s.weight * math.Log(p)
-		priorBG[i] = -s.weight * math.Log(1-p)
+		priorFG[i] = -s.weight * math.Log(p) * unary
+		priorBG[i] = -s.weight * math.Log(1-p) * unary
 	}
 	var fgModel, bgModel mixture
 	for round := range rounds {
@@ -104,7 +117,7 @@ func segmentLevel(ctx context.Context, px []rgb, s seed) ([]bool, error) {
 				g.setTerminal(i, 0, hardCap)
 				continue
 			}
-			d := modelEvidence(&fgModel, &bgModel, c)
+			d := modelEvidence(&fgModel, &bgModel, c) * unary
 			costFG := max(0, -d) + priorFG[i]
 			costBG := max(0, d) + priorBG[i]
 			// The source side is the subject: the source arc is cut
@@ -133,7 +146,7 @@ func segmentLevel(ctx context.Context, px []rgb, s seed) ([]bool, error) {
 func halve(px []rgb, s seed) ([]rgb, seed) {
 	w, h := s.w, s.h
 	cw, ch := w/2, h/2
-	cs := seed{w: cw, h: ch, prior: make([]float64, cw*ch), fixed: make([]label, cw*ch), weight: s.weight, strict: s.strict}
+	cs := seed{w: cw, h: ch, prior: make([]float64, cw*ch), fixed: make([]label, cw*ch), weight: s.weight, strict: s.strict, outsideBG: s.outsideBG, coarse: s.coarse + 1}
 	sums := make([][4]float64, cw*ch)
 	bgCount := make([]int, cw*ch)
 	for y := range h {
@@ -216,13 +229,14 @@ func pick(px []rgb, fg []bool, want bool) []rgb {
 }
 
 // pickBackground returns the colours the first background model is
-// learnt from: those labelled background, except, for a strict seed, the
-// undecided ones (a body's surroundings below the chin), where the body
-// itself may be and would teach the background its colours.
+// learnt from: those labelled background, except, for a seed that asks
+// for it, the undecided ones (a body's surroundings below the chin, the
+// ring around a faceless picture's middle), where the subject itself may
+// be and would teach the background its colours.
 func pickBackground(px []rgb, fg []bool, s seed) []rgb {
 	out := make([]rgb, 0, len(px)/2)
 	for i, c := range px {
-		if !fg[i] && (!s.strict || s.prior[i] <= priorOutside || s.fixed[i] == fixedBG) {
+		if !fg[i] && (!s.outsideBG || s.prior[i] <= priorOutside || s.fixed[i] == fixedBG) {
 			out = append(out, c)
 		}
 	}
@@ -247,7 +261,7 @@ func relearn(px []rgb, fg []bool, fgModel, bgModel *mixture) (mixture, mixture) 
 
 // keepSubject removes what the cut found apart from the subject: regions
 // not connected to a fixed subject pixel (or, without any, to the largest
-// region) unless at least a quarter as large, and fills the small holes left
+// region) unless nearly as large (rivalShare), and fills the small holes left
 // inside it (an eye's highlight, a shirt's button) that the colour models
 // gave to the background. A strict seed keeps only the regions with a
 // fixed subject pixel, and fills all their holes.
@@ -278,8 +292,9 @@ func keepSubject(fg []bool, s seed) {
 			largest = max(largest, n)
 		}
 	}
+	share := rivalShare(anchored)
 	for c, n := range sizes {
-		if 4*n >= largest {
+		if share*n >= largest {
 			keep[c] = true
 		}
 	}
@@ -287,6 +302,18 @@ func keepSubject(fg []bool, s seed) {
 		fg[i] = c >= 0 && keep[c]
 	}
 	fillSmallHoles(fg, w, h, w*h/100)
+}
+
+// rivalShare is how many times smaller than the largest region a region
+// apart from the fixed subject may be and still be kept: a quarter beside
+// people whose faces anchor them (a second person), half when nothing
+// is anchored and the largest region is the subject (lamps beside a
+// rocket are not).
+func rivalShare(anchored bool) int {
+	if anchored {
+		return 4
+	}
+	return 2
 }
 
 // components8 labels the 8-connected regions of set pixels; unset pixels
