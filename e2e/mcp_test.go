@@ -230,7 +230,7 @@ func TestMCPThroughTheGateway(t *testing.T) {
 		t.Fatalf("hookline mcp lists %d tools, the gateway %d", len(over.Tools), len(tools.Tools))
 	}
 	res, credits := callTool(t, stdio, "get_credits", "", map[string]any{})
-	if res.IsError || credits["credits"] == nil {
+	if data, _ := credits["data"].(map[string]any); res.IsError || data["credits"] == nil {
 		t.Fatalf("get_credits over stdio: %s %v", resultText(res), credits)
 	}
 }
