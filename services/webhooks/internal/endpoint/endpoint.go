@@ -61,7 +61,7 @@ type Endpoint struct {
 	// CreditsVersion is the account version of the last billing event
 	// the endpoint's credits.low state reflects; older ones are ignored.
 	CreditsVersion int64
-	Secret          string
+	Secret         string
 	// PreviousSecret stays valid until PreviousSecretExpiresAt.
 	PreviousSecret          string
 	PreviousSecretExpiresAt time.Time

@@ -356,4 +356,3 @@ func (s *Store) Record(ctx context.Context, deliveryID string, decide func(deliv
 		return err
 	})
 }
-
