@@ -13,7 +13,7 @@ CREATE TABLE endpoints (
     credits_version            bigint NOT NULL DEFAULT 0,
     secret                     text NOT NULL,
     previous_secret            text NOT NULL DEFAULT '',
-    previous_secret_expires_at timestamptz NOT NULL DEFAULT '-infinity',
+    previous_secret_expires_at timestamptz,
     failures                   integer NOT NULL DEFAULT 0,
     failing_since              timestamptz,
     disabled_reason            text NOT NULL DEFAULT '',

@@ -37,10 +37,22 @@ const endpointCols = `id::text, org_id::text, url, description, event_types, ena
 
 func scanEndpoint(r pgx.Row) (endpoint.Endpoint, error) {
 	var e endpoint.Endpoint
+	var prevUntil *time.Time
 	err := r.Scan(&e.ID, &e.OrgID, &e.URL, &e.Description, &e.EventTypes, &e.Enabled, &e.CreditsLow, &e.CreditsLowArmed,
-		&e.CreditsVersion, &e.Secret, &e.PreviousSecret, &e.PreviousSecretExpiresAt, &e.Failures, &e.FailingSince, &e.DisabledReason,
+		&e.CreditsVersion, &e.Secret, &e.PreviousSecret, &prevUntil, &e.Failures, &e.FailingSince, &e.DisabledReason,
 		&e.CreatedAt, &e.UpdatedAt)
+	if prevUntil != nil {
+		e.PreviousSecretExpiresAt = *prevUntil
+	}
 	return e, err
+}
+
+// nullTime is t, or NULL for the zero time.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // InsertEndpoint stores a new endpoint.
@@ -73,7 +85,7 @@ func writeEndpoint(ctx context.Context, tx pgx.Tx, e endpoint.Endpoint) error {
 		credits_low_armed = $7, credits_version = $8, secret = $9, previous_secret = $10, previous_secret_expires_at = $11,
 		failures = $12, failing_since = $13, disabled_reason = $14, updated_at = $15 WHERE id = $1`,
 		e.ID, e.URL, e.Description, e.EventTypes, e.Enabled, e.CreditsLow, e.CreditsLowArmed, e.CreditsVersion, e.Secret,
-		e.PreviousSecret, e.PreviousSecretExpiresAt, e.Failures, e.FailingSince, e.DisabledReason, e.UpdatedAt)
+		e.PreviousSecret, nullTime(e.PreviousSecretExpiresAt), e.Failures, e.FailingSince, e.DisabledReason, e.UpdatedAt)
 	if err != nil {
 		return fmt.Errorf("postgres: update endpoint: %w", err)
 	}
