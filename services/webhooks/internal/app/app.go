@@ -28,7 +28,7 @@ import (
 // (HOOKLINE_FETCH_ALLOW_HOSTS) is the operator's: receivers on hosts it
 // names may be loopback or private (tests, an on-premises receiver).
 type Config struct {
-	config.Common `default:"HOOKLINE_HTTP_ADDR=:8085,HOOKLINE_DB_SCHEMA=webhooks"`
+	config.Common `default:"HOOKLINE_HTTP_ADDR=:8086,HOOKLINE_DB_SCHEMA=webhooks"`
 	config.Fetch
 
 	// Timeout bounds one delivery attempt: a slow receiver is cut off.
