@@ -1,8 +1,8 @@
 # Hookline: one command for the stack, one for the tests.
 SHELL := /bin/bash
-MODULES := ./pkg/... ./sdk/go/... ./services/assets/... ./services/billing/... ./services/clips/... ./services/gateway/... ./services/thumbnails/... ./e2e/...
+MODULES := ./pkg/... ./sdk/go/... ./services/assets/... ./services/billing/... ./services/clips/... ./services/gateway/... ./services/thumbnails/... ./services/webhooks/... ./e2e/...
 # Every module of go.work, as directories: golangci-lint runs inside each.
-LINT_DIRS := pkg sdk/go services/assets services/billing services/clips services/gateway services/thumbnails e2e bench
+LINT_DIRS := pkg sdk/go services/assets services/billing services/clips services/gateway services/thumbnails services/webhooks e2e bench
 
 .PHONY: up up-test test test-containers deps build fuzz lint chart bench down
 
@@ -22,7 +22,7 @@ deps: ## start Postgres, NATS JetStream and MinIO only
 	@scripts/deps.sh start >/dev/null
 
 build: ## build the service binaries into bin/
-	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips
+	@mkdir -p bin && go build -o bin/ ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips ./services/webhooks/cmd/webhooks
 
 fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 	@FUZZTIME=$${FUZZTIME:-1m} scripts/fuzz.sh

@@ -55,6 +55,9 @@ type stack struct {
 	clipsAddr string
 	clipsEnv  []string
 	clipsAPI  *exec.Cmd
+	// webhooksAddr is where the gateway expects the webhooks service; a
+	// test that wants it starts it there (startWebhooks).
+	webhooksAddr string
 	// logs names each service's log file (its stdout and stderr).
 	logs map[string]string
 }
@@ -67,13 +70,14 @@ func startStack(t *testing.T, env ...string) *stack {
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
 		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets",
-		"hookline.dev/services/thumbnails/cmd/thumbnails", "hookline.dev/services/clips/cmd/clips")
+		"hookline.dev/services/thumbnails/cmd/thumbnails", "hookline.dev/services/clips/cmd/clips",
+		"hookline.dev/services/webhooks/cmd/webhooks")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		t.Fatalf("build: %v", err)
 	}
 	gwAddr, billAddr, assetsAddr, gwDebug := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
-	thumbsAddr, clipsAddr := testkit.FreeAddr(t), testkit.FreeAddr(t)
+	thumbsAddr, clipsAddr, webhooksAddr := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
 	s3 := testkit.Bucket(t)
 	ns := testkit.Namespace(t)
 	common := []string{
@@ -86,7 +90,7 @@ func startStack(t *testing.T, env ...string) *stack {
 	}
 	common = append(common, env...)
 	s3env := []string{"HOOKLINE_S3_ENDPOINT=" + s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY=" + s3.AccessKey, "HOOKLINE_S3_SECRET_KEY=" + s3.SecretKey, "HOOKLINE_S3_BUCKET=" + s3.Bucket}
-	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...), clipsAddr: clipsAddr, logs: map[string]string{}}
+	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...), clipsAddr: clipsAddr, webhooksAddr: webhooksAddr, logs: map[string]string{}}
 	run := func(name string, env ...string) { st.start(name, env...) }
 	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"))
 	run("assets", append([]string{"HOOKLINE_HTTP_ADDR=" + assetsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_assets")}, s3env...)...)
@@ -94,7 +98,8 @@ func startStack(t *testing.T, env ...string) *stack {
 	st.thumbnails = st.start("thumbnails", st.thumbnailsEnv...)
 	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
 		"HOOKLINE_DEBUG_ADDR="+gwDebug, "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
-		"HOOKLINE_ASSETS_URL=http://"+assetsAddr, "HOOKLINE_THUMBNAILS_URL=http://"+thumbsAddr, "HOOKLINE_CLIPS_URL=http://"+clipsAddr)
+		"HOOKLINE_ASSETS_URL=http://"+assetsAddr, "HOOKLINE_THUMBNAILS_URL=http://"+thumbsAddr, "HOOKLINE_CLIPS_URL=http://"+clipsAddr,
+		"HOOKLINE_WEBHOOKS_URL=http://"+webhooksAddr)
 	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+assetsAddr+"/readyz", 30*time.Second)
 	testkit.WaitHTTP(t, "http://"+thumbsAddr+"/readyz", 30*time.Second)

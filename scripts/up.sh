@@ -5,10 +5,12 @@
 # .hookline/dev.env and waits. Ctrl-C stops it all.
 #
 # Ports: NATS 4222, MinIO 9000 (console 9001), gateway 8080, billing 8081,
-# assets 8082, thumbnails 8083, clips 8084, the clips worker 8085; a port
+# assets 8082, thumbnails 8083, clips 8084, the clips worker 8085, webhooks
+# 8086; a port
 # that is taken is replaced by the next free one, printed and written to
 # .hookline/dev.env. HOOKLINE_UP_<NAME>_PORT (NATS, MINIO, MINIO_CONSOLE,
-# GATEWAY, BILLING, ASSETS, THUMBNAILS, CLIPS, CLIPS_WORKER) sets a start.
+# GATEWAY, BILLING, ASSETS, THUMBNAILS, CLIPS, CLIPS_WORKER, WEBHOOKS) sets a
+# start.
 # A second make up in the same clone finds the first and prints its
 # addresses. make test's servers (scripts/deps.sh) use other ports.
 set -euo pipefail
@@ -52,10 +54,11 @@ pick ASSETS_PORT ASSETS 8082
 pick THUMBNAILS_PORT THUMBNAILS 8083
 pick CLIPS_PORT CLIPS 8084
 pick CLIPS_WORKER_PORT CLIPS_WORKER 8085
+pick WEBHOOKS_PORT WEBHOOKS 8086
 
 # Secrets survive restarts so existing keys and principals stay valid.
 # Each service has its own NATS user and Postgres role (least privilege).
-SERVICES="gateway billing assets thumbnails clips"
+SERVICES="gateway billing assets thumbnails clips webhooks"
 NATS_USERS="$SERVICES"   # every user of deploy/nats/auth.conf
 rand_hex() { head -c "$1" /dev/urandom | od -An -tx1 | tr -d ' \n'; }
 touch "$STATE/secrets.env"; chmod 600 "$STATE/secrets.env"
@@ -80,6 +83,7 @@ HOOKLINE_BILLING_URL=http://127.0.0.1:$BILLING_PORT
 HOOKLINE_ASSETS_URL=http://127.0.0.1:$ASSETS_PORT
 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:$THUMBNAILS_PORT
 HOOKLINE_CLIPS_URL=http://127.0.0.1:$CLIPS_PORT
+HOOKLINE_WEBHOOKS_URL=http://127.0.0.1:$WEBHOOKS_PORT
 set +a
 
 pids=() nats_pid="" minio_pid=""
@@ -131,7 +135,7 @@ service_env() {
 }
 
 echo "up: building services"
-go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips
+go build -o "$STATE/bin/" ./services/billing/cmd/billing ./services/assets/cmd/assets ./services/gateway/cmd/gateway ./services/thumbnails/cmd/thumbnails ./services/clips/cmd/clips ./services/webhooks/cmd/webhooks
 
 start_service() { # <svc> <addr> [role]: the clips worker is `clips worker`
   env $(service_env "$1") HOOKLINE_HTTP_ADDR="$2" HOOKLINE_DEBUG_ADDR="" "$STATE/bin/$1" ${3:-} >>"$STATE/$1${3:+-$3}.log" 2>&1 &
@@ -142,9 +146,10 @@ start_service assets "127.0.0.1:$ASSETS_PORT"
 start_service thumbnails "127.0.0.1:$THUMBNAILS_PORT"
 start_service clips "127.0.0.1:$CLIPS_PORT"
 start_service clips "127.0.0.1:$CLIPS_WORKER_PORT" worker
+start_service webhooks "127.0.0.1:$WEBHOOKS_PORT"
 start_service gateway "127.0.0.1:$GATEWAY_PORT"
 
-for svc in $BILLING_PORT $ASSETS_PORT $THUMBNAILS_PORT $CLIPS_PORT $CLIPS_WORKER_PORT $GATEWAY_PORT; do
+for svc in $BILLING_PORT $ASSETS_PORT $THUMBNAILS_PORT $CLIPS_PORT $CLIPS_WORKER_PORT $WEBHOOKS_PORT $GATEWAY_PORT; do
   for i in $(seq 1 100); do
     curl -fsS "http://127.0.0.1:$svc/readyz" >/dev/null 2>&1 && break
     [ "$i" = 100 ] && { echo "up: service on :$svc not ready; see $STATE/*.log"; exit 1; }
@@ -173,6 +178,7 @@ HOOKLINE_ADMIN_TOKEN=$HOOKLINE_ADMIN_TOKEN
 HOOKLINE_API_KEY=$key
 HOOKLINE_UP_GATEWAY_PORT=$GATEWAY_PORT
 HOOKLINE_UP_BILLING_PORT=$BILLING_PORT
+HOOKLINE_UP_WEBHOOKS_PORT=$WEBHOOKS_PORT
 HOOKLINE_UP_ASSETS_PORT=$ASSETS_PORT
 HOOKLINE_UP_THUMBNAILS_PORT=$THUMBNAILS_PORT
 HOOKLINE_UP_CLIPS_PORT=$CLIPS_PORT

@@ -27,9 +27,27 @@ type RenderCompleted struct {
 }
 
 // RenderFailed is clips.render.failed.v1: billing refunds the render's
-// reservation.
+// reservation. Credits is what the reservation held, the refund billing
+// makes (0 in events published before it was added).
 type RenderFailed struct {
 	ReservationID string `json:"reservationId"`
 	RenderID      string `json:"renderId"`
 	Reason        string `json:"reason"`
+	Credits       int64  `json:"credits,omitempty"`
+}
+
+// ProjectReady is clips.project.ready.v1: a clip project's source was
+// prepared and its clips are final.
+type ProjectReady struct {
+	ProjectID  string  `json:"projectId"`
+	VideoTitle string  `json:"videoTitle"`
+	Duration   float64 `json:"duration"`
+	ClipCount  int     `json:"clipCount"`
+}
+
+// ProjectFailed is clips.project.failed.v1: a clip project's source could
+// not be prepared; Reason is the project's downloadError.
+type ProjectFailed struct {
+	ProjectID string `json:"projectId"`
+	Reason    string `json:"reason"`
 }

@@ -11,6 +11,7 @@ const (
 	StreamClips      = "CLIPS"
 	StreamClipsJobs  = "CLIPS_JOBS"
 	StreamAssets     = "ASSETS"
+	StreamWebhooks   = "WEBHOOKS"
 	StreamDLQ        = "DLQ"
 )
 
@@ -63,6 +64,7 @@ var Streams = []Stream{
 	{Name: StreamClips, Subjects: []string{"clips.>"}, Retention: RetentionLimits, MaxAge: EventMaxAge},
 	{Name: StreamClipsJobs, Subjects: []string{JobsPrefix + "clips.>"}, Retention: RetentionWorkQueue, MaxAge: EventMaxAge},
 	{Name: StreamAssets, Subjects: AssetsEventSubjects, Retention: RetentionLimits, MaxAge: EventMaxAge},
+	{Name: StreamWebhooks, Subjects: []string{"webhooks.>"}, Retention: RetentionLimits, MaxAge: EventMaxAge},
 	{Name: StreamDLQ, Subjects: []string{DeadLetterPrefix + ">"}, Retention: RetentionLimits, MaxAge: dlqMaxAge},
 }
 
@@ -78,4 +80,6 @@ const (
 	DurableClipsPrepare                 = "clips-prepare"
 	DurableClipsRender                  = "clips-render"
 	DurableClipsAssets                  = "clips-assets"
+	DurableWebhooksClips                = "webhooks-clips"
+	DurableWebhooksBilling              = "webhooks-billing"
 )

@@ -27,6 +27,12 @@ const (
 
 	ClipsRenderCompleted = "clips.render.completed.v1"
 	ClipsRenderFailed    = "clips.render.failed.v1"
+	ClipsProjectReady    = "clips.project.ready.v1"
+	ClipsProjectFailed   = "clips.project.failed.v1"
+
+	// WebhooksEndpointDisabled: the webhooks service stopped delivering to
+	// an endpoint that kept failing.
+	WebhooksEndpointDisabled = "webhooks.endpoint.disabled.v1"
 )
 
 // Work-queue subjects: commands for a service's own workers, not events.

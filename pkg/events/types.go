@@ -75,6 +75,8 @@ type Settlement struct {
 // CreditsMoved is the payload of the billing.credit.* events: what moved,
 // from which buckets, for which reservation, grant or adjustment. The
 // amounts of billing.credit.adjusted.v1 are signed (negative: a debit).
+// Available is the account's available credits once the event applied, at
+// Version (absent from events published before it was added).
 type CreditsMoved struct {
 	AccountID     string `json:"accountId"`
 	ReservationID string `json:"reservationId,omitempty"`
@@ -87,4 +89,5 @@ type CreditsMoved struct {
 	ResourceType  string `json:"resourceType,omitempty"`
 	ResourceID    string `json:"resourceId,omitempty"`
 	Version       int64  `json:"version"`
+	Available     *int64 `json:"available,omitempty"`
 }

@@ -77,6 +77,14 @@ var Services = []Service{
 			{events.StreamAssets, events.DurableClipsAssets},
 		},
 	},
+	{
+		User:      "webhooks",
+		Publishes: []string{"webhooks.>"},
+		Consumers: []Consumer{
+			{events.StreamClips, events.DurableWebhooksClips},
+			{events.StreamBilling, events.DurableWebhooksBilling},
+		},
+	},
 }
 
 // InboxPrefix is where a user's replies arrive (JetStream API answers,

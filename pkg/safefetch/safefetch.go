@@ -308,6 +308,21 @@ func (f *Fetcher) open(ctx context.Context, method, rawURL, contentType string, 
 }
 
 func (f *Fetcher) openWith(ctx context.Context, client *http.Client, method, rawURL, contentType string, body []byte, header ...string) (*http.Response, error) {
+	resp, err := f.do(ctx, client, method, rawURL, contentType, body, header...)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// Drain a little so the connection can be reused for the next fetch.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+		_ = resp.Body.Close()
+		return nil, &StatusError{URL: resp.Request.URL.String(), Code: resp.StatusCode}
+	}
+	return resp, nil
+}
+
+// do checks rawURL and sends the request; any status is an answer.
+func (f *Fetcher) do(ctx context.Context, client *http.Client, method, rawURL, contentType string, body []byte, header ...string) (*http.Response, error) {
 	u, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -337,13 +352,77 @@ func (f *Fetcher) openWith(ctx context.Context, client *http.Client, method, raw
 		// sentinels when the dial check or CheckRedirect refused.
 		return nil, fmt.Errorf("safefetch: %w", err)
 	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		// Drain a little so the connection can be reused for the next fetch.
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-		_ = resp.Body.Close()
-		return nil, &StatusError{URL: resp.Request.URL.String(), Code: resp.StatusCode}
-	}
 	return resp, nil
+}
+
+// Answer is the reply to Send, whatever its status.
+type Answer struct {
+	Status int
+	// Body is the start of the reply's body, at most Send's maxRead bytes;
+	// the rest was discarded unread.
+	Body []byte
+}
+
+// Send posts body to rawURL with header (name, value pairs) under the
+// same checks as Get (the address is checked again at this very dial, so
+// a name that rebinds to an internal address since it was last checked is
+// refused) and returns the answer whatever its status: a webhook delivery
+// judges the status itself. At most maxRead bytes of the reply are read;
+// a longer reply is not an error. Errors are Get's, except ErrStatus and
+// ErrTooLarge, which Send never returns.
+func (f *Fetcher) Send(ctx context.Context, rawURL, contentType string, body []byte, maxRead int64, header ...string) (Answer, error) {
+	resp, err := f.do(ctx, f.client, http.MethodPost, rawURL, contentType, body, header...)
+	if err != nil {
+		return Answer{}, err
+	}
+	defer func() { _ = resp.Body.Close() }()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, max(maxRead, 0)))
+	if err != nil {
+		return Answer{Status: resp.StatusCode}, fmt.Errorf("safefetch: read answer of %s: %w", resp.Request.URL.Redacted(), err)
+	}
+	return Answer{Status: resp.StatusCode, Body: data}, nil
+}
+
+// Check applies every check a fetch of rawURL would (scheme, host, each
+// address the name resolves to now) without sending anything: a URL kept
+// to be fetched later is refused when it is given. The fetch checks again;
+// DNS may have changed by then.
+func (f *Fetcher) Check(ctx context.Context, rawURL string) error {
+	u, err := parseURL(rawURL)
+	if err != nil {
+		return err
+	}
+	if err := f.checkURL(u); err != nil {
+		return err
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if strings.EqualFold(u.Scheme, "https") {
+			port = "443"
+		}
+	}
+	name := normalizeHost(u.Hostname())
+	if matchAny(f.deny, name, netip.Addr{}, port) {
+		return fmt.Errorf("%w: %s is a denied host", ErrForbiddenAddress, u.Redacted())
+	}
+	allowedName := matchAny(f.allow, name, netip.Addr{}, port)
+	if _, err := netip.ParseAddr(name); err == nil {
+		return nil // a literal address: checkURL judged it
+	}
+	ips, err := f.lookup(ctx, name)
+	if err != nil {
+		return fmt.Errorf("%w: %s does not resolve: %w", ErrInvalidURL, u.Redacted(), err)
+	}
+	if len(ips) == 0 {
+		return fmt.Errorf("%w: %s resolves to no address", ErrInvalidURL, u.Redacted())
+	}
+	for _, ip := range ips {
+		if err := f.checkAddr(name, port, ip, allowedName); err != nil {
+			return fmt.Errorf("%w (%s resolves to it)", err, u.Redacted())
+		}
+	}
+	return nil
 }
 
 // StatusError is a non-2xx answer; it matches ErrStatus.

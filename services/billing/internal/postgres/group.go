@@ -177,7 +177,7 @@ func (s *Store) commit(ctx context.Context, conn *pgxpool.Conn, b *pgx.Batch, gr
 			a.Apply(e)
 			b.Queue(`INSERT INTO events (stream, version, type, data) VALUES ($1, $2, $3, $4)`, st, a.Version, typ, data)
 			queueUsage(b, usageTable, o.orgID, e)
-			env, ok, err := envelope(o.trace, o.orgID, st, a.Version, e)
+			env, ok, err := envelope(o.trace, o.orgID, st, a.Version, a.Available(), e)
 			if err != nil {
 				return nil, err
 			}

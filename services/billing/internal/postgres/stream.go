@@ -73,9 +73,10 @@ func load(ctx context.Context, c querier, orgID, stream string) (*ledger.Account
 	return a, rows.Err()
 }
 
-// envelope maps a ledger event to its public billing.credit.* event.
-func envelope(ctx context.Context, orgID, stream string, version int64, e ledger.Event) (events.Envelope, bool, error) {
-	m := events.CreditsMoved{AccountID: orgID, Version: version}
+// envelope maps a ledger event to its public billing.credit.* event;
+// available is the account's available credits once e applied.
+func envelope(ctx context.Context, orgID, stream string, version, available int64, e ledger.Event) (events.Envelope, bool, error) {
+	m := events.CreditsMoved{AccountID: orgID, Version: version, Available: &available}
 	var typ string
 	switch e := e.(type) {
 	case ledger.CreditsGranted:

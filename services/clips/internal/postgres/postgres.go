@@ -176,14 +176,31 @@ func (s *Store) RecordError(ctx context.Context, id, reason string, now time.Tim
 }
 
 // Fail ends a downloading project as failed with reason (shown to the
-// client as downloadError). It reports whether this call ended it.
-func (s *Store) Fail(ctx context.Context, id, reason string, now time.Time) (bool, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE projects SET download_status = 'failed', download_error = $2, step = 'done', updated_at = $3
-		WHERE id = $1 AND download_status = 'downloading'`, id, reason, now)
-	if err != nil {
-		return false, fmt.Errorf("postgres: fail project: %w", err)
+// client as downloadError) and writes failed to the outbox with it. It
+// reports whether this call ended it.
+func (s *Store) Fail(ctx context.Context, id, reason string, failed events.Envelope, now time.Time) (bool, error) {
+	var done bool
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE projects SET download_status = 'failed', download_error = $2, step = 'done', updated_at = $3
+			WHERE id = $1 AND download_status = 'downloading'`, id, reason, now)
+		if err != nil {
+			return fmt.Errorf("postgres: fail project: %w", err)
+		}
+		done = tag.RowsAffected() == 1
+		return ended(ctx, tx, done, failed)
+	})
+	return done, err
+}
+
+// ended writes a project's terminal event when this transaction ended it.
+func ended(ctx context.Context, tx pgx.Tx, done bool, env events.Envelope) error {
+	if !done {
+		return nil
 	}
-	return tag.RowsAffected() == 1, nil
+	if err := messaging.WriteOutbox(ctx, tx, env); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
 }
 
 // Source returns the organization's prepared source key, ok false when
@@ -211,8 +228,9 @@ func (s *Store) Source(ctx context.Context, orgID, key string) (project.Source, 
 
 // Ready stores src (unless the organization has it already) and ends the
 // downloading project p as ready with its final fields, in one
-// transaction. It reports whether this call ended the project.
-func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project, now time.Time) (bool, error) {
+// transaction with ready in the outbox. It reports whether this call ended
+// the project.
+func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project, ready events.Envelope, now time.Time) (bool, error) {
 	segs, err := json.Marshal(mapSlice(nonNil(src.Segments), segmentRec))
 	if err != nil {
 		return false, err
@@ -244,7 +262,7 @@ func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project
 			return fmt.Errorf("postgres: ready project: %w", err)
 		}
 		done = tag.RowsAffected() == 1
-		return nil
+		return ended(ctx, tx, done, ready)
 	})
 	return done, err
 }

@@ -109,7 +109,11 @@ func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
 		kind: kindPreparation, table: "projects", id: p.ID, count: p.Attempts,
 		work: func() error { return s.prepare(ctx, p, captions, job.Tier) },
 		end: func(reason string) error {
-			_, err := s.Store.Fail(ctx, p.ID, reason, s.now())
+			failed, err := events.New(ctx, events.ClipsProjectFailed, Source, p.OrgID, events.ProjectFailed{ProjectID: p.ID, Reason: reason})
+			if err != nil {
+				return err
+			}
+			_, err = s.Store.Fail(ctx, p.ID, reason, failed, s.now())
 			return err
 		},
 		record: func(err error) error {
@@ -199,7 +203,12 @@ func (s *Service) prepare(ctx context.Context, p project.Project, captions []vid
 		return err
 	}
 	p.Analysis, p.Clips, p.Duration, p.Transcript = res.Analysis, res.Clips, src.Duration, src.TranscriptOrigin
-	_, err = s.Store.Ready(ctx, src, p, s.now())
+	ready, err := events.New(ctx, events.ClipsProjectReady, Source, p.OrgID, events.ProjectReady{
+		ProjectID: p.ID, VideoTitle: p.VideoTitle, Duration: p.Duration, ClipCount: len(p.Clips)})
+	if err != nil {
+		return err
+	}
+	_, err = s.Store.Ready(ctx, src, p, ready, s.now())
 	return err
 }
 

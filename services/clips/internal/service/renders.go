@@ -459,7 +459,7 @@ func (s *Service) ResolveReservation(ctx context.Context, res credits.Reservatio
 
 // FailedPayload is the clips.render.failed.v1 data of a reservation.
 func FailedPayload(r credits.Reservation, reason string) any {
-	return events.RenderFailed{ReservationID: r.ID, RenderID: r.ResourceID, Reason: reason}
+	return events.RenderFailed{ReservationID: r.ID, RenderID: r.ResourceID, Reason: reason, Credits: r.Credits}
 }
 
 // URL is the public address of a stored object ("" for none).

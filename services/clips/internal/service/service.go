@@ -51,16 +51,18 @@ type Store interface {
 	Progress(ctx context.Context, id string, step project.Step, now time.Time) error
 	// RecordError keeps a failed attempt's reason (internal, never shown).
 	RecordError(ctx context.Context, id, reason string, now time.Time) error
-	// Fail ends a downloading project as failed; ended reports whether
-	// this call did.
-	Fail(ctx context.Context, id, reason string, now time.Time) (ended bool, err error)
+	// Fail ends a downloading project as failed and, when this call did
+	// (ended), writes failed (clips.project.failed.v1) to the outbox in
+	// the same transaction.
+	Fail(ctx context.Context, id, reason string, failed events.Envelope, now time.Time) (ended bool, err error)
 	// Source returns the organization's prepared source, ok false when
 	// there is none.
 	Source(ctx context.Context, orgID, key string) (src project.Source, ok bool, err error)
 	// Ready stores src (unless kept already) and ends the downloading
-	// project p as ready, in one transaction; ended reports whether this
-	// call did.
-	Ready(ctx context.Context, src project.Source, p project.Project, now time.Time) (ended bool, err error)
+	// project p as ready, in one transaction with ready
+	// (clips.project.ready.v1) in the outbox; ended reports whether this
+	// call did (otherwise the event is not written).
+	Ready(ctx context.Context, src project.Source, p project.Project, ready events.Envelope, now time.Time) (ended bool, err error)
 	// Uncount takes back an attempt of a project or render ("projects" or
 	// "renders"); another table is an error.
 	Uncount(ctx context.Context, table, id string) error

@@ -28,6 +28,7 @@ type Config struct {
 	AssetsURL     string `env:"HOOKLINE_ASSETS_URL"`
 	ThumbnailsURL string `env:"HOOKLINE_THUMBNAILS_URL"`
 	ClipsURL      string `env:"HOOKLINE_CLIPS_URL"`
+	WebhooksURL   string `env:"HOOKLINE_WEBHOOKS_URL"`
 
 	// Tiers is the tier table shared with billing (pkg/tiers); the gateway
 	// reads the tier names and each tier's rate limit.
@@ -153,6 +154,7 @@ func (c *Config) Validate() error {
 		httpapi.Assets:     c.AssetsURL,
 		httpapi.Thumbnails: c.ThumbnailsURL,
 		httpapi.Clips:      c.ClipsURL,
+		httpapi.Webhooks:   c.WebhooksURL,
 	} {
 		if raw == "" {
 			continue

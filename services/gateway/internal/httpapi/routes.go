@@ -12,10 +12,11 @@ const (
 	Assets     = "assets"
 	Thumbnails = "thumbnails"
 	Clips      = "clips"
+	Webhooks   = "webhooks"
 )
 
 // Services lists the upstream services.
-var Services = []string{Billing, Assets, Thumbnails, Clips}
+var Services = []string{Billing, Assets, Thumbnails, Clips, Webhooks}
 
 // Route is one row of the routing table: a path of the spec (relative to
 // /api/v1, in chi syntax), its methods and the service that owns it.
@@ -78,6 +79,13 @@ var Routes = []Route{
 	{"/clips/projects/{projectId}", []string{get}, Clips},
 	{"/clips/projects/{projectId}/renders", []string{get, post}, Clips},
 	{"/clips/renders/{renderId}", []string{get}, Clips},
+
+	{"/webhooks", []string{get, post}, Webhooks},
+	{"/webhooks/{id}", []string{get, patch, del}, Webhooks},
+	{"/webhooks/{id}/rotate-secret", []string{post}, Webhooks},
+	{"/webhooks/{id}/test", []string{post}, Webhooks},
+	{"/webhooks/{id}/deliveries", []string{get}, Webhooks},
+	{"/webhooks/{id}/deliveries/{deliveryId}/retry", []string{post}, Webhooks},
 }
 
 // slowWrites are the assets endpoints whose writes fetch or decode images.
