@@ -723,6 +723,11 @@ type RenderOptions struct {
 	BrandFrame      bool   `json:"brandFrame,omitempty"`
 	EndCardText     string `json:"endCardText,omitempty"`
 	KeywordEmphasis bool   `json:"keywordEmphasis,omitempty"`
+	// RemoveSilences shortens pauses over 0.4 s to 0.15 s; RemoveFillers
+	// cuts um, uh and lone "you know"s; AutoZoom punches in on emphasis.
+	RemoveSilences bool `json:"removeSilences,omitempty"`
+	RemoveFillers  bool `json:"removeFillers,omitempty"`
+	AutoZoom       bool `json:"autoZoom,omitempty"`
 }
 
 // Render statuses.
@@ -767,9 +772,11 @@ type RenderJob struct {
 	Error          *string         `json:"error"`
 	Notes          []string        `json:"notes"`
 	Attempts       int             `json:"attempts"`
-	CreatedAt      time.Time       `json:"createdAt"`
-	UpdatedAt      time.Time       `json:"updatedAt"`
-	CompletedAt    *time.Time      `json:"completedAt"`
+	// SecondsRemoved is what the jump cuts took out.
+	SecondsRemoved float64    `json:"secondsRemoved"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+	CompletedAt    *time.Time `json:"completedAt"`
 }
 
 // MusicTrack is a track of the render music library.

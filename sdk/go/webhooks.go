@@ -2,14 +2,15 @@ package hookline
 
 import (
 	"context"
+	"encoding/json"
 	"iter"
 	"net/http"
 	"time"
 )
 
-// The webhooks API, as issue 23 describes it: endpoints with a signing
-// secret each, test sends, and the deliveries with their attempts. Verify
-// what arrives with a WebhookVerifier.
+// The webhooks API: endpoints with a signing secret each, test sends, and
+// the deliveries with their attempts. Verify what arrives with a
+// WebhookVerifier.
 
 // Webhook is an endpoint that receives events.
 type Webhook struct {
@@ -17,19 +18,31 @@ type Webhook struct {
 	URL         string   `json:"url"`
 	EventTypes  []string `json:"eventTypes"`
 	Enabled     bool     `json:"enabled"`
-	Description string   `json:"description"`
+	Description *string  `json:"description"`
 	// CreditsLowThreshold is the balance under which credits.low is sent.
-	CreditsLowThreshold *int      `json:"creditsLowThreshold"`
-	CreatedAt           time.Time `json:"createdAt"`
-	UpdatedAt           time.Time `json:"updatedAt"`
-	// Secret (whsec_…) is only in the answer of CreateWebhook.
-	Secret string `json:"secret,omitempty"`
+	CreditsLowThreshold int `json:"creditsLowThreshold"`
+	// DisabledReason says why the service disabled the endpoint after
+	// repeated failures; nil otherwise.
+	DisabledReason *string   `json:"disabledReason"`
+	CreatedAt      time.Time `json:"createdAt"`
+	UpdatedAt      time.Time `json:"updatedAt"`
 }
 
-// WebhookCreate is the body of CreateWebhook; no EventTypes means all.
+// WebhookWithSecret is an endpoint with its signing secret (whsec_…): the
+// answer of CreateWebhook and RotateWebhookSecret, the only times the
+// secret is shown.
+type WebhookWithSecret struct {
+	Webhook
+	Secret string `json:"secret"`
+	// PreviousSecretExpiresAt is, after a rotation, until when the previous
+	// secret also signs.
+	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt,omitempty"`
+}
+
+// WebhookCreate is the body of CreateWebhook.
 type WebhookCreate struct {
 	URL                 string   `json:"url"`
-	EventTypes          []string `json:"eventTypes,omitempty"`
+	EventTypes          []string `json:"eventTypes"`
 	Enabled             *bool    `json:"enabled,omitempty"`
 	Description         string   `json:"description,omitempty"`
 	CreditsLowThreshold *int     `json:"creditsLowThreshold,omitempty"`
@@ -44,24 +57,34 @@ type WebhookUpdate struct {
 	CreditsLowThreshold *int     `json:"creditsLowThreshold,omitempty"`
 }
 
-// WebhookSecret is a new signing secret; the previous one stays valid
-// until PreviousExpiresAt.
-type WebhookSecret struct {
-	Secret            string     `json:"secret"`
-	PreviousExpiresAt *time.Time `json:"previousExpiresAt"`
+// WebhookDelivery is one event sent (or being sent) to an endpoint; its ID
+// is the webhook-id header of every attempt.
+type WebhookDelivery struct {
+	ID           string          `json:"id"`
+	EndpointID   string          `json:"endpointId"`
+	EventID      string          `json:"eventId"`
+	EventType    string          `json:"eventType"`
+	Status       string          `json:"status"` // pending, succeeded, failed
+	Attempts     int             `json:"attempts"`
+	ResponseCode *int            `json:"responseCode"`
+	LatencyMS    *float64        `json:"latencyMs"`
+	LastError    *string         `json:"lastError"`
+	NextAttempt  *time.Time      `json:"nextAttemptAt"`
+	CreatedAt    time.Time       `json:"createdAt"`
+	DeliveredAt  *time.Time      `json:"deliveredAt"`
+	Payload      json.RawMessage `json:"payload"`
+	// History is every attempt, oldest first (empty in the answers of
+	// TestWebhook and RetryWebhookDelivery).
+	History []WebhookAttempt `json:"history"`
 }
 
-// WebhookDelivery is one event sent (or being sent) to an endpoint.
-type WebhookDelivery struct {
-	ID           string     `json:"id"`
-	EventID      string     `json:"eventId"`
-	EventType    string     `json:"eventType"`
-	Status       string     `json:"status"`
-	Attempts     int        `json:"attempts"`
-	ResponseCode *int       `json:"responseCode"`
-	LatencyMS    *int       `json:"latencyMs"`
-	CreatedAt    time.Time  `json:"createdAt"`
-	NextAttempt  *time.Time `json:"nextAttemptAt"`
+// WebhookAttempt is one attempt of a delivery.
+type WebhookAttempt struct {
+	Attempt      int       `json:"attempt"`
+	AttemptedAt  time.Time `json:"attemptedAt"`
+	ResponseCode *int      `json:"responseCode"`
+	LatencyMS    float64   `json:"latencyMs"`
+	Error        *string   `json:"error"`
 }
 
 // ListWebhooks returns a page of the organization's endpoints.
@@ -78,8 +101,8 @@ func (c *Client) AllWebhooks(ctx context.Context, params *ListParams, opts ...Re
 
 // CreateWebhook registers an endpoint; the answer holds its secret, shown
 // only this once.
-func (c *Client) CreateWebhook(ctx context.Context, req *WebhookCreate, opts ...RequestOption) (*Webhook, error) {
-	return sendData[Webhook](ctx, c, call{method: http.MethodPost, path: "/api/v1/webhooks", body: req}, opts)
+func (c *Client) CreateWebhook(ctx context.Context, req *WebhookCreate, opts ...RequestOption) (*WebhookWithSecret, error) {
+	return sendData[WebhookWithSecret](ctx, c, call{method: http.MethodPost, path: "/api/v1/webhooks", body: req}, opts)
 }
 
 // GetWebhook returns an endpoint.
@@ -98,8 +121,8 @@ func (c *Client) DeleteWebhook(ctx context.Context, id string, opts ...RequestOp
 }
 
 // RotateWebhookSecret issues a new secret; the old one stays valid 24 h.
-func (c *Client) RotateWebhookSecret(ctx context.Context, id string, opts ...RequestOption) (*WebhookSecret, error) {
-	return sendData[WebhookSecret](ctx, c, call{method: http.MethodPost, path: "/api/v1/webhooks/" + pathID(id) + "/rotate-secret"}, opts)
+func (c *Client) RotateWebhookSecret(ctx context.Context, id string, opts ...RequestOption) (*WebhookWithSecret, error) {
+	return sendData[WebhookWithSecret](ctx, c, call{method: http.MethodPost, path: "/api/v1/webhooks/" + pathID(id) + "/rotate-secret"}, opts)
 }
 
 // TestWebhook sends a test event to an endpoint.

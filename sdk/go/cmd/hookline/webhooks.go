@@ -20,8 +20,8 @@ func webhookLines(w io.Writer, h *hookline.Webhook) {
 		events = strings.Join(h.EventTypes, ", ")
 	}
 	_, _ = fmt.Fprintf(w, "%s  %s  %s  %s\n", h.ID, state, h.URL, events)
-	if h.Secret != "" {
-		_, _ = fmt.Fprintf(w, "  secret %s (shown once: keep it)\n", h.Secret)
+	if h.DisabledReason != nil {
+		_, _ = fmt.Fprintf(w, "  disabled: %s\n", *h.DisabledReason)
 	}
 }
 
@@ -31,7 +31,7 @@ func deliveryLines(w io.Writer, d *hookline.WebhookDelivery) {
 		code = fmt.Sprint(*d.ResponseCode)
 	}
 	if d.LatencyMS != nil {
-		latency = fmt.Sprintf("%d ms", *d.LatencyMS)
+		latency = fmt.Sprintf("%.0f ms", *d.LatencyMS)
 	}
 	_, _ = fmt.Fprintf(w, "%s  %-26s %-9s attempts %d  HTTP %s  %s\n", d.ID, d.EventType, d.Status, d.Attempts, code, latency)
 }
@@ -95,7 +95,10 @@ func webhooks(ctx context.Context, e *env, args []string) error {
 			if err != nil {
 				return err
 			}
-			return e.out.result(h, func(w io.Writer) { webhookLines(w, h) })
+			return e.out.result(h, func(w io.Writer) {
+				webhookLines(w, &h.Webhook)
+				_, _ = fmt.Fprintf(w, "  secret %s (shown once: keep it)\n", h.Secret)
+			})
 		},
 		"update": func(ctx context.Context, e *env, args []string) error {
 			fs := newFlags("webhooks update")
@@ -137,8 +140,8 @@ func webhooks(ctx context.Context, e *env, args []string) error {
 			s, err := e.c.RotateWebhookSecret(ctx, id)
 			return s, func(w io.Writer) {
 				_, _ = fmt.Fprintf(w, "secret %s (shown once: keep it)\n", s.Secret)
-				if s.PreviousExpiresAt != nil {
-					_, _ = fmt.Fprintf(w, "the previous secret stays valid until %s\n", s.PreviousExpiresAt.Format("2006-01-02 15:04 MST"))
+				if s.PreviousSecretExpiresAt != nil {
+					_, _ = fmt.Fprintf(w, "the previous secret stays valid until %s\n", s.PreviousSecretExpiresAt.Format("2006-01-02 15:04 MST"))
 				}
 			}, err
 		}),
