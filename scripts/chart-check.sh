@@ -66,12 +66,14 @@ secrets:
     assets-database-url: postgres://hookline_assets:pw@pg:5432/hookline
     thumbnails-database-url: postgres://hookline_thumbnails:pw@pg:5432/hookline
     clips-database-url: postgres://hookline_clips:pw@pg:5432/hookline
+    webhooks-database-url: postgres://hookline_webhooks:pw@pg:5432/hookline
     nats-url: nats://nats:4222
     gateway-nats-password: pw1
     billing-nats-password: pw2
     assets-nats-password: pw3
     thumbnails-nats-password: pw4
     clips-nats-password: pw5
+    webhooks-nats-password: pw6
     s3-access-key: minio
     s3-secret-key: minio-secret
 config:
@@ -124,8 +126,8 @@ expect "consumer clips-render with KEDA" "$(count default 'consumer: "clips-rend
 expect "HPAs with KEDA (gateway)" "$(count default '^kind: HorizontalPodAutoscaler$')" 1
 expect "ScaledObjects without KEDA" "$(count dev '^kind: ScaledObject$')" 0
 expect "HPAs without KEDA (gateway, billing, clips-worker)" "$(count dev '^kind: HorizontalPodAutoscaler$')" 3
-expect "PodDisruptionBudgets" "$(count default '^kind: PodDisruptionBudget$')" 5
-expect "ServiceMonitors" "$(count default '^kind: ServiceMonitor$')" 6
+expect "PodDisruptionBudgets" "$(count default '^kind: PodDisruptionBudget$')" 6
+expect "ServiceMonitors" "$(count default '^kind: ServiceMonitor$')" 7
 expect "generated Secrets" "$(count dev '^kind: Secret$')" 1
 expect "Secrets by default" "$(count default '^kind: Secret$')" 0
 [ "$fail" = 0 ]

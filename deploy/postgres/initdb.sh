@@ -6,7 +6,7 @@
 # clips) run it by hand, it is idempotent:
 #   docker compose exec postgres /docker-entrypoint-initdb.d/10-hookline-roles.sh
 set -euo pipefail
-for svc in gateway billing assets thumbnails clips; do
+for svc in gateway billing assets thumbnails clips webhooks; do
   var="POSTGRES_${svc^^}_PASSWORD"
   HOOKLINE_ROLE_PASSWORD=${!var} /hookline/service-role.sh \
     "dbname=${POSTGRES_DB} user=${POSTGRES_USER}" "hookline_${svc}" "$svc"
