@@ -4,10 +4,13 @@ MODULES := ./pkg/... ./sdk/go/... ./services/assets/... ./services/billing/... .
 # Every module of go.work, as directories: golangci-lint runs inside each.
 LINT_DIRS := pkg sdk/go services/assets services/billing services/clips services/gateway services/thumbnails services/webhooks e2e bench
 
-.PHONY: up up-test test test-containers deps build fuzz lint chart bench down
+.PHONY: up up-test tour test test-containers deps build fuzz lint chart bench down
 
 up: ## install what is missing, start dependencies and all services, seed a dev organization
 	@scripts/up.sh
+
+tour: ## run the README's tour (curl and the CLI: thumbnail, clip project, render, download) against the running make up
+	@scripts/tour-test.sh
 
 up-test: ## make up in a fresh clone while 4222, 8080 and 9000 are taken, then a request to the seeded organization through the printed URL
 	@scripts/up-test.sh

@@ -297,5 +297,8 @@ case "${1:-start}" in
   start) install; start_postgres; start_nats; start_minio; print_env ;;
   stop) stop ;;
   env) print_env ;;
-  *) echo "usage: $0 install|start|stop|env|bench-tools|lint-tools|chart-tools|media" >&2; exit 2 ;;
+  # For scripts/up.sh: the pinned binaries and MinIO's credentials.
+  up-env) echo "export HOOKLINE_BIN='$BIN' HOOKLINE_MINIO_USER='$MINIO_USER' HOOKLINE_MINIO_PASSWORD='$MINIO_PASSWORD'" ;;
+  run-minio) shift; run_minio "$@" ;;
+  *) echo "usage: $0 install|start|stop|env|up-env|run-minio|bench-tools|lint-tools|chart-tools|media" >&2; exit 2 ;;
 esac

@@ -84,6 +84,9 @@ HOOKLINE_ASSETS_URL=http://127.0.0.1:$ASSETS_PORT
 HOOKLINE_THUMBNAILS_URL=http://127.0.0.1:$THUMBNAILS_PORT
 HOOKLINE_CLIPS_URL=http://127.0.0.1:$CLIPS_PORT
 HOOKLINE_WEBHOOKS_URL=http://127.0.0.1:$WEBHOOKS_PORT
+# The README's tour serves a sample talk on this loopback port for a clip
+# project; the safe fetcher refuses every other loopback and private address.
+HOOKLINE_FETCH_ALLOW_HOSTS=${HOOKLINE_FETCH_ALLOW_HOSTS:-127.0.0.1:8799}
 set +a
 
 pids=() nats_pid="" minio_pid=""
