@@ -26,6 +26,7 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/tesseract"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
@@ -103,8 +104,13 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ocr, err := tesseract.New(tesseract.DefaultDir, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ocr.Close() })
 	w.svc = &service.Service{Store: w.store, Blobs: blobs, Images: &imageinput.Source{Store: blobs}, EditImages: &imageinput.Source{Store: blobs},
-		Credits: client, Engine: w.eng, Faces: faces}
+		Credits: client, Engine: w.eng, Faces: faces, OCR: ocr}
 	return w
 }
 
