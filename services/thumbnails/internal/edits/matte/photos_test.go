@@ -1,15 +1,18 @@
 package matte
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"math"
 	"slices"
 	"sync"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
 )
 
@@ -236,4 +239,47 @@ func BenchmarkRemoveAstronaut1280x720(b *testing.B) {
 		b.Fatal("no face with landmarks")
 	}
 	benchRemove(b, img, faces)
+}
+
+// TestSavedFaceCropDropsTheWall is the astronaut's face saved as a tight
+// square crop (1.6 times a face box, 256 px, JPEG at quality 90, as the
+// assets service stores it; the box dlib's, tighter than the cascade's,
+// and the cascade's): the light wall beside her neck, which such a crop
+// shows little of at its frame, is background (alpha ≤ 0.05), while her
+// neck and the suit's collar under her chin stay (≥ 0.95).
+func TestSavedFaceCropDropsTheWall(t *testing.T) {
+	photo := testkit.EvalPhoto(t, "astronaut.png")
+	boxes := map[string][]vision.Face{"dlib": landmarker(t).Detect(photo), "cascade": detector(t).Detect(photo)}
+	for name, faces := range boxes {
+		t.Run(name, func(t *testing.T) {
+			if len(faces) == 0 {
+				t.Fatal("no face")
+			}
+			var buf bytes.Buffer
+			if err := jpeg.Encode(&buf, vision.SquareCrop(photo, faces[0], 256), &jpeg.Options{Quality: 90}); err != nil {
+				t.Fatal(err)
+			}
+			img, err := jpeg.Decode(&buf)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut, err := Classical{}.Remove(t.Context(), img, landmarker(t).Detect(img))
+			if err != nil {
+				t.Fatal(err)
+			}
+			alpha := Coverage(cut)
+			at := func(p [2]float64) float64 {
+				return float64(alpha.AlphaAt(int(p[0]*256), int(p[1]*256)).A) / 255
+			}
+			// Fractions of the crop's side, the same places on the two
+			// crops: the wall right of the neck, and the collar.
+			wall := map[string][2]float64{"dlib": {0.92, 0.74}, "cascade": {0.86, 0.74}}[name]
+			if a := at(wall); a > 0.05 {
+				t.Errorf("wall beside the neck %v: alpha %.2f", wall, a)
+			}
+			if a := at([2]float64{0.5, 0.97}); a < 0.95 {
+				t.Errorf("collar: alpha %.2f", a)
+			}
+		})
+	}
 }
