@@ -142,17 +142,24 @@ func landmarkSeed(w, h int, faces []faceFrame, px []rgb) seed {
 	}
 	s.fixBorder(priorOutside+0.01, body)
 	unlike := unlikeBorder(w, h, body, px, s.prior)
+	s.bodyOf(faces, sure, unlike, px)
 	outside := make([]bool, w*h)
 	for i, p := range s.prior[:body*w] {
 		outside[i] = p <= priorOutside && !unlike[i]
 	}
 	// Beside the jaw and the neck, what is not the face, the neck or
 	// the hair is the wall behind them: the head ellipse's prior runs
-	// out slowly there, and in a tight crop the colour models have too
-	// little wall to learn it from.
+	// out slowly there, and in a tight crop (a saved face) the colour
+	// models have too little wall to learn it from. A picture with room
+	// around the face has: there the colour models decide as before
+	// (fixing more wall shifts the background model, and the
+	// astronaut's black table, behind the black helmet in her lap,
+	// grows in).
 	beside := make([]bool, w*h)
 	for _, f := range faces {
-		f.besideNeck(beside, w, h)
+		if f.height >= tightFace*float64(h) {
+			f.besideNeck(beside, w, h)
+		}
 	}
 	like := likeBorder(w, h, body, px, s.prior)
 	for i, v := range beside {
@@ -161,6 +168,58 @@ func landmarkSeed(w, h int, faces []faceFrame, px []rgb) seed {
 	s.fixOutside(outside)
 	return s
 }
+
+// bodyOf raises to priorTorso the prior of what joins the face's sure
+// pixels in colours the frame's model finds unlike its own, by a short
+// path of small colour steps: a dark coat or hair against a sky and
+// grass, which the torso's shape misses when the body leans away from
+// under the chin. It starts beside the sure pixels, so a colour edge
+// round the face (skin to coat) does not stop it, and walks only
+// through colours unlike the frame's, a short way in colour: a black
+// table beyond an orange suit stays apart. When the body it finds below
+// the chins, outside the torsoes' shape, is larger than the faces, the
+// body leans away from under them: what that shape expected and the walk
+// did not reach falls back to priorBody (the grass under a man bent over
+// his camera).
+func (s *seed) bodyOf(faces []faceFrame, sure, unlike []bool, px []rgb) {
+	w, h := s.w, s.h
+	next := dilate(sure, w, h, 2)
+	for i := range next {
+		next[i] = next[i] && !sure[i] && unlike[i]
+	}
+	reach := geodesic(w, h, px, noiseStep, next, unlike, bodyReach)
+	chin, area := h, 0.0
+	for _, f := range faces {
+		chin = min(chin, f.chin.Y)
+		area += f.width * f.height
+	}
+	leaning := 0
+	for i, d := range reach {
+		if math.IsInf(d, 1) || s.fixed[i] != free {
+			continue
+		}
+		if i/w > chin && s.prior[i] < priorTorso {
+			leaning++
+		}
+		s.prior[i] = max(s.prior[i], priorTorso)
+	}
+	if float64(leaning) <= area {
+		return
+	}
+	for i := chin * w; i < w*h; i++ {
+		if math.IsInf(reach[i], 1) && s.fixed[i] == free {
+			s.prior[i] = min(s.prior[i], priorBody)
+		}
+	}
+}
+
+// bodyReach is how far, in colour steps beyond the noise (8-bit units,
+// summed along the path), a body walks from the face (see bodyOf).
+const bodyReach = 12.0
+
+// tightFace is the face height, as a fraction of the picture's, from
+// which a picture is a tight crop of the face.
+const tightFace = 0.35
 
 // Neck geometry, in face widths (ear to ear) and heights (chin to
 // hairline).
