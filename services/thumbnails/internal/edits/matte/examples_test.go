@@ -34,9 +34,9 @@ func TestWriteExamples(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "background-remove.png"), buf.Bytes(), 0o644); err != nil { //nolint:gosec // G306: example pictures are public
 		t.Fatal(err)
 	}
-	// Issue 22: the astronaut, seeded by her landmarks, and two pictures
-	// without a face, seeded by their frame.
-	for photo, name := range map[string]string{"astronaut.png": "astronaut", "plant.jpg": "plant", "chelsea.png": "cat"} {
+	// Issue 22: the astronaut and the camera man, seeded by their
+	// landmarks, and two pictures without a face, seeded by their frame.
+	for photo, name := range map[string]string{"astronaut.png": "astronaut", "plant.jpg": "plant", "chelsea.png": "cat", "camera.png": "camera"} {
 		img := testkit.EvalPhoto(t, photo)
 		cut, err := Classical{}.Remove(t.Context(), img, landmarker(t).Detect(img))
 		if err != nil {

@@ -17,17 +17,27 @@ import (
 // frame's colours it has (Wei, Wen, Zhu and Sun, "Geodesic saliency
 // using background priors", 2012).
 func borderDistance(w, h int, px []rgb, floor float64) []float64 {
-	dist := make([]float64, w*h)
-	for i := range dist {
-		dist[i] = math.Inf(1)
-	}
-	q := &distQueue{}
+	frame := make([]bool, w*h)
 	for y := range h {
 		for x := range w {
-			if x == 0 || y == 0 || x == w-1 {
-				dist[y*w+x] = 0
-				q.items = append(q.items, distItem{i: int32(y*w + x)}) //nolint:gosec // G115: working-grid index
-			}
+			frame[y*w+x] = x == 0 || y == 0 || x == w-1
+		}
+	}
+	return geodesic(w, h, px, floor, frame, nil, math.Inf(1))
+}
+
+// geodesic is, for each pixel of the w×h grid, the least sum of colour
+// steps beyond floor along a 4-connected path from a from pixel, through
+// pixels through allows (nil: all), stopping at limit: +Inf where no
+// such path is shorter.
+func geodesic(w, h int, px []rgb, floor float64, from, through []bool, limit float64) []float64 {
+	dist := make([]float64, w*h)
+	q := &distQueue{}
+	for i := range dist {
+		dist[i] = math.Inf(1)
+		if from[i] {
+			dist[i] = 0
+			q.items = append(q.items, distItem{i: int32(i)}) //nolint:gosec // G115: working-grid index
 		}
 	}
 	heap.Init(q)
@@ -39,11 +49,11 @@ func borderDistance(w, h int, px []rgb, floor float64) []float64 {
 		}
 		x := i % w
 		for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
-			if j < 0 || j >= len(dist) || (j == i-1 && x == 0) || (j == i+1 && x == w-1) {
+			if j < 0 || j >= len(dist) || (j == i-1 && x == 0) || (j == i+1 && x == w-1) || (through != nil && !through[j]) {
 				continue
 			}
 			step := max(0, math.Sqrt(float64(dist2(px[i], px[j])))-floor)
-			if d := dist[i] + step; d < dist[j] {
+			if d := dist[i] + step; d < dist[j] && d <= limit {
 				dist[j] = d
 				heap.Push(q, distItem{i: int32(j), d: d}) //nolint:gosec // G115: working-grid index
 			}

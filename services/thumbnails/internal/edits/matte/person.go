@@ -32,6 +32,9 @@ type faceFrame struct {
 	chin     image.Point
 	mouthL   int     // x of the mouth's corners
 	mouthR   int     //
+	neckL    int     // x of the jaw's lower third's sides (points 5 and 11)
+	neckR    int     //
+	neckTop  int     // y where the jaw's lower third starts
 	width    float64 // ear to ear
 	height   float64 // chin to hairline
 	cx, topY float64 // the hull's centre column and top row
@@ -44,13 +47,16 @@ func frameOf(l *vision.Landmarks) faceFrame {
 		top = min(top, p.Y)
 	}
 	f := faceFrame{
-		hull:   hull,
-		chin:   l[8],
-		mouthL: min(l[48].X, l[54].X),
-		mouthR: max(l[48].X, l[54].X),
-		width:  l.FaceWidth(),
-		height: float64(l[8].Y - top),
-		topY:   float64(top),
+		hull:    hull,
+		chin:    l[8],
+		mouthL:  min(l[48].X, l[54].X),
+		mouthR:  max(l[48].X, l[54].X),
+		neckL:   min(l[5].X, l[11].X),
+		neckR:   max(l[5].X, l[11].X),
+		neckTop: min(l[5].Y, l[11].Y),
+		width:   l.FaceWidth(),
+		height:  float64(l[8].Y - top),
+		topY:    float64(top),
 	}
 	f.cx, _ = l.Centroid(vision.JawStart, vision.JawEnd)
 	return f
@@ -135,13 +141,119 @@ func landmarkSeed(w, h int, faces []faceFrame, px []rgb) seed {
 		}
 	}
 	s.fixBorder(priorOutside+0.01, body)
-	unlike := unlikeBorder(w, h, body, px)
+	unlike := unlikeBorder(w, h, body, px, s.prior)
+	s.bodyOf(faces, sure, unlike, px)
 	outside := make([]bool, w*h)
 	for i, p := range s.prior[:body*w] {
 		outside[i] = p <= priorOutside && !unlike[i]
 	}
+	// Beside the jaw and the neck, what is not the face, the neck or
+	// the hair is the wall behind them: the head ellipse's prior runs
+	// out slowly there, and in a tight crop (a saved face) the colour
+	// models have too little wall to learn it from. A picture with room
+	// around the face has: there the colour models decide as before
+	// (fixing more wall shifts the background model, and the
+	// astronaut's black table, behind the black helmet in her lap,
+	// grows in).
+	beside := make([]bool, w*h)
+	for _, f := range faces {
+		if f.height >= tightFace*float64(h) {
+			f.besideNeck(beside, w, h)
+		}
+	}
+	like := likeBorder(w, h, body, px, s.prior)
+	for i, v := range beside {
+		outside[i] = outside[i] || (v && like[i])
+	}
 	s.fixOutside(outside)
 	return s
+}
+
+// bodyOf raises to priorTorso the prior of what joins the face's sure
+// pixels in colours the frame's model finds unlike its own, by a short
+// path of small colour steps: a dark coat or hair against a sky and
+// grass, which the torso's shape misses when the body leans away from
+// under the chin. It starts beside the sure pixels, so a colour edge
+// round the face (skin to coat) does not stop it, and walks only
+// through colours unlike the frame's, a short way in colour: a black
+// table beyond an orange suit stays apart. When the body it finds below
+// the chins, outside the torsoes' shape, is larger than the faces, the
+// body leans away from under them: what that shape expected and the walk
+// did not reach falls back to priorBody (the grass under a man bent over
+// his camera).
+func (s *seed) bodyOf(faces []faceFrame, sure, unlike []bool, px []rgb) {
+	w, h := s.w, s.h
+	next := dilate(sure, w, h, 2)
+	for i := range next {
+		next[i] = next[i] && !sure[i] && unlike[i]
+	}
+	reach := geodesic(w, h, px, noiseStep, next, unlike, bodyReach)
+	chin, area := h, 0.0
+	for _, f := range faces {
+		chin = min(chin, f.chin.Y)
+		area += f.width * f.height
+	}
+	leaning := 0
+	for i, d := range reach {
+		if math.IsInf(d, 1) || s.fixed[i] != free {
+			continue
+		}
+		if i/w > chin && s.prior[i] < priorTorso {
+			leaning++
+		}
+		s.prior[i] = max(s.prior[i], priorTorso)
+	}
+	if float64(leaning) <= area {
+		return
+	}
+	for i := chin * w; i < w*h; i++ {
+		if math.IsInf(reach[i], 1) && s.fixed[i] == free {
+			s.prior[i] = min(s.prior[i], priorBody)
+		}
+	}
+}
+
+// bodyReach is how far, in colour steps beyond the noise (8-bit units,
+// summed along the path), a body walks from the face (see bodyOf).
+const bodyReach = 12.0
+
+// tightFace is the face height, as a fraction of the picture's, from
+// which a picture is a tight crop of the face.
+const tightFace = 0.35
+
+// Neck geometry, in face widths (ear to ear) and heights (chin to
+// hairline).
+const (
+	// neckMargin widens the neck measured on the jaw on each side: a
+	// neck's muscles flare below the jaw, a collar stands off it.
+	neckMargin = 0.08
+	// jawMargin widens the face's outline beside the jaw, for the
+	// landmarks' error and the cheek's edge.
+	jawMargin = 0.05
+	// neckDepth is how far below the chin the neck runs before the
+	// shoulders widen the body (torsoHalfWidth's neck, 0.35).
+	neckDepth = 0.35
+)
+
+// besideNeck marks, on a w×h grid, the pixels beside the jaw and the
+// neck that are neither: from the level of the jaw's lower third down to
+// the shoulders, outside the face's outline (widened by jawMargin) and
+// outside the neck, which is about as wide as the jaw's lower third.
+func (f faceFrame) besideNeck(m []bool, w, h int) {
+	face := make([]bool, w*h)
+	fillPolygon(face, w, h, f.hull)
+	face = dilate(face, w, h, max(1, int(math.Round(jawMargin*f.width))))
+	margin := neckMargin * f.width
+	left, right := float64(f.neckL)-margin, float64(f.neckR)+margin
+	bottom := min(h, f.chin.Y+int(math.Round(neckDepth*f.height)))
+	for y := max(0, f.neckTop); y < bottom; y++ {
+		for x := range w {
+			fx := float64(x) + 0.5
+			if i := y*w + x; !face[i] && (fx < left || fx > right) {
+				m[i] = true
+			}
+		}
+	}
 }
 
 // shoulderRise is how far above the chin, in face heights, a body's

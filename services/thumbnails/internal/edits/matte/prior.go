@@ -91,7 +91,7 @@ func personSeed(w, h int, faces []image.Rectangle, px []rgb) seed {
 		}
 	}
 	s.fixBorder(0.3, h)
-	unlike := unlikeBorder(w, h, h, px)
+	unlike := unlikeBorder(w, h, h, px, nil)
 	outside := make([]bool, w*h)
 	for i, p := range s.prior {
 		outside[i] = p <= priorOutside && !unlike[i]
@@ -180,35 +180,80 @@ const (
 
 // unlikeBorder marks the pixels whose colour is less likely under a
 // colour model of the picture's outer frame, in its first rows, than
-// almost every pixel of that frame itself is, by a clear margin.
-func unlikeBorder(w, h, rows int, px []rgb) []bool {
+// almost every pixel of that frame itself is, by a clear margin. With a
+// prior, the frame's pixels the subject probably covers (at least
+// borderSubject) are left out of the model: in a tight crop of a face the
+// hair reaches the frame, and a model that learnt it would call hair
+// background.
+func unlikeBorder(w, h, rows int, px []rgb, prior []float64) []bool {
+	ll, frame := borderLikelihood(w, h, rows, px, prior)
+	out := make([]bool, w*h)
+	if len(frame) == 0 {
+		return out
+	}
+	// The frame's own 2nd percentile, less a margin: a few frame pixels
+	// may be subject already (a shoulder at the edge).
+	threshold := frame[len(frame)/50] - borderMargin
+	for i, v := range ll {
+		out[i] = v < threshold
+	}
+	return out
+}
+
+// likeBorder marks the pixels whose colour is at least as likely under
+// the frame's colour model (as unlikeBorder learns it) as most of the
+// frame's own pixels are: the wall itself, not merely a colour the wall
+// could explain.
+func likeBorder(w, h, rows int, px []rgb, prior []float64) []bool {
+	ll, frame := borderLikelihood(w, h, rows, px, prior)
+	out := make([]bool, w*h)
+	if len(frame) == 0 {
+		return out
+	}
+	threshold := frame[len(frame)*borderLike/100]
+	for i, v := range ll {
+		out[i] = v >= threshold
+	}
+	return out
+}
+
+// borderLike is the percentile of the frame's own likelihoods a colour
+// must reach to be like the frame.
+const borderLike = 10
+
+// borderLikelihood is the log-likelihood of every pixel under a colour
+// model of the frame (see unlikeBorder), and the frame's own, sorted; both
+// empty of meaning when the frame has no pixel to learn from.
+func borderLikelihood(w, h, rows int, px []rgb, prior []float64) ([]float64, []float64) {
 	band := max(2, min(w, h)/20)
 	var frame []rgb
 	for y := range min(rows, h) {
 		for x := range w {
-			if x < band || x >= w-band || y < band || y >= h-band {
-				frame = append(frame, px[y*w+x])
+			i := y*w + x
+			if (x < band || x >= w-band || y < band || y >= h-band) && (prior == nil || prior[i] < borderSubject) {
+				frame = append(frame, px[i])
 			}
 		}
 	}
 	if len(frame) == 0 {
-		return make([]bool, w*h)
+		return nil, nil
 	}
 	model := initialMixture(frame)
-	ll := make([]float64, len(frame))
+	own := make([]float64, len(frame))
 	for i, c := range frame {
+		own[i] = model.logLikelihood(c)
+	}
+	slices.Sort(own)
+	ll := make([]float64, len(px))
+	for i, c := range px {
 		ll[i] = model.logLikelihood(c)
 	}
-	slices.Sort(ll)
-	// The frame's own 2nd percentile, less a margin: a few frame pixels
-	// may be subject already (a shoulder at the edge).
-	threshold := ll[len(ll)/50] - borderMargin
-	out := make([]bool, w*h)
-	for i, c := range px {
-		out[i] = model.logLikelihood(c) < threshold
-	}
-	return out
+	return ll, own
 }
+
+// borderSubject is the prior from which a frame pixel is taken for the
+// subject's rather than the frame's (see unlikeBorder).
+const borderSubject = 0.5
 
 // borderMargin is how many nats less likely than the frame's unusual
 // pixels a colour must be to count as unlike the frame.

@@ -1,7 +1,9 @@
 package compose
 
 import (
+	"bytes"
 	"image"
+	"image/jpeg"
 	"math"
 	"slices"
 	"sync"
@@ -31,27 +33,42 @@ func landmarker(t testing.TB) *dlib.Model {
 	return dlibModel
 }
 
-// astronautFace is a saved face made as the assets service makes one (a
-// 256 px square crop around the face) from the astronaut evaluation
-// photo, whose skin is close to the wall behind her, with its cut-out
-// made as the thumbnails service makes it: the classical remover seeded
-// by the crop's landmarks.
+// astronautFace is a saved face made from the astronaut evaluation photo
+// (her skin is close to the wall behind her) as the assets service makes
+// one: the frontal cascade's most confident face (vision.New, pigo), a
+// 256 px square crop 1.6 times its box (vision.SquareCrop), stored as a
+// JPEG at quality 90. Its cut-out is made as the thumbnails service makes
+// it (service.Cutouts): the classical remover seeded by the landmarks
+// dlib finds on the decoded crop.
 func astronautFace(t testing.TB) engine.Face {
 	t.Helper()
-	det := landmarker(t)
-	photo := testkit.EvalPhoto(t, "astronaut.png")
-	faces := det.Detect(photo)
-	if len(faces) == 0 {
-		t.Fatal("no face on the astronaut")
-	}
-	crop := vision.SquareCrop(photo, faces[0], 256)
-	pic := encodePicture(t, crop)
-	cut, err := matte.Classical{}.Remove(t.Context(), pic.Img, det.Detect(pic.Img))
+	cascade, err := vision.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return engine.Face{Name: "Eileen", Crop: pic, Cutout: matte.Coverage(cut)}
+	photo := testkit.EvalPhoto(t, "astronaut.png")
+	faces := cascade.Detect(photo)
+	if len(faces) == 0 {
+		t.Fatal("no face on the astronaut")
+	}
+	var buf bytes.Buffer
+	if err := jpeg.Encode(&buf, vision.SquareCrop(photo, faces[0], savedFaceSide), &jpeg.Options{Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	img, err := jpeg.Decode(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut, err := matte.Classical{}.Remove(t.Context(), img, landmarker(t).Detect(img))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return engine.Face{Name: "Eileen", Crop: engine.Picture{Data: buf.Bytes(), Img: img}, Cutout: matte.Coverage(cut)}
 }
+
+// savedFaceSide is the side of the assets service's face crop
+// (services/assets/internal/face.ThumbnailSize).
+const savedFaceSide = 256
 
 // faceLab is the mean CIELAB colour inside the largest face's outline
 // (jaw and brows) that the detector finds in img.
@@ -105,30 +122,45 @@ func deltaE(p, q [3]float64) float64 {
 }
 
 // TestSavedFaceKeepsItsSkin is issue 22's hollowed face: the astronaut's
-// saved face, drawn in both ratios, keeps the colour of her face (ΔE76 of
-// the mean colour inside the outline the detector finds in the output,
-// against the crop's, at most 12), where the colour-keyed backdrop used
-// to fill her skin with the palette.
+// saved face drawn in a cut-out slot of both ratios over the purple and
+// the orange backdrops that showed through her skin keeps the colour of
+// her face: ΔE76 of the mean colour inside the outline the detector finds
+// in the output, against the crop's, at most 12. The colour-keyed path
+// (the same face without its cut-out), whose flood fill from the crop's
+// border runs through the wall into her skin, is drawn alongside and must
+// fail that bound: the test tells the two apart.
 func TestSavedFaceKeepsItsSkin(t *testing.T) {
 	face := astronautFace(t)
+	keyed := face
+	keyed.Cutout = nil
 	want := faceLab(t, face.Crop.Img)
-	for _, a := range []engine.Aspect{engine.Landscape, engine.Portrait} {
-		t.Run(string(a), func(t *testing.T) {
-			req := engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: a, Seed: 1, Faces: []engine.Face{face}}
-			got := faceLab(t, decode(t, generate(t, req)))
-			if d := deltaE(got, want); d > 12 {
-				t.Errorf("face colour ΔE %.1f > 12 (Lab %.1f, want %.1f)", d, got, want)
-			} else {
-				t.Logf("face colour ΔE %.1f", d)
+	for _, c := range []struct {
+		layout, colour string
+		palette        int // of vivid
+	}{
+		{"face-right", "purple", 0},           // 16:9
+		{"face-left-glow", "orange", 5},       // 16:9
+		{"portrait-face-bottom", "purple", 0}, // 9:16
+		{"portrait-split", "orange", 5},       // 9:16
+	} {
+		t.Run(c.layout+"/"+c.colour, func(t *testing.T) {
+			l := mustParse(t, builtinLayouts[c.layout])
+			l.Palette = vivid[c.palette]
+			aspect := engine.Landscape
+			if l.Aspect == string(engine.Portrait) {
+				aspect = engine.Portrait
 			}
-			// The colour-keyed path, for the record.
-			old := face
-			old.Cutout = nil
-			req.Faces = []engine.Face{old}
-			if faces := landmarker(t).Detect(decode(t, generate(t, req))); len(faces) > 0 && faces[0].Landmarks != nil {
-				t.Logf("without the cut-out: ΔE %.1f", deltaE(faceLab(t, decode(t, generate(t, req))), want))
-			} else {
-				t.Log("without the cut-out: no face found in the output")
+			draw := func(f engine.Face) float64 {
+				req := engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: aspect, Seed: 1, Faces: []engine.Face{f}, Template: l}
+				return deltaE(faceLab(t, decode(t, generate(t, req))), want)
+			}
+			cut, old := draw(face), draw(keyed)
+			t.Logf("face colour ΔE %.1f with the cut-out, %.1f colour-keyed", cut, old)
+			if cut > 12 {
+				t.Errorf("with the cut-out: face colour ΔE %.1f > 12", cut)
+			}
+			if old <= 12 || old < cut+5 {
+				t.Errorf("colour-keyed: ΔE %.1f, want > 12 and clearly above the cut-out's %.1f: the test no longer shows the hollowed face", old, cut)
 			}
 		})
 	}
