@@ -7,28 +7,15 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
 
-var (
-	modelOnce sync.Once
-	model     *dlib.Model
-	modelErr  error
-)
-
-func open(t testing.TB) *dlib.Model {
-	t.Helper()
-	modelOnce.Do(func() { model, modelErr = dlib.Open("") })
-	if modelErr != nil {
-		t.Fatal(modelErr)
-	}
-	return model
-}
+func open(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
 
 // TestEvalPhotos runs the detector on every evaluation photograph: the two
 // portraits (astronaut, camera man) have one face with landmarks that lie

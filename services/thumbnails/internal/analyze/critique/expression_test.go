@@ -2,25 +2,17 @@ package critique
 
 import (
 	"image"
-	"sync"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
-
-// landmarkModel is dlib's detector, the service's, loaded once.
-var landmarkModel = sync.OnceValues(func() (*dlib.Model, error) { return dlib.Open("") })
 
 // dlibFace returns the one face dlib finds in img, with its landmarks.
 func dlibFace(t *testing.T, img image.Image) vision.Face {
 	t.Helper()
-	m, err := landmarkModel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := m.Detect(img)
+	fs := dlibtest.Model(t).Detect(img)
 	if len(fs) != 1 || fs[0].Landmarks == nil {
 		t.Fatalf("%d faces", len(fs))
 	}

@@ -6,12 +6,12 @@ import (
 	"image/color"
 	"image/jpeg"
 	"math"
-	"sync"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
 
 // swap is Swap with a live context, which must not fail.
@@ -34,22 +34,9 @@ func photo(t testing.TB) *image.NRGBA {
 	return toNRGBA(img)
 }
 
-var (
-	modelOnce sync.Once
-	model     *dlib.Model
-	modelErr  error
-)
-
 // detector is dlib's face detector with its landmark model, the service's
 // detector, loaded once for the package's tests.
-func detector(t testing.TB) *dlib.Model {
-	t.Helper()
-	modelOnce.Do(func() { model, modelErr = dlib.Open("") })
-	if modelErr != nil {
-		t.Fatal(modelErr)
-	}
-	return model
-}
+func detector(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
 
 // detectOne returns the largest face dlib finds in img, with its
 // landmarks, failing the test when there is none.

@@ -8,28 +8,15 @@ import (
 	"image/jpeg"
 	"math"
 	"slices"
-	"sync"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
 
-var (
-	dlibOnce  sync.Once
-	dlibModel *dlib.Model
-	dlibErr   error
-)
-
-func landmarker(t testing.TB) *dlib.Model {
-	t.Helper()
-	dlibOnce.Do(func() { dlibModel, dlibErr = dlib.Open("") })
-	if dlibErr != nil {
-		t.Fatal(dlibErr)
-	}
-	return dlibModel
-}
+func landmarker(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
 
 // personPhotos are the evaluation photos with a person whose face the
 // detector marks.

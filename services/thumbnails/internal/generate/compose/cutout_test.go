@@ -6,7 +6,6 @@ import (
 	"image/jpeg"
 	"math"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,24 +13,12 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/dlib/dlibtest"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
-var (
-	dlibOnce  sync.Once
-	dlibModel *dlib.Model
-	dlibErr   error
-)
-
-func landmarker(t testing.TB) *dlib.Model {
-	t.Helper()
-	dlibOnce.Do(func() { dlibModel, dlibErr = dlib.Open("") })
-	if dlibErr != nil {
-		t.Fatal(dlibErr)
-	}
-	return dlibModel
-}
+func landmarker(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
 
 // astronautFace is a saved face made from the astronaut evaluation photo
 // (her skin is close to the wall behind her) as the assets service makes
