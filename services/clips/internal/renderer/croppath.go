@@ -17,6 +17,16 @@ type cropPathPoint struct {
 	T    float64 `json:"t"`
 	X    int     `json:"x"`
 	Face bool    `json:"face"`
+	// Halves are the split layout's top and bottom windows, only where
+	// the frame is split.
+	Halves []cropPathWindow `json:"halves,omitempty"`
+}
+
+type cropPathWindow struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
 }
 
 // EncodeCropPath is the crop-path file of a clip starting clipStart
@@ -24,7 +34,10 @@ type cropPathPoint struct {
 func EncodeCropPath(srcW, srcH int, clipStart float64, points []CropPoint) ([]byte, error) {
 	f := cropPathFile{ClipStart: clipStart, SourceHeight: srcH, SourceWidth: srcW, Points: make([]cropPathPoint, len(points))}
 	for i, p := range points {
-		f.Points[i] = cropPathPoint(p)
+		f.Points[i] = cropPathPoint{T: p.T, X: p.X, Face: p.Face}
+		for _, w := range p.Halves {
+			f.Points[i].Halves = append(f.Points[i].Halves, cropPathWindow(w))
+		}
 	}
 	return json.Marshal(f)
 }

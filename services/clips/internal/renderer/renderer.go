@@ -1,6 +1,8 @@
 // Package renderer turns a moment of a source video into a finished short:
-// cut with its audio, reframed (portrait from landscape follows the
-// speaker's face on a smoothed, scene-cut-aware crop path; landscape from
+// cut with its audio, reframed (portrait from landscape follows the face
+// that is speaking, told by its mouth moving with the speech, on a
+// smoothed, scene-cut-aware crop path, or stacks two faces that take
+// turns in a split frame: speaker.go, split.go; landscape from
 // portrait sits on a blurred fill), captioned from word timings with an
 // optional hook title, progress bar and end card, loudness-normalised to
 // −14 LUFS and encoded H.264/AAC with +faststart — in one ffmpeg pass
@@ -51,6 +53,9 @@ type Job struct {
 	Width, Height int
 	// Scenes are the source's scene cuts (seconds of the source).
 	Scenes []float64
+	// Layout frames the faces of a portrait render from a landscape
+	// source ("" is Auto).
+	Layout Layout
 	// Text is the captions, hook and end card (times from the clip's
 	// start); its Width and Height are set from the job's.
 	Text        captions.Spec
@@ -100,6 +105,9 @@ type Renderer struct {
 	Preset string
 	CRF    int
 	Faces  *vision.Detector
+	// Landmarks, when set, measures mouths: without it every layout
+	// follows the largest face.
+	Landmarks Landmarker
 	// FontDir holds the caption fonts and their fontconfig cache, written
 	// once per process ("" is a directory under the system's temp).
 	FontDir string
@@ -154,12 +162,13 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	switch {
 	case portraitOut && !portraitSrc:
 		progress(StepReframing, 0.02)
-		path, err := r.track(ctx, j)
+		path, faces, err := r.track(ctx, j)
 		if err != nil {
 			return res, err
 		}
 		res.Crop = path
-		video = cropFilter(j, path)
+		j.Text.Faces = faces
+		video = reframeFilter(j, path)
 	case !portraitOut && portraitSrc:
 		video = fmt.Sprintf("split[a][b];[a]scale=%d:%d:force_original_aspect_ratio=increase,crop=%d:%d,boxblur=20:2[bg];"+
 			"[b]scale=-2:%d[fg];[bg][fg]overlay=(W-w)/2:0,setsar=1", j.Width, j.Height, j.Width, j.Height, j.Height)
