@@ -10,6 +10,7 @@ import (
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // renderDTO is a render job as GET answers it: every field always present.
@@ -47,6 +48,9 @@ type optionsDTO struct {
 	BrandFrame      bool   `json:"brandFrame"`
 	EndCardText     string `json:"endCardText,omitempty"`
 	KeywordEmphasis bool   `json:"keywordEmphasis"`
+
+	// Layout frames the faces (auto, speaker, split, fill).
+	Layout renderer.Layout `json:"layout"`
 }
 
 // optionsIn is the options object as sent: absent fields stay nil.
@@ -59,6 +63,9 @@ type optionsIn struct {
 	BrandFrame      *bool   `json:"brandFrame"`
 	EndCardText     *string `json:"endCardText"`
 	KeywordEmphasis *bool   `json:"keywordEmphasis"`
+
+	// Layout frames the faces (auto, speaker, split, fill).
+	Layout *string `json:"layout"`
 }
 
 func (o *optionsIn) domain() *render.OptionsIn {

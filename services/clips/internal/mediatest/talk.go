@@ -274,4 +274,3 @@ func samples(b []byte) []int16 {
 	}
 	return out
 }
-

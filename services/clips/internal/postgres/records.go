@@ -3,6 +3,7 @@ package postgres
 import (
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // The records below are the stored form of what the clips tables keep as
@@ -101,6 +102,8 @@ func (r segmentRecord) domain() videosite.Segment {
 	})}
 }
 
+// optionsRecord's layout is absent in rows written before layouts; they
+// read back as auto.
 type optionsRecord struct {
 	Music           bool   `json:"music"`
 	MusicTrackID    string `json:"musicTrackId,omitempty"`
@@ -110,6 +113,9 @@ type optionsRecord struct {
 	BrandFrame      bool   `json:"brandFrame"`
 	EndCardText     string `json:"endCardText,omitempty"`
 	KeywordEmphasis bool   `json:"keywordEmphasis"`
+
+	// Layout frames the faces (auto, speaker, split, fill).
+	Layout renderer.Layout `json:"layout,omitempty"`
 }
 
 // mapSlice maps each element with f, keeping nil nil.

@@ -15,6 +15,7 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // ErrNotFound: no such render in the organization.
@@ -85,6 +86,9 @@ type Options struct {
 	BrandFrame      bool
 	EndCardText     string
 	KeywordEmphasis bool
+	// Layout frames the faces of a portrait render from a landscape
+	// source ("" on renders stored before it existed reads as auto).
+	Layout renderer.Layout
 }
 
 // Render is a render job.
@@ -127,6 +131,7 @@ type OptionsIn struct {
 	BrandFrame      *bool
 	EndCardText     *string
 	KeywordEmphasis *bool
+	Layout          *string
 }
 
 // CreateInput is the body of POST /clips/projects/{id}/renders.
@@ -161,7 +166,7 @@ func DefaultStyle(p project.Project) captions.Style {
 // answered 409 for a project that is not ready before asking.
 func Validate(in CreateInput, p project.Project) (Create, error) {
 	f := apierr.Fields{}
-	c := Create{Format: p.Format, Style: DefaultStyle(p)}
+	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: renderer.Auto}}
 	switch {
 	case in.ClipID != nil && in.ClipIDs != nil:
 		f.Add("clip_ids", "send clip_id or clip_ids, not both")
@@ -220,6 +225,14 @@ func Validate(in CreateInput, p project.Project) (Create, error) {
 			Music: val(o.Music), MusicTrackID: strings.TrimSpace(val(o.MusicTrackID)), Broll: val(o.Broll), HookTitle: val(o.HookTitle),
 			ProgressBar: val(o.ProgressBar), BrandFrame: val(o.BrandFrame), EndCardText: strings.TrimSpace(val(o.EndCardText)),
 			KeywordEmphasis: val(o.KeywordEmphasis),
+		}
+		c.Options.Layout = renderer.Auto
+		if o.Layout != nil {
+			layout, ok := renderer.ParseLayout(*o.Layout)
+			if !ok {
+				f.Add("options.layout", "must be auto, speaker, split or fill")
+			}
+			c.Options.Layout = layout
 		}
 		if c.Options.BrandFrame && c.BrandID == "" {
 			f.Add("options.brandFrame", "requires brand_id")

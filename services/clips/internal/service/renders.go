@@ -279,6 +279,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage}
+	job.Layout = r.Options.Layout
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
