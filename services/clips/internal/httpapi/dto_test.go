@@ -8,6 +8,7 @@ import (
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
 )
 
@@ -57,15 +58,16 @@ func TestRenderOut(t *testing.T) {
 	completed := render.Render{ID: "r-1", ProjectID: "p-1", ClipID: "c-1", Format: project.Portrait, Style: "bold", BrandID: "b-1", Status: render.Completed,
 		Progress: 100, Step: "done", Notes: []string{"no music"}, Credits: 2, OutputKey: "o.mp4", CaptionsKey: "o.srt", CropKey: "o.crop.json",
 		Attempts: 1, CreatedAt: at, UpdatedAt: at, CompletedAt: &at,
-		Options: render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true}}
+		Options: render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true,
+			Layout: renderer.Split}}
 	failed := render.Render{ID: "r-2", ProjectID: "p-1", ClipID: "c-2", Format: project.Landscape, Style: "clean", Status: render.Failed, Step: "done",
-		Error: "boom", Options: render.Options{Broll: true}, Credits: 2, CreatedAt: at, UpdatedAt: at}
+		Error: "boom", Options: render.Options{Broll: true, Layout: renderer.Auto}, Credits: 2, CreatedAt: at, UpdatedAt: at}
 	for _, tc := range []struct {
 		r    render.Render
 		want string
 	}{
-		{completed, `{"id":"r-1","projectId":"p-1","clipId":"c-1","status":"completed","progress":100,"currentStep":"done","format":"portrait","subtitleStyle":"bold","brandId":"b-1","options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true},"outputUrl":"https://cdn/o.mp4","captionsUrl":"https://cdn/o.srt","cropPathUrl":"https://cdn/o.crop.json","creditsCharged":2,"error":null,"notes":["no music"],"attempts":1,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":"2025-03-04T04:06:07.8Z"}`},
-		{failed, `{"id":"r-2","projectId":"p-1","clipId":"c-2","status":"failed","progress":0,"currentStep":"done","format":"landscape","subtitleStyle":"clean","brandId":null,"options":{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false},"outputUrl":null,"captionsUrl":null,"cropPathUrl":null,"creditsCharged":0,"error":"boom","notes":[],"attempts":0,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":null}`},
+		{completed, `{"id":"r-1","projectId":"p-1","clipId":"c-1","status":"completed","progress":100,"currentStep":"done","format":"portrait","subtitleStyle":"bold","brandId":"b-1","options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true,"layout":"split"},"outputUrl":"https://cdn/o.mp4","captionsUrl":"https://cdn/o.srt","cropPathUrl":"https://cdn/o.crop.json","creditsCharged":2,"error":null,"notes":["no music"],"attempts":1,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":"2025-03-04T04:06:07.8Z"}`},
+		{failed, `{"id":"r-2","projectId":"p-1","clipId":"c-2","status":"failed","progress":0,"currentStep":"done","format":"landscape","subtitleStyle":"clean","brandId":null,"options":{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false,"layout":"auto"},"outputUrl":null,"captionsUrl":null,"cropPathUrl":null,"creditsCharged":0,"error":"boom","notes":[],"attempts":0,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":null}`},
 	} {
 		if got := marshal(t, h.renderOut(tc.r)); got != tc.want {
 			t.Errorf("render %s:\n got %s\nwant %s", tc.r.ID, got, tc.want)
@@ -79,12 +81,12 @@ func TestOptionsIn(t *testing.T) {
 	var in struct {
 		Options *optionsIn `json:"options"`
 	}
-	body := `{"options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":false,"brandFrame":true,"endCardText":"Bye","keywordEmphasis":true}}`
+	body := `{"options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":false,"brandFrame":true,"endCardText":"Bye","keywordEmphasis":true,"layout":"speaker"}}`
 	if err := json.Unmarshal([]byte(body), &in); err != nil {
 		t.Fatal(err)
 	}
 	o := in.Options.domain()
-	if !*o.Music || *o.MusicTrackID != "trk-1" || *o.Broll || !*o.HookTitle || *o.ProgressBar || !*o.BrandFrame || *o.EndCardText != "Bye" || !*o.KeywordEmphasis {
+	if !*o.Music || *o.MusicTrackID != "trk-1" || *o.Broll || !*o.HookTitle || *o.ProgressBar || !*o.BrandFrame || *o.EndCardText != "Bye" || !*o.KeywordEmphasis || *o.Layout != "speaker" {
 		t.Errorf("options %+v", *o)
 	}
 	if got := (*optionsIn)(nil).domain(); got != nil {

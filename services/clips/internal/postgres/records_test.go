@@ -8,6 +8,7 @@ import (
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // The stored documents below are what this adapter wrote while it stored
@@ -77,4 +78,6 @@ func TestStoredOptions(t *testing.T) {
 		fromOptions, toOptions)
 	checkStored(t, "without track or end card", `{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false}`,
 		render.Options{Broll: true}, fromOptions, toOptions)
+	checkStored(t, "with a layout", `{"music":false,"broll":false,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false,"layout":"split"}`,
+		render.Options{Layout: renderer.Split}, fromOptions, toOptions)
 }
