@@ -33,8 +33,9 @@ const (
 // place is the spot of a block height pixels tall shown from start to
 // end: def when that is clear of the faces on screen meanwhile (and of
 // the bands in avoid); otherwise the clear spot nearest def, first clear
-// of whole heads, else clear of eyes and mouth. When no spot is clear
-// (a face fills the frame), def.
+// of whole heads and avoid, else of eyes, mouths and avoid, else of eyes
+// and mouths alone. When no spot is clear (faces fill the frame), the
+// spot that covers the least of their eyes and mouths.
 func (s Spec) place(start, end float64, def spot, height float64, avoid [][2]float64) spot {
 	h := float64(s.Height)
 	y0 := float64(def.marginV)
@@ -51,20 +52,33 @@ func (s Spec) place(start, end float64, def spot, height float64, avoid [][2]flo
 	if len(heads) == 0 && len(avoid) == 0 {
 		return def
 	}
-	for _, bands := range [][][2]float64{append(heads, avoid...), append(features, avoid...)} {
-		y, ok := clearSpot(bands, y0, height, safeTop*h, (1-safeBottom)*h, facePad*h)
-		if !ok {
-			continue
-		}
-		if y == y0 {
+	lo, hi := safeTop*h, (1-safeBottom)*h
+	at := func(y float64) spot {
+		switch {
+		case y == y0:
 			return def
-		}
-		if y+height/2 < h/2 {
+		case y+height/2 < h/2:
 			return spot{an: 8, marginV: max(1, int(math.Round(y)))}
+		default:
+			return spot{an: 2, marginV: max(1, int(math.Round(h-y-height)))}
 		}
-		return spot{an: 2, marginV: max(1, int(math.Round(h-y-height)))}
 	}
-	return def
+	for _, bands := range [][][2]float64{append(heads, avoid...), append(features, avoid...), features} {
+		if y, ok := clearSpot(bands, y0, height, lo, hi, facePad*h); ok {
+			return at(y)
+		}
+	}
+	best, least := y0, math.Inf(1)
+	for y := lo; y+height <= hi; y += h / 100 {
+		covered := 0.0
+		for _, b := range features {
+			covered += math.Max(0, math.Min(y+height, b[1])-math.Max(y, b[0]))
+		}
+		if covered < least {
+			best, least = y, covered
+		}
+	}
+	return at(best)
 }
 
 // clearSpot is the top y nearest y0 of a block height tall inside

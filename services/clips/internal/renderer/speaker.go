@@ -245,11 +245,9 @@ func speakers(tracks []*faceTrack, ev [][]float64, n int) []int {
 			j++
 		}
 		if out[i] >= 0 && j-i < minTurn && (i > 0 || j < n) {
-			fill := -1
+			fill := out[j%n]
 			if i > 0 {
 				fill = out[i-1]
-			} else {
-				fill = out[j]
 			}
 			if fill >= 0 && tracks[fill].present(i) {
 				for s := i; s < j; s++ {

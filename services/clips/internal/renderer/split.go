@@ -222,11 +222,11 @@ func faceBoxes(j Job, tracks []*faceTrack, path []CropPoint) []captions.FaceBox 
 				k := float64(v.out.Dx()) / float64(v.win.W)
 				y := func(sy float64) int { return v.out.Min.Y + int(math.Round((sy-float64(v.win.Y))*k)) }
 				x := func(sx float64) int { return v.out.Min.X + int(math.Round((sx-float64(v.win.X))*k)) }
-				// The detector's box spans brows to chin: the head reaches
-				// a quarter higher, the eyes are a fifth down the box.
+				// The detector's box spans brows to chin (text over the
+				// hair above is fine); the eyes are a sixth down the box.
 				top, h := float64(box.Min.Y), float64(box.Dy())
-				head := image.Rect(x(float64(box.Min.X)), y(top-0.25*h), x(float64(box.Max.X)), y(float64(box.Max.Y))).Intersect(v.out)
-				features := image.Rect(x(float64(box.Min.X)), y(top+0.2*h), x(float64(box.Max.X)), y(top+0.9*h)).Intersect(v.out)
+				head := image.Rect(x(float64(box.Min.X)), y(top-0.1*h), x(float64(box.Max.X)), y(float64(box.Max.Y))).Intersect(v.out)
+				features := image.Rect(x(float64(box.Min.X)), y(top+0.15*h), x(float64(box.Max.X)), y(top+0.95*h)).Intersect(v.out)
 				t := p.T
 				out = append(out, captions.FaceBox{Start: t - 0.5/trackFPS, End: t + 0.5/trackFPS, Box: head, Features: features})
 			}
