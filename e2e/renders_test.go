@@ -222,6 +222,7 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		"format":              {"clip_id": c0["id"], "format": "square"},
 		"options.brandFrame":  {"clip_id": c0["id"], "options": map[string]any{"brandFrame": true}},
 		"options.endCardText": {"clip_id": c0["id"], "options": map[string]any{"endCardText": strings.Repeat("é", 121)}},
+		"options.layout":      {"clip_id": c0["id"], "options": map[string]any{"layout": "grid"}},
 		"brand_id":            {"clip_id": c0["id"], "brand_id": "not-a-uuid"},
 	} {
 		st, b := s.do("POST", path, key, body)
@@ -283,7 +284,7 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		st, body := s.do("POST", path, key, map[string]any{
 			"clip_ids": []any{c0["id"], c1["id"]}, "format": "portrait", "subtitle_style": "energetic", "brand_id": brand["id"],
 			"options": map[string]any{"music": true, "broll": true, "hookTitle": true, "progressBar": true, "brandFrame": true,
-				"endCardText": tricky, "keywordEmphasis": true},
+				"endCardText": tricky, "keywordEmphasis": true, "layout": "speaker"},
 		})
 		if st == 201 {
 			b, _ = body["data"].(map[string]any)
@@ -336,6 +337,9 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		}
 		if r["cropPathUrl"] == nil {
 			t.Errorf("no crop path for a reframed render")
+		}
+		if o, _ := r["options"].(map[string]any); o["layout"] != "speaker" {
+			t.Errorf("render %d: options %v, want layout speaker", i, r["options"])
 		}
 	}
 	s.waitTotal(key, 496)
