@@ -16,6 +16,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"image"
@@ -135,6 +136,9 @@ type Renderer struct {
 // once, and returns the file: libass finds fonts by family name through
 // fontconfig (a fontsdir alone loads the files but does not match their
 // names), and a cache kept between renders saves a font scan per render.
+// The system's fonts stay for glyphs ours lack, but not its faces of our
+// families: with fonts-inter installed, "Inter Display" would otherwise
+// match the system's Regular rather than our Black.
 func (r *Renderer) fontconfig() (string, error) {
 	r.fontsOnce.Do(func() {
 		dir := r.FontDir
@@ -147,12 +151,33 @@ func (r *Renderer) fontconfig() (string, error) {
 		if r.fontsErr = fonts.WriteDir(dir); r.fontsErr != nil {
 			return
 		}
-		conf := `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>` + dir + `</dir><cachedir>` +
-			filepath.Join(dir, "cache") + `</cachedir><include ignore_missing="yes">/etc/fonts/fonts.conf</include></fontconfig>`
+		files, err := os.ReadDir(dir)
+		if r.fontsErr = err; err != nil {
+			return
+		}
+		var ours, theirs strings.Builder
+		for _, f := range files {
+			if ext := filepath.Ext(f.Name()); ext == ".otf" || ext == ".ttf" {
+				fmt.Fprintf(&ours, `<pattern><patelt name="file"><string>%s</string></patelt></pattern>`, xmlText(filepath.Join(dir, f.Name())))
+			}
+		}
+		for _, family := range fonts.Families {
+			fmt.Fprintf(&theirs, `<pattern><patelt name="family"><string>%s</string></patelt></pattern>`, xmlText(family))
+		}
+		conf := `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>` + xmlText(dir) + `</dir><cachedir>` +
+			xmlText(filepath.Join(dir, "cache")) + `</cachedir><include ignore_missing="yes">/etc/fonts/fonts.conf</include>` +
+			`<selectfont><acceptfont>` + ours.String() + `</acceptfont><rejectfont>` + theirs.String() + `</rejectfont></selectfont></fontconfig>`
 		r.fontsConf = filepath.Join(dir, "fonts.conf")
 		r.fontsErr = os.WriteFile(r.fontsConf, []byte(conf), 0o600)
 	})
 	return r.fontsConf, r.fontsErr
+}
+
+// xmlText is s escaped for XML character data.
+func xmlText(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
 }
 
 // Progress is told the step in progress and the share done (0..1).
