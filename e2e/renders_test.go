@@ -222,6 +222,7 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		"format":              {"clip_id": c0["id"], "format": "square"},
 		"options.brandFrame":  {"clip_id": c0["id"], "options": map[string]any{"brandFrame": true}},
 		"options.endCardText": {"clip_id": c0["id"], "options": map[string]any{"endCardText": strings.Repeat("é", 121)}},
+		"options.layout":      {"clip_id": c0["id"], "options": map[string]any{"layout": "grid"}},
 		"brand_id":            {"clip_id": c0["id"], "brand_id": "not-a-uuid"},
 	} {
 		st, b := s.do("POST", path, key, body)
@@ -283,7 +284,7 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		st, body := s.do("POST", path, key, map[string]any{
 			"clip_ids": []any{c0["id"], c1["id"]}, "format": "portrait", "subtitle_style": "energetic", "brand_id": brand["id"],
 			"options": map[string]any{"music": true, "broll": true, "hookTitle": true, "progressBar": true, "brandFrame": true,
-				"endCardText": tricky, "keywordEmphasis": true},
+				"endCardText": tricky, "keywordEmphasis": true, "layout": "speaker"},
 		})
 		if st == 201 {
 			b, _ = body["data"].(map[string]any)
@@ -337,6 +338,9 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 		if r["cropPathUrl"] == nil {
 			t.Errorf("no crop path for a reframed render")
 		}
+		if o, _ := r["options"].(map[string]any); o["layout"] != "speaker" {
+			t.Errorf("render %d: options %v, want layout speaker", i, r["options"])
+		}
 	}
 	s.waitTotal(key, 496)
 	if st, list := s.do("GET", path, key, nil); st != 200 || len(list["data"].([]any)) != 2 {
@@ -349,7 +353,7 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 
 	// A worker killed mid-render: another finishes it, charged once.
 	r := s.must(201, "POST", path, key, map[string]any{"clip_id": c0["id"], "subtitle_style": "glow",
-		"options": map[string]any{"removeSilences": true, "removeFillers": true, "autoZoom": true}})
+		"options": map[string]any{"removeSilences": true, "removeFillers": true, "autoZoom": true, "layout": "split"}})
 	rid := r["renders"].([]any)[0].(map[string]any)["id"].(string)
 	testkit.Eventually(t, 30*time.Second, "render started", func() bool {
 		return s.must(200, "GET", "/api/v1/clips/renders/"+rid, key, nil)["status"] == "rendering"
@@ -361,10 +365,11 @@ func TestClipRendersThroughTheGateway(t *testing.T) {
 	if got["status"] != "completed" || got["attempts"] != float64(2) {
 		t.Errorf("after the kill: %v", got)
 	}
-	// Jump cuts and punch-ins asked for: answered, and the MP4 is the clip
-	// less what was cut (the talk is a steady tone: nothing to cut); the
-	// crop path reports a zoom on every point.
-	if o := got["options"].(map[string]any); o["removeSilences"] != true || o["removeFillers"] != true || o["autoZoom"] != true {
+	// Jump cuts and punch-ins asked for with the split layout (one face:
+	// nothing to split): answered, and the MP4 is the clip less what was
+	// cut (the talk is a steady tone: nothing to cut); the crop path
+	// reports a zoom on every point.
+	if o := got["options"].(map[string]any); o["removeSilences"] != true || o["removeFillers"] != true || o["autoZoom"] != true || o["layout"] != "split" {
 		t.Errorf("options %v", o)
 	}
 	cutDir := t.TempDir()

@@ -22,6 +22,7 @@ import (
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/postgres"
@@ -86,6 +87,16 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
+	rnd := &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces}
+	if worker {
+		// Only the worker renders: the API does not hold the model.
+		landmarks, err := dlib.Open(cfg.FaceModel)
+		if err != nil {
+			return err
+		}
+		defer landmarks.Close()
+		rnd.Landmarks = landmarks
+	}
 	store := postgres.New(p.Pool, cc)
 	svc := &service.Service{
 		Store:          store,
@@ -96,7 +107,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Broll:          store,
 		Fetch:          safefetch.New(cfg.fetch()),
 		Credits:        cc,
-		Renderer:       &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces},
+		Renderer:       rnd,
 		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
 		PublicURL:      blobs.PublicURL,
 		Videos: videosite.New(videosite.Config{

@@ -69,6 +69,11 @@ type Config struct {
 	FFmpeg  string `env:"HOOKLINE_FFMPEG"`
 	FFprobe string `env:"HOOKLINE_FFPROBE"`
 
+	// FaceModel is dlib's 68-point landmark model: the reframing reads
+	// each face's mouth from it to tell who is speaking (Debian's
+	// libdlib-data installs it here).
+	FaceModel string `env:"HOOKLINE_FACE_MODEL" default:"/usr/share/dlib/shape_predictor_68_face_landmarks.dat"`
+
 	// Speech recognition for sources without captions: local
 	// (pocketsphinx, offline) or openai (any OpenAI-compatible
 	// /v1/audio/transcriptions, whisper.cpp servers included).

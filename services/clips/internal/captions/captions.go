@@ -66,6 +66,9 @@ type Spec struct {
 	// Cutaways are full-frame kinetic-typography cards of a keyword,
 	// drawn over the picture while the speech goes on.
 	Cutaways []Cutaway
+	// Faces are the faces on screen, which the hook and the captions
+	// move away from (place.go).
+	Faces []FaceBox
 }
 
 // Cutaway is a keyword card.
@@ -192,14 +195,20 @@ func ASS(s Spec) string {
 	cardFit := newFitter(fonts.Display, cardSize, 1, width(cardMargin), cardOutline)
 	cutFit := newFitter(fonts.Display, cardSize, 1.1, width(cardMargin), cardOutline)
 
+	// The hook is placed first; captions shown meanwhile avoid it too.
+	hookDef, capDef := spot{an: 8, marginV: int(0.14 * h)}, spot{an: 2, marginV: int(lk.marginV * h)}
+	hookSpot, hookBand := s.hookSpot(hookDef, hookFit, hookSize, hookBox)
+	capPad := (lk.outline+lk.shadow)*size + lk.blur
+
 	keys := KeywordKeys(s.Keywords)
 	blur := ""
 	if lk.blur > 0 {
 		blur = fmt.Sprintf("{\\blur%.0f}", lk.blur)
 	}
 	for _, line := range Lines(s.Words, s.MaxWords()) {
+		sp := s.lineSpot(line, lk.upper, capDef, capFit, size, capPad, hookBand)
 		if lk.active == "" {
-			event(&b, 2, line[0].Start, line[len(line)-1].End, "Caption", blur+s.lineText(line, -1, lk, keys, capFit))
+			placedEvent(&b, 2, line[0].Start, line[len(line)-1].End, "Caption", sp, capDef, blur+s.lineText(line, -1, lk, keys, capFit))
 			continue
 		}
 		// The active word lights up while it is spoken; the line stays.
@@ -212,7 +221,7 @@ func ASS(s Spec) string {
 			if k == 0 {
 				start = line[0].Start
 			}
-			event(&b, 2, start, end, "Caption", blur+s.lineText(line, k, lk, keys, capFit))
+			placedEvent(&b, 2, start, end, "Caption", sp, capDef, blur+s.lineText(line, k, lk, keys, capFit))
 		}
 	}
 	for _, c := range s.Cutaways {
@@ -221,7 +230,7 @@ func ASS(s Spec) string {
 		event(&b, 1, c.Start, c.End, "Card", "{\\fad(120,120)\\1c&H0000D7FF&\\fscx60\\fscy60\\t(0,250,\\fscx110\\fscy110)\\t(250,500,\\fscx100\\fscy100)}"+Escape(cutFit.fit(strings.ToUpper(c.Text))))
 	}
 	if hook := strings.TrimSpace(s.Hook); hook != "" && s.HookSeconds > 0 {
-		event(&b, 3, 0, s.HookSeconds, "Hook", "{\\fad(150,250)\\fscx70\\fscy70\\t(0,300,\\fscx100\\fscy100)}"+Escape(hookFit.fit(hook)))
+		placedEvent(&b, 3, 0, s.HookSeconds, "Hook", hookSpot, hookDef, "{\\fad(150,250)\\fscx70\\fscy70\\t(0,300,\\fscx100\\fscy100)}"+Escape(hookFit.fit(hook)))
 	}
 	if card := strings.TrimSpace(s.EndCard); card != "" && s.EndSeconds > 0 {
 		event(&b, 4, s.EndStart, s.EndStart+s.EndSeconds, "Card", "{\\fad(300,0)}"+Escape(cardFit.fit(card)))

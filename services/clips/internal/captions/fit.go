@@ -52,6 +52,15 @@ func (f fitter) advance(r rune) float64 {
 	return f.size
 }
 
+// measure is the width of s, pixels at scale 1.
+func (f fitter) measure(s string) float64 {
+	w := 0.0
+	for _, r := range s {
+		w += f.advance(r)
+	}
+	return w
+}
+
 func fix(v fixed.Int26_6) float64 { return float64(v) / 64 }
 
 // fit cuts each token of s that is wider than the room; the white space

@@ -11,6 +11,7 @@ import (
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // renderDTO is a render job as GET answers it: every field always present.
@@ -52,6 +53,9 @@ type optionsDTO struct {
 	RemoveSilences  bool   `json:"removeSilences"`
 	RemoveFillers   bool   `json:"removeFillers"`
 	AutoZoom        bool   `json:"autoZoom"`
+
+	// Layout frames the faces (auto, speaker, split, fill).
+	Layout renderer.Layout `json:"layout"`
 }
 
 // optionsIn is the options object as sent: absent fields stay nil.
@@ -67,6 +71,9 @@ type optionsIn struct {
 	RemoveSilences  *bool   `json:"removeSilences"`
 	RemoveFillers   *bool   `json:"removeFillers"`
 	AutoZoom        *bool   `json:"autoZoom"`
+
+	// Layout frames the faces (auto, speaker, split, fill).
+	Layout *string `json:"layout"`
 }
 
 func (o *optionsIn) domain() *render.OptionsIn {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // The records below are the stored form of what the clips tables keep as
@@ -101,6 +102,8 @@ func (r segmentRecord) domain() videosite.Segment {
 	})}
 }
 
+// optionsRecord's layout is absent in rows written before layouts; they
+// read back as auto.
 type optionsRecord struct {
 	Music           bool   `json:"music"`
 	MusicTrackID    string `json:"musicTrackId,omitempty"`
@@ -113,6 +116,9 @@ type optionsRecord struct {
 	RemoveSilences  bool   `json:"removeSilences,omitempty"`
 	RemoveFillers   bool   `json:"removeFillers,omitempty"`
 	AutoZoom        bool   `json:"autoZoom,omitempty"`
+
+	// Layout frames the faces (auto, speaker, split, fill).
+	Layout renderer.Layout `json:"layout,omitempty"`
 }
 
 // mapSlice maps each element with f, keeping nil nil.

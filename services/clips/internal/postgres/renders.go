@@ -16,6 +16,7 @@ import (
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 const renderCols = `id::text, org_id::text, project_id::text, clip_id, format, subtitle_style, coalesce(brand_id::text, ''), options,
@@ -37,6 +38,9 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	r.Format, r.Style, r.Status = project.Format(format), captions.Style(style), render.Status(status)
 	err = errors.Join(json.Unmarshal(options, &opts), json.Unmarshal(notes, &r.Notes))
 	r.Options = render.Options(opts)
+	if r.Options.Layout == "" {
+		r.Options.Layout = renderer.Auto // stored before layouts existed
+	}
 	return r, err
 }
 

@@ -15,6 +15,7 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 // ErrNotFound: no such render in the organization.
@@ -90,6 +91,9 @@ type Options struct {
 	RemoveSilences bool
 	RemoveFillers  bool
 	AutoZoom       bool
+	// Layout frames the faces of a portrait render from a landscape
+	// source ("" on renders stored before it existed reads as auto).
+	Layout renderer.Layout
 }
 
 // Render is a render job.
@@ -137,6 +141,7 @@ type OptionsIn struct {
 	RemoveSilences  *bool
 	RemoveFillers   *bool
 	AutoZoom        *bool
+	Layout          *string
 }
 
 // CreateInput is the body of POST /clips/projects/{id}/renders.
@@ -171,7 +176,7 @@ func DefaultStyle(p project.Project) captions.Style {
 // answered 409 for a project that is not ready before asking.
 func Validate(in CreateInput, p project.Project) (Create, error) {
 	f := apierr.Fields{}
-	c := Create{Format: p.Format, Style: DefaultStyle(p)}
+	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: renderer.Auto}}
 	switch {
 	case in.ClipID != nil && in.ClipIDs != nil:
 		f.Add("clip_ids", "send clip_id or clip_ids, not both")
@@ -233,6 +238,14 @@ func Validate(in CreateInput, p project.Project) (Create, error) {
 			RemoveSilences:  val(o.RemoveSilences),
 			RemoveFillers:   val(o.RemoveFillers),
 			AutoZoom:        val(o.AutoZoom),
+		}
+		c.Options.Layout = renderer.Auto
+		if o.Layout != nil {
+			layout, ok := renderer.ParseLayout(*o.Layout)
+			if !ok {
+				f.Add("options.layout", "must be auto, speaker, split or fill")
+			}
+			c.Options.Layout = layout
 		}
 		if c.Options.BrandFrame && c.BrandID == "" {
 			f.Add("options.brandFrame", "requires brand_id")

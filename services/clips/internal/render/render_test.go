@@ -8,6 +8,7 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/renderer"
 )
 
 func fieldOf(e *apierr.Error, name string) string {
@@ -26,7 +27,7 @@ func TestValidate(t *testing.T) {
 	p := project.Project{Format: project.Landscape, Status: project.Ready, Analysis: moments.Analysis{SuggestedStyle: "glow"},
 		Clips: []moments.Clip{{ID: "a"}, {ID: "b"}}}
 	ok, err := Validate(CreateInput{ClipID: ptr("a")}, p)
-	if err != nil || ok.Format != project.Landscape || ok.Style != "glow" || len(ok.ClipIDs) != 1 {
+	if err != nil || ok.Format != project.Landscape || ok.Style != "glow" || len(ok.ClipIDs) != 1 || ok.Options.Layout != renderer.Auto {
 		t.Fatalf("defaults: %+v %v", ok, err)
 	}
 	eleven := make([]string, 11)
@@ -46,6 +47,7 @@ func TestValidate(t *testing.T) {
 		"brand_id":            {ClipID: ptr("a"), BrandID: ptr("x")},
 		"options.brandFrame":  {ClipID: ptr("a"), Options: &OptionsIn{BrandFrame: ptr(true)}},
 		"options.endCardText": {ClipID: ptr("a"), Options: &OptionsIn{EndCardText: ptr(strings.Repeat("ü", 121))}},
+		"options.layout":      {ClipID: ptr("a"), Options: &OptionsIn{Layout: ptr("grid")}},
 	} {
 		_, err := Validate(in, p)
 		var ae *apierr.Error
@@ -55,5 +57,10 @@ func TestValidate(t *testing.T) {
 	}
 	if _, err := Validate(CreateInput{ClipIDs: &[]string{"a", "b"}, Options: &OptionsIn{EndCardText: ptr(strings.Repeat("ü", 120))}}, p); err != nil {
 		t.Errorf("120 characters: %v", err)
+	}
+	for in, want := range map[*OptionsIn]renderer.Layout{{}: renderer.Auto, {Layout: ptr("split")}: renderer.Split, {Layout: ptr("fill")}: renderer.Fill} {
+		if c, err := Validate(CreateInput{ClipID: ptr("a"), Options: in}, p); err != nil || c.Options.Layout != want {
+			t.Errorf("layout %v: %q %v, want %q", in.Layout, c.Options.Layout, err, want)
+		}
 	}
 }

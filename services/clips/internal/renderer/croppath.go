@@ -22,6 +22,16 @@ type cropPathPoint struct {
 	Face bool    `json:"face"`
 	Y    int     `json:"y,omitempty"`
 	Zoom float64 `json:"zoom,omitempty"`
+	// Halves are the split layout's top and bottom windows, only where
+	// the frame is split.
+	Halves []cropPathWindow `json:"halves,omitempty"`
+}
+
+type cropPathWindow struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+	W int `json:"w"`
+	H int `json:"h"`
 }
 
 // EncodeCropPath is the crop-path file of a clip starting clipStart
@@ -30,6 +40,9 @@ func EncodeCropPath(srcW, srcH int, clipStart float64, points []CropPoint) ([]by
 	f := cropPathFile{ClipStart: clipStart, SourceHeight: srcH, SourceWidth: srcW, Points: make([]cropPathPoint, len(points))}
 	for i, p := range points {
 		f.Points[i] = cropPathPoint{T: p.T, X: p.X, Face: p.Face, Y: p.Y, Zoom: p.Zoom}
+		for _, w := range p.Halves {
+			f.Points[i].Halves = append(f.Points[i].Halves, cropPathWindow(w))
+		}
 	}
 	return json.Marshal(f)
 }

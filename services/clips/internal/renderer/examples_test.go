@@ -37,6 +37,12 @@ func still(t *testing.T, file string, sec float64) image.Image {
 // output renders job, in a directory of its own, and returns the MP4.
 func output(t *testing.T, r *renderer.Renderer, job renderer.Job) string {
 	t.Helper()
+	return renderJob(t, r, job).Output
+}
+
+// renderJob renders job in a directory of its own.
+func renderJob(t *testing.T, r *renderer.Renderer, job renderer.Job) renderer.Result {
+	t.Helper()
 	if err := os.MkdirAll(job.Dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +50,7 @@ func output(t *testing.T, r *renderer.Renderer, job renderer.Job) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Output
+	return res
 }
 
 // differ is the share of pixels that differ clearly between a and b.

@@ -114,7 +114,8 @@ func (e Edit) Words(ws []captions.Word) []captions.Word {
 }
 
 // Crop is the crop path in the cut clip's time: samples inside removed
-// stretches are dropped, so the path steps at each cut.
+// stretches are dropped, so the path steps at each cut (split halves
+// included); of two samples a cut brings to one time, the later stays.
 func (e Edit) Crop(path []CropPoint) []CropPoint {
 	out := make([]CropPoint, 0, len(path))
 	for _, p := range path {
@@ -122,7 +123,23 @@ func (e Edit) Crop(path []CropPoint) []CropPoint {
 			continue
 		}
 		p.T = e.Out(p.T)
+		if n := len(out); n > 0 && p.T <= out[n-1].T {
+			out[n-1] = p
+			continue
+		}
 		out = append(out, p)
+	}
+	return out
+}
+
+// Faces are the faces on screen in the cut clip's time; one shown only
+// inside a removed stretch is left out.
+func (e Edit) Faces(fs []captions.FaceBox) []captions.FaceBox {
+	out := make([]captions.FaceBox, 0, len(fs))
+	for _, f := range fs {
+		if f.Start, f.End = e.Out(f.Start), e.Out(f.End); f.End > f.Start {
+			out = append(out, f)
+		}
 	}
 	return out
 }
@@ -387,9 +404,11 @@ func (e Edit) Loudness(db []float64) []float64 {
 	return out
 }
 
-// apply re-times j's text and b-roll to the cut clip.
+// apply re-times j's text (the faces it avoids included) and b-roll to
+// the cut clip.
 func (e Edit) apply(j Job) Job {
 	j.Text.Words = e.Words(j.Text.Words)
+	j.Text.Faces = e.Faces(j.Text.Faces)
 	cuts := make([]captions.Cutaway, len(j.Text.Cutaways))
 	for i, c := range j.Text.Cutaways {
 		cuts[i] = captions.Cutaway{Start: e.Out(c.Start), End: e.Out(c.End), Text: c.Text}

@@ -1,6 +1,7 @@
 package renderer
 
 import (
+	"image"
 	"math"
 	"testing"
 
@@ -75,5 +76,39 @@ func TestCropFollowsTheCut(t *testing.T) {
 	got := e.Crop([]CropPoint{{T: 0.5, X: 1}, {T: 1.5, X: 2}, {T: 2.5, X: 3}})
 	if len(got) != 2 || got[0].T != 0.5 || got[1].T != 1.5 || got[1].X != 3 {
 		t.Errorf("crop %+v", got)
+	}
+}
+
+// TestCropAtACutKeepsTheLaterSample: two samples a cut brings to one
+// time leave one point, the framing after the cut (its split halves
+// too).
+func TestCropAtACutKeepsTheLaterSample(t *testing.T) {
+	e := Edit{Removed: []Span{{From: 1, To: 2}}}
+	halves := []Window{{X: 1, W: 10, H: 10}, {X: 2, W: 10, H: 10}}
+	got := e.Crop([]CropPoint{{T: 0.75, X: 1}, {T: 1, X: 2}, {T: 2, X: 3, Halves: halves}, {T: 2.25, X: 4, Halves: halves}})
+	if len(got) != 3 || got[1].T != 1 || got[1].X != 3 || got[1].Halves == nil || got[2].T != 1.25 {
+		t.Errorf("crop %+v", got)
+	}
+}
+
+// TestFacesFollowTheCut: the faces the captions avoid move with the cut;
+// one seen only inside a removed stretch goes, one across a cut shrinks.
+func TestFacesFollowTheCut(t *testing.T) {
+	e := Edit{Removed: []Span{{From: 1, To: 2}}}
+	box := image.Rect(0, 0, 10, 10)
+	got := e.Faces([]captions.FaceBox{{Start: 0.5, End: 0.75, Box: box}, {Start: 1.25, End: 1.5, Box: box}, {Start: 0.9, End: 2.1, Box: box}, {Start: 2.5, End: 2.75, Box: box}})
+	want := [][2]float64{{0.5, 0.75}, {0.9, 1.1}, {1.5, 1.75}}
+	if len(got) != len(want) {
+		t.Fatalf("faces %+v", got)
+	}
+	for i, w := range want {
+		if math.Abs(got[i].Start-w[0]) > 1e-9 || math.Abs(got[i].End-w[1]) > 1e-9 || got[i].Box != box {
+			t.Errorf("face %d %+v, want %v", i, got[i], w)
+		}
+	}
+	// apply re-times the job's faces with its words.
+	j := e.apply(Job{Text: captions.Spec{Faces: []captions.FaceBox{{Start: 2.5, End: 2.75, Box: box}}}})
+	if len(j.Text.Faces) != 1 || j.Text.Faces[0].Start != 1.5 {
+		t.Errorf("applied faces %+v", j.Text.Faces)
 	}
 }

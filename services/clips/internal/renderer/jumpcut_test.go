@@ -92,14 +92,11 @@ func TestJumpCuts(t *testing.T) {
 		}
 	}
 	cues := readSRT(t, both.SRT)
-	var got, want []string
-	for _, c := range cues {
-		got = append(got, nlp.Tokens(c.text)...)
+	texts := make([]string, len(script))
+	for i, w := range script {
+		texts[i] = w.Text
 	}
-	for _, w := range script {
-		want = append(want, nlp.Tokens(w.Text)...)
-	}
-	if !slices.Equal(got, want) {
+	if got, want := tokens(cues), nlp.Tokens(strings.Join(texts, " ")); !slices.Equal(got, want) {
 		t.Fatalf("the SRT's words\n%v\nwant the script's\n%v", got, want)
 	}
 	db := audioLevels(t, both.Output)
@@ -165,6 +162,15 @@ func readSRT(t *testing.T, file string) []cue {
 		}
 		from, to, _ := strings.Cut(lines[1], " --> ")
 		out = append(out, cue{start: srtTime(t, from), end: srtTime(t, to), text: strings.Join(lines[2:], " ")})
+	}
+	return out
+}
+
+// tokens are the words of cues, in order.
+func tokens(cues []cue) []string {
+	var out []string
+	for _, c := range cues {
+		out = append(out, nlp.Tokens(c.text)...)
 	}
 	return out
 }

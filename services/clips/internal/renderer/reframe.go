@@ -3,13 +3,18 @@ package renderer
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"io"
 	"math"
 	"os/exec"
+	"sort"
 	"strings"
+
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/clips/internal/captions"
 )
 
 // CropPoint is the crop window's left edge X (source pixels) at T
@@ -19,14 +24,20 @@ type CropPoint struct {
 	X int
 	// Face says whether a face was found at this sample.
 	Face bool
-	// Box is the face found (source pixels), empty without one.
+	// Box is the face followed (source pixels), empty without one.
 	Box image.Rectangle
 	// Zoom is the punch-in's zoom (1 or 0 without autoZoom); the window
 	// shown is then 1/Zoom of the full-height window, its top-left corner
 	// at X, Y.
 	Zoom float64
 	Y    int
+	// Halves are the split layout's top and bottom windows (source
+	// pixels); nil where one window of the full height is cropped at X.
+	Halves []Window
 }
+
+// Window is a crop window in source pixels.
+type Window struct{ X, Y, W, H int }
 
 // Reframing parameters: faces are looked for trackFPS times a second on
 // frames trackWidth pixels wide. The crop follows the face through a dead
@@ -41,14 +52,39 @@ const (
 	maxSpeed   = 0.35 // of the source width per second
 )
 
-// track finds the crop path of a portrait crop from a landscape source.
-func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, error) {
+// Landmarker places the 68 landmarks on a face in a box found by another
+// detector (*dlib.Model): the mouth openings that tell who is speaking.
+type Landmarker interface {
+	Landmarks(img image.Image, box image.Rectangle) *vision.Landmarks
+}
+
+// track finds the crop path of a portrait crop from a landscape source:
+// every face is followed across samples, and the layout chooses which
+// one the crop follows (or which two share a split frame); faces are
+// also returned in the output's pixels, for the captions to avoid.
+func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.FaceBox, error) {
 	tw := trackWidth
 	th := int(math.Round(float64(j.SrcH)*float64(tw)/float64(j.SrcW)/2)) * 2
 	bin := r.FFmpeg
 	if bin == "" {
 		bin = "ffmpeg"
 	}
+	layout := j.Layout
+	if layout == "" {
+		layout = Auto
+	}
+	// Who speaks is read from the mouths against the sound's energy,
+	// decoded meanwhile.
+	mouths := layout != Fill && r.Landmarks != nil
+	var energy []float64
+	var energyErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if mouths && j.HasAudio {
+			energy, energyErr = r.speechEnergy(ctx, j)
+		}
+	}()
 	// Faces are looked for 4 times a second on a small grey copy: the
 	// decoder may skip B-frames and the loop filter, which the samples do
 	// not need and which are much of a 1080p decode's cost.
@@ -56,52 +92,122 @@ func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, error) {
 		"-an", "-vf", fmt.Sprintf("fps=%d,scale=%d:%d,format=gray", trackFPS, tw, th), "-f", "rawvideo", "pipe:1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFFmpeg, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrFFmpeg, err)
 	}
 	scale := float64(j.SrcW) / float64(tw)
-	var centres []float64 // source x of the face centre per sample, NaN without one
-	var boxes []image.Rectangle
+	var frames [][]seen
 	rd := bufio.NewReaderSize(out, tw*th)
 	for {
 		img := image.NewGray(image.Rect(0, 0, tw, th))
 		if _, err := io.ReadFull(rd, img.Pix); err != nil {
 			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
 				_ = cmd.Wait()
-				return nil, err
+				<-done
+				return nil, nil, err
 			}
 			break
 		}
-		c, box := math.NaN(), image.Rectangle{}
+		var faces []seen
 		if r.Faces != nil {
-			if fs := r.Faces.Detect(img); len(fs) > 0 {
-				c = float64(fs[0].Rect.Min.X+fs[0].Rect.Max.X) / 2 * scale
-				box = image.Rect(int(float64(fs[0].Rect.Min.X)*scale), int(float64(fs[0].Rect.Min.Y)*scale),
-					int(float64(fs[0].Rect.Max.X)*scale), int(float64(fs[0].Rect.Max.Y)*scale))
+			fs := r.Faces.Detect(img)
+			for _, f := range fs {
+				s := seen{box: scaleRect(f.Rect, scale), open: math.NaN()}
+				// A lone face's mouth decides nothing.
+				if mouths && len(fs) > 1 {
+					if lm := r.Landmarks.Landmarks(img, f.Rect); lm != nil {
+						s.open = lm.MouthOpening()
+					}
+				}
+				faces = append(faces, s)
 			}
 		}
-		centres = append(centres, c)
-		boxes = append(boxes, box)
+		frames = append(frames, faces)
 	}
+	<-done
 	if err := cmd.Wait(); err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
-		return nil, fmt.Errorf("%w: sampling frames: %w", ErrFFmpeg, err)
+		return nil, nil, fmt.Errorf("%w: sampling frames: %w", ErrFFmpeg, err)
+	}
+	if energyErr != nil {
+		return nil, nil, energyErr
 	}
 	var cuts []float64
+	cutAt := map[int]bool{}
 	for _, s := range j.Scenes {
 		if s > j.Start && s < j.End {
 			cuts = append(cuts, s-j.Start)
+			cutAt[int(math.Ceil((s-j.Start)*trackFPS))] = true
 		}
 	}
-	path := Path(centres, trackFPS, float64(j.SrcW), cropWidth(j), cuts)
+	tracks := identify(frames, cutAt)
+	shots := plan(layout, tracks, energy, len(frames))
+	path := framing(j, tracks, shots, cuts, layout != Fill)
 	for i := range path {
-		path[i].Box = boxes[i]
+		path[i].Face = len(frames[i]) > 0
 	}
-	return path, nil
+	return path, faceBoxes(j, tracks, path), nil
+}
+
+// scaleRect is r scaled by k.
+func scaleRect(r image.Rectangle, k float64) image.Rectangle {
+	return image.Rect(int(math.Round(float64(r.Min.X)*k)), int(math.Round(float64(r.Min.Y)*k)),
+		int(math.Round(float64(r.Max.X)*k)), int(math.Round(float64(r.Max.Y)*k)))
+}
+
+// energyWindow is the span around a sample over which the speech's
+// loudness is measured: short, so that it moves with the syllables as
+// the mouths do.
+const energyWindow = 0.12
+
+// speechEnergy is the clip's loudness at each tracking sample, 0..1 over
+// the 40 dB below its loud parts, from its audio decoded at 8 kHz mono.
+func (r *Renderer) speechEnergy(ctx context.Context, j Job) ([]float64, error) {
+	const rate = 8000
+	bin := r.FFmpeg
+	if bin == "" {
+		bin = "ffmpeg"
+	}
+	pcm, err := exec.CommandContext(ctx, bin, "-v", "error", "-nostdin", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
+		"-vn", "-ac", "1", "-ar", fmt.Sprint(rate), "-f", "s16le", "pipe:1").Output()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: reading the sound: %w", ErrFFmpeg, err)
+	}
+	n := len(pcm) / 2
+	samples := int(math.Ceil(float64(n) / rate * trackFPS))
+	db := make([]float64, samples)
+	half := int(energyWindow / 2 * rate)
+	for i := range db {
+		c := i * rate / trackFPS
+		sum, cnt := 0.0, 0
+		for s := max(0, c-half); s < min(n, c+half); s++ {
+			v := float64(int16(binary.LittleEndian.Uint16(pcm[2*s:]))) //nolint:gosec // PCM samples
+			sum += v * v
+			cnt++
+		}
+		db[i] = -100
+		if cnt > 0 && sum > 0 {
+			db[i] = 10 * math.Log10(sum/float64(cnt)/(32768*32768))
+		}
+	}
+	sorted := append([]float64(nil), db...)
+	sort.Float64s(sorted)
+	if len(sorted) == 0 {
+		return nil, nil
+	}
+	loud := sorted[len(sorted)*95/100]
+	out := make([]float64, samples)
+	for i, d := range db {
+		out[i] = math.Max(0, math.Min(1, (d-loud+40)/40))
+	}
+	return out, nil
 }
 
 // cropWidth is the width of a 9:16 window of the source's full height.
@@ -151,27 +257,30 @@ func Path(centres []float64, fps int, srcW float64, cw int, cuts []float64) []Cr
 	return out
 }
 
-// cropFilter crops along path: x(t) is piecewise linear between samples,
-// a step at scene cuts (consecutive points closer than a frame).
-func cropFilter(j Job, path []CropPoint) string {
-	return fmt.Sprintf("crop=w=%d:h=%d:x='%s':y=0,scale=%d:%d,setsar=1", cropWidth(j), j.SrcH, cropX(path), j.Width, j.Height)
-}
-
 // cropX is the crop window's left edge along path, an expression in t.
 func cropX(path []CropPoint) string {
-	expr := "0"
-	if len(path) > 0 {
-		var b strings.Builder
-		fmt.Fprintf(&b, "%d", path[0].X)
-		for k := 1; k < len(path); k++ {
-			d := path[k].X - path[k-1].X
-			if d == 0 {
-				continue
-			}
-			span := path[k].T - path[k-1].T
-			fmt.Fprintf(&b, "+%d*clip((t-%.3f)/%.3f,0,1)", d, path[k-1].T, span)
-		}
-		expr = b.String()
+	ts, xs := make([]float64, len(path)), make([]int, len(path))
+	for i, p := range path {
+		ts[i], xs[i] = p.T, p.X
 	}
-	return expr
+	return pathExpr(ts, xs)
+}
+
+// pathExpr is ffmpeg's expression of a value that runs through vals at
+// the times ts, piecewise linear between them (a step where consecutive
+// points are closer than a frame, as at scene cuts).
+func pathExpr(ts []float64, vals []int) string {
+	if len(vals) == 0 {
+		return "0"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d", vals[0])
+	for k := 1; k < len(vals); k++ {
+		d := vals[k] - vals[k-1]
+		if d == 0 {
+			continue
+		}
+		fmt.Fprintf(&b, "+%d*clip((t-%.3f)/%.3f,0,1)", d, ts[k-1], ts[k]-ts[k-1])
+	}
+	return b.String()
 }

@@ -1,6 +1,8 @@
 // Package renderer turns a moment of a source video into a finished short:
-// cut with its audio, reframed (portrait from landscape follows the
-// speaker's face on a smoothed, scene-cut-aware crop path; landscape from
+// cut with its audio, reframed (portrait from landscape follows the face
+// that is speaking, told by its mouth moving with the speech, on a
+// smoothed, scene-cut-aware crop path, or stacks two faces that take
+// turns in a split frame: speaker.go, split.go; landscape from
 // portrait sits on a blurred fill), captioned from word timings with an
 // optional hook title, progress bar and end card, loudness-normalised to
 // −14 LUFS and encoded H.264/AAC with +faststart — in one ffmpeg pass
@@ -14,8 +16,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"os"
 	"os/exec"
@@ -51,6 +55,9 @@ type Job struct {
 	Width, Height int
 	// Scenes are the source's scene cuts (seconds of the source).
 	Scenes []float64
+	// Layout frames the faces of a portrait render from a landscape
+	// source ("" is Auto).
+	Layout Layout
 	// Text is the captions, hook and end card (times from the clip's
 	// start); its Width and Height are set from the job's.
 	Text        captions.Spec
@@ -101,6 +108,9 @@ type Result struct {
 	Crop   []CropPoint
 	// SecondsRemoved is what the jump cuts took out.
 	SecondsRemoved float64
+	// Notes say what the render left out of what was asked (for the
+	// render's notes).
+	Notes []string
 }
 
 // Renderer renders jobs. It is safe for concurrent use.
@@ -110,6 +120,9 @@ type Renderer struct {
 	Preset string
 	CRF    int
 	Faces  *vision.Detector
+	// Landmarks, when set, measures mouths: without it every layout
+	// follows the largest face.
+	Landmarks Landmarker
 	// FontDir holds the caption fonts and their fontconfig cache, written
 	// once per process ("" is a directory under the system's temp).
 	FontDir string
@@ -123,6 +136,9 @@ type Renderer struct {
 // once, and returns the file: libass finds fonts by family name through
 // fontconfig (a fontsdir alone loads the files but does not match their
 // names), and a cache kept between renders saves a font scan per render.
+// The system's fonts stay for glyphs ours lack, but not its faces of our
+// families: with fonts-inter installed, "Inter Display" would otherwise
+// match the system's Regular rather than our Black.
 func (r *Renderer) fontconfig() (string, error) {
 	r.fontsOnce.Do(func() {
 		dir := r.FontDir
@@ -135,12 +151,33 @@ func (r *Renderer) fontconfig() (string, error) {
 		if r.fontsErr = fonts.WriteDir(dir); r.fontsErr != nil {
 			return
 		}
-		conf := `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>` + dir + `</dir><cachedir>` +
-			filepath.Join(dir, "cache") + `</cachedir><include ignore_missing="yes">/etc/fonts/fonts.conf</include></fontconfig>`
+		files, err := os.ReadDir(dir)
+		if r.fontsErr = err; err != nil {
+			return
+		}
+		var ours, theirs strings.Builder
+		for _, f := range files {
+			if ext := filepath.Ext(f.Name()); ext == ".otf" || ext == ".ttf" {
+				fmt.Fprintf(&ours, `<pattern><patelt name="file"><string>%s</string></patelt></pattern>`, xmlText(filepath.Join(dir, f.Name())))
+			}
+		}
+		for _, family := range fonts.Families {
+			fmt.Fprintf(&theirs, `<pattern><patelt name="family"><string>%s</string></patelt></pattern>`, xmlText(family))
+		}
+		conf := `<?xml version="1.0"?><!DOCTYPE fontconfig SYSTEM "fonts.dtd"><fontconfig><dir>` + xmlText(dir) + `</dir><cachedir>` +
+			xmlText(filepath.Join(dir, "cache")) + `</cachedir><include ignore_missing="yes">/etc/fonts/fonts.conf</include>` +
+			`<selectfont><acceptfont>` + ours.String() + `</acceptfont><rejectfont>` + theirs.String() + `</rejectfont></selectfont></fontconfig>`
 		r.fontsConf = filepath.Join(dir, "fonts.conf")
 		r.fontsErr = os.WriteFile(r.fontsConf, []byte(conf), 0o600)
 	})
 	return r.fontsConf, r.fontsErr
+}
+
+// xmlText is s escaped for XML character data.
+func xmlText(s string) string {
+	var b strings.Builder
+	_ = xml.EscapeText(&b, []byte(s))
+	return b.String()
 }
 
 // Progress is told the step in progress and the share done (0..1).
@@ -178,11 +215,13 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	var path []CropPoint
 	if portraitOut && !portraitSrc {
 		progress(StepReframing, 0.02)
+		var faces []captions.FaceBox
 		var err error
-		if path, err = r.track(ctx, j); err != nil {
+		if path, faces, err = r.track(ctx, j); err != nil {
 			measuring.Wait()
 			return res, err
 		}
+		j.Text.Faces = faces
 	}
 	if measuring.Wait(); dbErr != nil {
 		return res, dbErr
@@ -198,12 +237,17 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	switch {
 	case portraitOut && !portraitSrc:
 		res.Crop = path
-		video = cropFilter(j, path)
+		var punches []punch
 		if j.AutoZoom {
-			punches := planZooms(captions.Lines(j.Text.Words, j.Text.MaxWords()), captions.KeywordKeys(j.Text.Keywords), db, path, cropWidth(j), j.SrcH)
-			video = zoomCropFilter(j, path, punches)
+			var split int
+			punches, split = planZooms(captions.Lines(j.Text.Words, j.Text.MaxWords()), captions.KeywordKeys(j.Text.Keywords), db, path, cropWidth(j), j.SrcH)
 			res.Crop = zoomed(path, punches)
+			j.Text.Faces = zoomFaces(j.Text.Faces, punches, float64(j.Width)/float64(cropWidth(j)), image.Rect(0, 0, j.Width, j.Height))
+			if split > 0 {
+				res.Notes = append(res.Notes, fmt.Sprintf("autoZoom: %d punch-in(s) left out where the frame is split in two halves", split))
+			}
 		}
+		video = reframeFilter(j, path, punches)
 	case !portraitOut && portraitSrc:
 		video = fmt.Sprintf("split[a][b];[a]scale=%d:%d:force_original_aspect_ratio=increase,crop=%d:%d,boxblur=20:2[bg];"+
 			"[b]scale=-2:%d[fg];[bg][fg]overlay=(W-w)/2:0,setsar=1", j.Width, j.Height, j.Width, j.Height, j.Height)

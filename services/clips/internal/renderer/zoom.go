@@ -2,6 +2,7 @@ package renderer
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"slices"
 	"strings"
@@ -40,8 +41,10 @@ type punch struct {
 
 // planZooms picks the punch-ins of a clip from its caption lines (output
 // time), the keywords, the loudness per energyStep of the output (nil
-// without audio) and the crop path (output time) of a cw×h window.
-func planZooms(lines [][]captions.Word, keys captions.Keys, db []float64, path []CropPoint, cw, h int) []punch {
+// without audio) and the crop path (output time) of a cw×h window. A
+// punch-in is one window's: none is made where the frame is split in two
+// halves (split says how many were left out for that).
+func planZooms(lines [][]captions.Word, keys captions.Keys, db []float64, path []CropPoint, cw, h int) (out []punch, split int) {
 	type cand struct {
 		from, to float64
 		score    int
@@ -67,9 +70,12 @@ func planZooms(lines [][]captions.Word, keys captions.Keys, db []float64, path [
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b cand) int { return b.score - a.score })
-	var out []punch
 	for _, c := range cands {
 		if slices.ContainsFunc(out, func(p punch) bool { return math.Abs(p.From-c.from) < zoomGap }) {
+			continue
+		}
+		if splitDuring(path, c.from, c.to) {
+			split++
 			continue
 		}
 		if p, ok := safeZoom(c.from, c.to, path, float64(cw), float64(h)); ok {
@@ -77,7 +83,22 @@ func planZooms(lines [][]captions.Word, keys captions.Keys, db []float64, path [
 		}
 	}
 	slices.SortFunc(out, func(a, b punch) int { return cmpFloat(a.From, b.From) })
-	return out
+	return out, split
+}
+
+// splitDuring reports whether the frame is split at some time from..to:
+// a point with halves holds until the next point.
+func splitDuring(path []CropPoint, from, to float64) bool {
+	for i, p := range path {
+		end := math.Inf(1)
+		if i+1 < len(path) {
+			end = path[i+1].T
+		}
+		if p.Halves != nil && p.T < to && end > from {
+			return true
+		}
+	}
+	return false
 }
 
 func cmpFloat(a, b float64) int {
@@ -142,10 +163,10 @@ func zoomAt(ps []punch, t float64) (float64, *punch) {
 	return 1, nil
 }
 
-// zoomCropFilter crops along path as cropFilter does and scales the
-// window to the output with the punch-ins (zoompan on the window: no
-// second scaling pass over the output frame). It needs a constant outFPS
-// input.
+// zoomCropFilter crops a single window along path (as runFilter does)
+// and scales it to the output with the punch-ins (zoompan on the window:
+// no second scaling pass over the output frame). It needs a constant
+// outFPS input.
 func zoomCropFilter(j Job, path []CropPoint, ps []punch) string {
 	var z, x, y strings.Builder
 	z.WriteString("1")
@@ -173,6 +194,32 @@ func zoomed(path []CropPoint, ps []punch) []CropPoint {
 			out[i].X = c.X + int(math.Round(p.PX*(1-1/z)))
 			out[i].Y = int(math.Round(p.PY * (1 - 1/z)))
 		}
+	}
+	return out
+}
+
+// zoomFaces are the faces on screen (output pixels) as the punch-ins
+// show them: a box shown during a punch-in grows about the held point by
+// the largest zoom over its time; k is the output's pixels per source
+// pixel of the window, frame the output.
+func zoomFaces(fs []captions.FaceBox, ps []punch, k float64, frame image.Rectangle) []captions.FaceBox {
+	out := slices.Clone(fs)
+	for i, f := range out {
+		z, p := 1.0, (*punch)(nil)
+		for _, t := range []float64{f.Start, (f.Start + f.End) / 2, f.End} {
+			if zt, pt := zoomAt(ps, t); pt != nil && zt > z {
+				z, p = zt, pt
+			}
+		}
+		if p == nil {
+			continue
+		}
+		px, py := p.PX*k, p.PY*k
+		grow := func(r image.Rectangle) image.Rectangle {
+			at := func(u, c float64) int { return int(math.Round(c + z*(u-c))) }
+			return image.Rect(at(float64(r.Min.X), px), at(float64(r.Min.Y), py), at(float64(r.Max.X), px), at(float64(r.Max.Y), py)).Intersect(frame)
+		}
+		out[i].Box, out[i].Features = grow(f.Box), grow(f.Features)
 	}
 	return out
 }

@@ -283,6 +283,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
+	job.Layout = r.Options.Layout
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		s.steps.enter(kindRendering, r.ID, step)
@@ -302,6 +303,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	}
 	s.steps.enter(kindRendering, r.ID, render.StepUploading)
 	r.SecondsRemoved = res.SecondsRemoved
+	r.Notes = append(r.Notes, res.Notes...)
 	if err := s.Renders.RenderProgress(ctx, r.ID, render.StepUploading, 96, s.now()); err != nil {
 		return err
 	}

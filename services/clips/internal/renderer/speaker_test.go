@@ -1,0 +1,134 @@
+package renderer_test
+
+import (
+	"bytes"
+	"image"
+	"path/filepath"
+	"testing"
+
+	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/mediatest"
+	"hookline.dev/services/clips/internal/renderer"
+)
+
+// talkLines are a two-person exchange; the astronaut speaks the even
+// lines, the man of pigo's sample photo the odd ones.
+var talkLines = []string{
+	"Welcome back to the show. Today we talk about rockets and the people who fly them.",
+	"Thanks for having me. I have wanted to talk about this for years.",
+	"So tell me, what does a launch feel like from the inside of the cabin?",
+	"It shakes a lot at first, and then it suddenly becomes very smooth and quiet.",
+	"And what did you see when you first looked back at the earth?",
+	"A thin blue line of air, and it made me think about how small we are.",
+}
+
+// twoPersonTalk makes the talk of talkLines with two real photographs,
+// pause seconds after each line (0: the default).
+func twoPersonTalk(t *testing.T, dir string, model *dlib.Model, pause float64) mediatest.Conversation {
+	t.Helper()
+	sample, _, err := image.Decode(bytes.NewReader(testkit.FacePhoto(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mediatest.TwoPersonTalk(t, dir, mediatest.TalkSpec{Faces: model, Lines: talkLines, Pause: pause,
+		Talkers: [2]mediatest.Talker{{Photo: testkit.EvalPhoto(t, "astronaut.png"), Voice: "en-us+f3"}, {Photo: sample, Voice: "en-us+m3"}}})
+}
+
+func speakerRenderer(t *testing.T) (*renderer.Renderer, *dlib.Model) {
+	t.Helper()
+	det, err := vision.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := dlib.Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(model.Close)
+	return &renderer.Renderer{Faces: det, Landmarks: model, Preset: "ultrafast"}, model
+}
+
+func centreX(r image.Rectangle) float64 { return float64(r.Min.X+r.Max.X) / 2 }
+
+// TestCropFollowsTheSpeaker: two photographs side by side take turns to
+// speak, each mouth moving with its own voice; under the speaker layout
+// the crop holds the face that is speaking in ≥ 90 % of the samples
+// where someone speaks, and never the other face alone for long.
+func TestCropFollowsTheSpeaker(t *testing.T) {
+	mediatest.Require(t)
+	dir := t.TempDir()
+	r, model := speakerRenderer(t)
+	talk := twoPersonTalk(t, dir, model, 0)
+	job := renderer.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
+		Dir: filepath.Join(dir, "speaker"), Layout: renderer.Speaker,
+		Text: captions.Spec{Style: captions.Bold, Words: words("what does a launch feel like from the inside", 0.5, 0.4), Hook: "What a launch feels like", HookSeconds: 3}}
+	res := renderJob(t, r, job)
+	cw := 720 * 9 / 16
+	speaking, followed := 0, 0
+	for _, p := range res.Crop {
+		who := talk.SpeakerAt(p.T)
+		if who < 0 {
+			continue
+		}
+		speaking++
+		if c := centreX(talk.Faces[who]); c >= float64(p.X) && c <= float64(p.X+cw) {
+			followed++
+		}
+		if p.Halves != nil {
+			t.Fatalf("the speaker layout split the frame at %.2f s", p.T)
+		}
+	}
+	t.Logf("the crop held the speaking face in %d of %d samples with speech", followed, speaking)
+	if speaking < 40 || float64(followed) < 0.9*float64(speaking) {
+		t.Errorf("the crop held the speaking face in %d of %d samples, want ≥ 90 %%", followed, speaking)
+	}
+	// The stills show each speaker in turn.
+	for k, tn := range talk.Turns[:2] {
+		img := still(t, res.Output, (tn.Start+tn.End)/2)
+		faces := model.Detect(img)
+		if len(faces) != 1 {
+			t.Errorf("turn %d: %d faces in the frame, want the speaker's alone", k, len(faces))
+		}
+	}
+	frame(t, res.Output, 1.2, "speaker-first")
+	frame(t, res.Output, (talk.Turns[1].Start+talk.Turns[1].End)/2, "speaker-second")
+}
+
+// TestSplitKeepsBothFaces: with the split layout both faces are in frame
+// throughout, one in each half, found by dlib in frames of the MP4; the
+// captions and the hook leave their eyes and mouths clear.
+func TestSplitKeepsBothFaces(t *testing.T) {
+	mediatest.Require(t)
+	dir := t.TempDir()
+	r, model := speakerRenderer(t)
+	talk := twoPersonTalk(t, dir, model, 0)
+	job := renderer.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
+		Dir: filepath.Join(dir, "split"), Layout: renderer.Split,
+		Text: captions.Spec{Style: captions.Energetic, Words: words("a thin blue line of air made me think about how small we are", 0.3, 0.45),
+			Hook: "What astronauts see from orbit", HookSeconds: 3}}
+	res := renderJob(t, r, job)
+	for _, p := range res.Crop {
+		if len(p.Halves) != 2 {
+			t.Fatalf("no split at %.2f s", p.T)
+		}
+	}
+	for sec := 0.25; sec < talk.Seconds-0.3; sec += 1 {
+		img := still(t, res.Output, sec)
+		var top, bottom int
+		for _, f := range model.Detect(img) {
+			if f.Rect.Max.Y <= 480 {
+				top++
+			} else if f.Rect.Min.Y >= 480 {
+				bottom++
+			}
+		}
+		if top != 1 || bottom != 1 {
+			t.Errorf("at %.2f s: %d faces in the top half and %d in the bottom, want one each", sec, top, bottom)
+		}
+	}
+	frame(t, res.Output, 1.5, "split-hook")
+	frame(t, res.Output, 4, "split-captions")
+}
