@@ -728,6 +728,8 @@ type RenderOptions struct {
 	RemoveSilences bool `json:"removeSilences,omitempty"`
 	RemoveFillers  bool `json:"removeFillers,omitempty"`
 	AutoZoom       bool `json:"autoZoom,omitempty"`
+	// Layout frames two people: auto (default), speaker, split or fill.
+	Layout string `json:"layout,omitempty"`
 }
 
 // Render statuses.
