@@ -79,7 +79,8 @@ Usage: hookline [--json] <command> [arguments]
   clips get PROJECT [--wait]
   clips render PROJECT CLIP... [--style bold|clean|minimal|energetic|glow] [--format F]
                [--brand ID] [--hook-title] [--progress-bar] [--keywords] [--broll] [--music]
-               [--end-card TEXT] [--wait] [--download DIR]
+               [--end-card TEXT] [--remove-silences] [--remove-fillers] [--auto-zoom]
+               [--layout auto|speaker|split|fill] [--wait] [--download DIR]
   clips renders PROJECT
   webhooks list | get ID | delete ID | rotate-secret ID | test ID
   webhooks create --url URL [--event TYPE]... [--description D] [--credits-low N] [--disabled]
