@@ -398,14 +398,14 @@ if want webhooks; then
   for i in $(seq 1 100); do curl -fsS http://127.0.0.1:18087/readyz >/dev/null 2>&1 && break; sleep 0.2; done
   echo "## clips.project.ready published into CLIPS at 50/s for 60 s; latency from the event's occurredAt to the receiver" | tee -a "$OUT/webhooks.txt"
   lg webhooks -service http://127.0.0.1:18087 -rate 50 -duration 5s -label warm-up >/dev/null
-  lg webhooks -service http://127.0.0.1:18087 -rate 50 -duration 60s | tee -a "$OUT/webhooks.txt"
+  lg webhooks -service http://127.0.0.1:18087 -rate 50 -duration 60s -pid "$wh" | tee -a "$OUT/webhooks.txt"
   kill "$wh"; wait "$wh" 2>/dev/null || true
   .hookline/bin/plainforwarder -nats "$HOOKLINE_NATS_URL" -namespace "$RUN" -target http://127.0.0.1:18099/hook >"$OUT/plainforwarder.log" 2>&1 &
   fw=$!
   pids+=($!)
   sleep 1
   lg webhooks -rate 50 -duration 5s -label warm-up >/dev/null
-  lg webhooks -rate 50 -duration 60s -label 'peer: plainforwarder' | tee -a "$OUT/webhooks.txt"
+  lg webhooks -rate 50 -duration 60s -label 'peer: plainforwarder' -pid "$fw" | tee -a "$OUT/webhooks.txt"
   kill "$fw"; wait "$fw" 2>/dev/null || true
 fi
 

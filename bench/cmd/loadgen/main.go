@@ -153,7 +153,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if name == "" {
 			name = "hookline"
 		}
-		return l.webhooks(ctx, webhookLoad{label: name, service: *webhooksURL, secret: *secret, listen: *listen, rate: *rate, d: *duration})
+		return l.webhooks(ctx, webhookLoad{label: name, service: *webhooksURL, secret: *secret, listen: *listen, rate: *rate, d: *duration, pid: *pid})
 	}
 	if args[0] == "assets" {
 		return l.assets(ctx, *gateway, *key, *rate, *duration)

@@ -37,6 +37,7 @@ type webhookLoad struct {
 	listen  string
 	rate    int
 	d       time.Duration
+	pid     int // the delivering process, whose CPU time is read
 }
 
 // arrivals records, per project id, when its event occurred (set by the
@@ -136,6 +137,7 @@ func (l *load) webhooks(ctx context.Context, w webhookLoad) error {
 		rec.secret = key
 	}
 	sent := 0
+	load0, cpu0 := loadAverage(), cpuTicks(w.pid)
 	tick := time.NewTicker(time.Second / time.Duration(w.rate))
 	defer tick.Stop()
 	end := time.Now().Add(w.d)
@@ -160,10 +162,12 @@ func (l *load) webhooks(ctx context.Context, w webhookLoad) error {
 	for drain := time.Now().Add(30 * time.Second); rec.delivered() < sent && time.Now().Before(drain); {
 		time.Sleep(50 * time.Millisecond)
 	}
+	cpu := time.Duration(cpuTicks(w.pid)-cpu0) * time.Second / clockTicks
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
-	_, _ = fmt.Fprintf(l.out, "webhooks %-24s %d/s for %s: %d sent, %d delivered, %d duplicates, %d bad; outbox→receiver %s\n",
-		w.label, w.rate, w.d, sent, len(rec.latencies), rec.dups, rec.bad, summary95(rec.latencies))
+	_, _ = fmt.Fprintf(l.out, "webhooks %-24s %d/s for %s: %d sent, %d delivered, %d duplicates, %d bad; outbox→receiver %s; "+
+		"process CPU %.2f ms/event; load %.1f→%.1f\n", w.label, w.rate, w.d, sent, len(rec.latencies), rec.dups, rec.bad,
+		summary95(rec.latencies), float64(cpu)/float64(time.Millisecond)/float64(max(sent, 1)), load0, loadAverage())
 	return nil
 }
 
