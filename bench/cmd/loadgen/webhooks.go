@@ -196,8 +196,11 @@ func createEndpoint(ctx context.Context, service, secret, org, url string) ([]by
 			Secret string `json:"secret"`
 		} `json:"data"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&ep); err != nil || resp.StatusCode != http.StatusCreated {
-		return nil, fmt.Errorf("creating the endpoint: %s %v", resp.Status, err)
+	if resp.StatusCode != http.StatusCreated {
+		return nil, fmt.Errorf("creating the endpoint: %s", resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&ep); err != nil {
+		return nil, fmt.Errorf("creating the endpoint: %w", err)
 	}
 	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(ep.Data.Secret, "whsec_"))
 	if err != nil || len(key) == 0 {

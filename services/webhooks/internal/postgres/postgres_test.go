@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -292,16 +293,16 @@ func TestStoreIsScopedByOrganization(t *testing.T) {
 	e := f.endpoint()
 	ids := f.deliveries(e, 1)
 	other := uuid.NewString()
-	if _, err := f.store.Endpoint(t.Context(), other, e.ID); err != endpoint.ErrNotFound {
+	if _, err := f.store.Endpoint(t.Context(), other, e.ID); !errors.Is(err, endpoint.ErrNotFound) {
 		t.Errorf("endpoint: %v", err)
 	}
-	if _, _, err := f.store.Deliveries(t.Context(), other, e.ID, 0, 10); err != endpoint.ErrNotFound {
+	if _, _, err := f.store.Deliveries(t.Context(), other, e.ID, 0, 10); !errors.Is(err, endpoint.ErrNotFound) {
 		t.Errorf("deliveries: %v", err)
 	}
-	if _, err := f.store.UpdateDelivery(t.Context(), other, e.ID, ids[0], func(d delivery.Delivery) delivery.Delivery { return d }); err != delivery.ErrNotFound {
+	if _, err := f.store.UpdateDelivery(t.Context(), other, e.ID, ids[0], func(d delivery.Delivery) delivery.Delivery { return d }); !errors.Is(err, delivery.ErrNotFound) {
 		t.Errorf("update delivery: %v", err)
 	}
-	if err := f.store.DeleteEndpoint(t.Context(), other, e.ID); err != endpoint.ErrNotFound {
+	if err := f.store.DeleteEndpoint(t.Context(), other, e.ID); !errors.Is(err, endpoint.ErrNotFound) {
 		t.Errorf("delete: %v", err)
 	}
 }
