@@ -3,14 +3,18 @@
 # Output goes to bench/out/<part>.txt; figures are copied by hand into
 # bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|go|serve|budget]
+#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|webhooks|go|serve|budget]
 #
 # billing: reserve latency at 500/s, outbox lag, sagas/s (bench/cmd/loadgen
 # over NATS; only billing runs). gateway: GET /account/credits through the
 # gateway vs straight to billing, with nginx and a bare Go reverse proxy as
 # peers (wrk; billing and the gateway run). ratelimit: admitted vs limit
 # across gateway replicas. assets, thumbnails, text, clips, edits: their
-# requests through the gateway and their engines in process. go: the Go
+# requests through the gateway and their engines in process. webhooks:
+# clips.project.ready events published into the CLIPS stream at 50/s for
+# 60 s, delivered by the webhooks service to loadgen's receiver (latency
+# from the event's occurredAt), then the same load through
+# bench/cmd/plainforwarder, the floor, with the service stopped. go: the Go
 # benchmarks of pkg/vision, assets' style, the rate limiter and
 # pkg/messaging (no service runs). serve starts the whole stack as the
 # measurements see it, writes the key and principal to bench/out/serve.env
@@ -54,6 +58,7 @@ case $PART in
   gateway|ratelimit) services="billing gateway" ;;
   assets) services="billing assets gateway" ;;
   budget) services="thumbnails" ;;
+  webhooks) services="" ;; # started by its part, alone
   go) services="" ;;
   *) services="billing assets thumbnails clips gateway" ;;
 esac
@@ -63,7 +68,8 @@ if [ "$PART" = budget ]; then
   # 90 % of it); the picture comes from a file server on 127.0.0.1.
   export HOOKLINE_IMAGE_MEMORY_MIB=1024 HOOKLINE_MEMORY_LIMIT=$((1228 << 20)) HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
 fi
-bins=(./bench/cmd/loadgen ./bench/cmd/plainproxy)
+bins=(./bench/cmd/loadgen ./bench/cmd/plainproxy ./bench/cmd/plainforwarder)
+want webhooks && bins+=(./services/webhooks/cmd/webhooks)
 for svc in $services; do bins+=("./services/$svc/cmd/$svc"); done
 [ -n "${BENCH_NO_BUILD:-}" ] || go build -o .hookline/bin/ "${bins[@]}"
 pids=()
@@ -71,7 +77,7 @@ cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   [ -s "$OUT/nginx/nginx.pid" ] && kill "$(cat "$OUT/nginx/nginx.pid")" 2>/dev/null || true
   wait 2>/dev/null || true
-  for svc in billing assets gateway thumbnails clips; do
+  for svc in billing assets gateway thumbnails clips webhooks; do
     psql "$HOOKLINE_DATABASE_URL" -qc "DROP SCHEMA IF EXISTS ${RUN}_$svc CASCADE" 2>/dev/null || true
   done
   # JetStream would keep the run's events for a week, and sync their files
@@ -376,6 +382,31 @@ if [ "$PART" = budget ]; then
   bprin=$(.hookline/bin/loadgen principal -org "$(cat /proc/sys/kernel/random/uuid)")
   .hookline/bin/loadgen budget -url http://127.0.0.1:18090 -principal "$bprin" -image http://127.0.0.1:18094/face-39mp.jpg \
     -n 20 -pid "$thumbnails_pid" -settle 30s | tee "$OUT/budget.txt"
+fi
+
+if want webhooks; then
+  # The webhooks service alone (its HTTP API straight, with a principal as
+  # the gateway would send), its receiver on loopback (the operator's
+  # allow-list). Each run makes a fresh organization and endpoint; a 5 s
+  # run first warms connections and prepared statements. Not in a
+  # { } | tee block: the processes started here are the cleanup's.
+  : >"$OUT/webhooks.txt"
+  HOOKLINE_DB_SCHEMA=${RUN}_webhooks HOOKLINE_HTTP_ADDR=127.0.0.1:18087 HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 \
+    .hookline/bin/webhooks >"$OUT/webhooks.log" 2>&1 &
+  wh=$!
+  pids+=($!)
+  for i in $(seq 1 100); do curl -fsS http://127.0.0.1:18087/readyz >/dev/null 2>&1 && break; sleep 0.2; done
+  echo "## clips.project.ready published into CLIPS at 50/s for 60 s; latency from the event's occurredAt to the receiver" | tee -a "$OUT/webhooks.txt"
+  lg webhooks -service http://127.0.0.1:18087 -rate 50 -duration 5s -label warm-up >/dev/null
+  lg webhooks -service http://127.0.0.1:18087 -rate 50 -duration 60s -pid "$wh" | tee -a "$OUT/webhooks.txt"
+  kill "$wh"; wait "$wh" 2>/dev/null || true
+  .hookline/bin/plainforwarder -nats "$HOOKLINE_NATS_URL" -namespace "$RUN" -target http://127.0.0.1:18099/hook >"$OUT/plainforwarder.log" 2>&1 &
+  fw=$!
+  pids+=($!)
+  sleep 1
+  lg webhooks -rate 50 -duration 5s -label warm-up >/dev/null
+  lg webhooks -rate 50 -duration 60s -label 'peer: plainforwarder' -pid "$fw" | tee -a "$OUT/webhooks.txt"
+  kill "$fw"; wait "$fw" 2>/dev/null || true
 fi
 
 if want go; then

@@ -32,10 +32,12 @@ import (
 var webhooksEnv = []string{"HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1", "HOOKLINE_WEBHOOKS_BACKOFF_BASE=200ms",
 	"HOOKLINE_WEBHOOKS_BACKOFF_MAX=1s", "HOOKLINE_WEBHOOKS_TIMEOUT=2s", "HOOKLINE_WEBHOOKS_POLL=100ms"}
 
-// startWebhooks runs the webhooks service where the gateway expects it.
-func (s *stack) startWebhooks(schema string) *exec.Cmd {
+// startWebhooks runs the webhooks service where the gateway expects it;
+// extra settings come after webhooksEnv's, and win.
+func (s *stack) startWebhooks(schema string, extra ...string) *exec.Cmd {
 	s.t.Helper()
-	cmd := s.start("webhooks", append([]string{"HOOKLINE_HTTP_ADDR=" + s.webhooksAddr, "HOOKLINE_DB_SCHEMA=" + schema}, webhooksEnv...)...)
+	env := append(append([]string{"HOOKLINE_HTTP_ADDR=" + s.webhooksAddr, "HOOKLINE_DB_SCHEMA=" + schema}, webhooksEnv...), extra...)
+	cmd := s.start("webhooks", env...)
 	testkit.WaitHTTP(s.t, "http://"+s.webhooksAddr+"/readyz", 30*time.Second)
 	return cmd
 }
@@ -370,4 +372,146 @@ func TestKilledWebhooksServiceLosesNoDelivery(t *testing.T) {
 			t.Errorf("delivery %v", d)
 		}
 	}
+}
+
+// credits.low: an endpoint with a threshold of 499 credits on a pro
+// account (500). Thumbnails generated through the API spend one credit
+// each: the second takes the balance under the threshold and the
+// receiver gets credits.low once, with that balance; the third, still
+// under, sends nothing. A grant back over the threshold re-arms it, and
+// the next fall (an administrator's debit) sends it again. The receiver
+// gets exactly those two, in order: the billing events of one account are
+// consumed in order, so a credits.low for the third spend would be
+// between them.
+func TestWebhooksCreditsLow(t *testing.T) {
+	s := startStack(t)
+	s.startWebhooks(testkit.Schema(t, "e2e_webhooks"))
+	rcv := newReceiver(t)
+	org, key := s.newOrg("pro")
+	s.waitTotal(key, 500)
+	ep := s.must(201, "POST", "/api/v1/webhooks", key, map[string]any{"url": rcv.srv.URL, "eventTypes": []string{"credits.low"},
+		"creditsLowThreshold": 499})
+	if ep["creditsLowThreshold"] != float64(499) {
+		t.Fatalf("created %v", ep)
+	}
+	rcv.trust(ep["secret"].(string))
+
+	for i, want := range []float64{499, 498, 497} {
+		s.must(201, "POST", "/api/v1/thumbnails", key, map[string]any{"prompt": fmt.Sprintf("credits low %d", i)})
+		s.waitTotal(key, want)
+	}
+	testkit.Eventually(t, 15*time.Second, "credits.low delivered", func() bool { return len(rcv.of("credits.low")) == 1 })
+
+	adjust := func(credits int, kind string) {
+		st, body := s.do("POST", "/admin/v1/organizations/"+org+"/credits", adminToken, map[string]any{"credits": credits, "kind": kind, "reason": "e2e"})
+		if st != 200 && st != 202 {
+			t.Fatalf("adjust %d: %d %v", credits, st, body)
+		}
+	}
+	adjust(5, "purchased")
+	s.waitTotal(key, 502)
+	adjust(-5, "adjustment")
+	s.waitTotal(key, 497)
+	testkit.Eventually(t, 15*time.Second, "second credits.low delivered", func() bool { return len(rcv.of("credits.low")) == 2 })
+	rcv.check()
+	for i, want := range []float64{498, 497} {
+		g := rcv.of("credits.low")[i]
+		data := g.body["data"].(map[string]any)
+		if data["available"] != want || data["threshold"] != float64(499) || g.body["version"] != float64(1) {
+			t.Errorf("credits.low %d: %v, want available %v", i+1, g.body, want)
+		}
+	}
+	// Nothing else is pending: the endpoint's deliveries are those two.
+	st, list := s.do("GET", "/api/v1/webhooks/"+ep["id"].(string)+"/deliveries", key, nil)
+	if st != 200 || list["pagination"].(map[string]any)["total"] != float64(2) {
+		t.Fatalf("deliveries: %d %v", st, list)
+	}
+}
+
+// An endpoint failing 3 attempts in a row (HOOKLINE_WEBHOOKS_DISABLE_FAILURES,
+// over at least HOOKLINE_WEBHOOKS_DISABLE_AFTER=0s here) is disabled:
+// webhooks.endpoint.disabled.v1 is published, the organization's other
+// endpoint subscribed to it receives webhooks.endpoint.disabled, and the
+// endpoint answers enabled:false with its reason. Enabling it again
+// delivers what it held back.
+func TestWebhooksEndpointDisabledAfterRepeatedFailure(t *testing.T) {
+	s := startStack(t)
+	s.startWebhooks(testkit.Schema(t, "e2e_webhooks"), "HOOKLINE_WEBHOOKS_DISABLE_FAILURES=3", "HOOKLINE_WEBHOOKS_DISABLE_AFTER=0s")
+	failing, watcher := newReceiver(t), newReceiver(t)
+	failing.failFirst = 1 << 20
+	org, key := s.newOrg("pro")
+
+	var mu sync.Mutex
+	var published []events.EndpointDisabled
+	bus := s.bus("e2e-webhooks-disabled")
+	testkit.Background(t, "consumer", func(ctx context.Context) error {
+		return bus.Consume(ctx, messaging.ConsumerConfig{Durable: "e2e-webhooks-disabled", Stream: events.StreamWebhooks,
+			Subjects: []string{events.WebhooksEndpointDisabled}}, func(_ context.Context, e events.Envelope) error {
+			var d events.EndpointDisabled
+			if err := e.Decode(&d); err != nil {
+				return messaging.Permanent(err)
+			}
+			if e.OrgID != org {
+				return nil
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			published = append(published, d)
+			return nil
+		})
+	})
+
+	bad := s.must(201, "POST", "/api/v1/webhooks", key, map[string]any{"url": failing.srv.URL + "/down", "eventTypes": []string{"clips.project.ready"}})
+	good := s.must(201, "POST", "/api/v1/webhooks", key, map[string]any{"url": watcher.srv.URL, "eventTypes": []string{"webhooks.endpoint.disabled"}})
+	failing.trust(bad["secret"].(string))
+	watcher.trust(good["secret"].(string))
+	badID := bad["id"].(string)
+
+	s.must(202, "POST", "/api/v1/webhooks/"+badID+"/test", key, nil)
+	testkit.Eventually(t, 30*time.Second, "webhooks.endpoint.disabled delivered", func() bool { return len(watcher.of("webhooks.endpoint.disabled")) == 1 })
+	watcher.check()
+	failing.check()
+	data := watcher.of("webhooks.endpoint.disabled")[0].body["data"].(map[string]any)
+	if data["endpointId"] != badID || data["url"] != failing.srv.URL+"/down" || data["failures"] != float64(3) || data["failingSince"] == nil {
+		t.Fatalf("webhooks.endpoint.disabled %v", data)
+	}
+	got := s.must(200, "GET", "/api/v1/webhooks/"+badID, key, nil)
+	if got["enabled"] != false || !strings.Contains(fmt.Sprint(got["disabledReason"]), "3 consecutive failed attempts") {
+		t.Fatalf("disabled endpoint %v", got)
+	}
+	testkit.Eventually(t, 10*time.Second, "webhooks.endpoint.disabled.v1 published", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(published) == 1
+	})
+	mu.Lock()
+	if p := published[0]; p.EndpointID != badID || p.Failures != 3 || p.Reason != got["disabledReason"] {
+		t.Errorf("published %+v", p)
+	}
+	mu.Unlock()
+	failing.mu.Lock()
+	tries := 0
+	for _, n := range failing.tries {
+		tries += n
+	}
+	failing.mu.Unlock()
+	if tries != 3 {
+		t.Errorf("the failing receiver got %d attempts, want 3", tries)
+	}
+	// The watcher, which answered, stays enabled.
+	if w := s.must(200, "GET", "/api/v1/webhooks/"+good["id"].(string), key, nil); w["enabled"] != true {
+		t.Errorf("watcher %v", w)
+	}
+
+	// The receiver recovers; enabling the endpoint clears the reason and
+	// the held-back test message is delivered.
+	failing.mu.Lock()
+	failing.failFirst = 0
+	failing.mu.Unlock()
+	back := s.must(200, "PATCH", "/api/v1/webhooks/"+badID, key, map[string]any{"enabled": true})
+	if back["enabled"] != true || back["disabledReason"] != nil {
+		t.Fatalf("enabled again %v", back)
+	}
+	testkit.Eventually(t, 15*time.Second, "held-back test delivered", func() bool { return len(failing.of("webhooks.test")) == 1 })
+	failing.check()
 }

@@ -11,6 +11,7 @@
 //	loadgen upload -file F -gateway URL -key KEY   upload F as a client would; print its publicUrl
 //	loadgen edits-table -record FILE          the edits measurements recorded with -record, as a table
 //	loadgen principal -org ID                 print a long-lived signed principal (for wrk)
+//	loadgen webhooks -service URL -rate 50    clips events into the CLIPS stream; latency from occurredAt to a local receiver
 //	loadgen budget -url URL -principal P -image URL -n 20 -pid PID   a burst of background-removes straight to thumbnails, with its RSS
 package main
 
@@ -51,7 +52,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|edits|edits-table|upload|budget|ratelimit|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|edits|edits-table|upload|budget|ratelimit|webhooks|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	signed := fs.String("principal", "", "budget: a signed principal (loadgen principal)")
 	burst := fs.Int("n", 20, "budget: requests sent at once")
 	settle := fs.Duration("settle", 30*time.Second, "budget: how long after the last answer the RSS is read again")
+	webhooksURL := fs.String("service", "", "webhooks: the webhooks service's origin; empty: a forwarder (plainforwarder) delivers")
+	listen := fs.String("listen", "127.0.0.1:18099", "webhooks: the receiver's address")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -145,6 +148,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return deleteStreams(ctx, bus)
 	}
 	l := &load{bus: bus, out: out, slow: *slow, lag: *lag}
+	if args[0] == "webhooks" {
+		name := *label
+		if name == "" {
+			name = "hookline"
+		}
+		return l.webhooks(ctx, webhookLoad{label: name, service: *webhooksURL, secret: *secret, listen: *listen, rate: *rate, d: *duration, pid: *pid})
+	}
 	if args[0] == "assets" {
 		return l.assets(ctx, *gateway, *key, *rate, *duration)
 	}
@@ -341,9 +351,14 @@ func summary(ds []time.Duration) string {
 	if len(ds) == 0 {
 		return "no samples"
 	}
+	q := quantiles(ds)
+	return fmt.Sprintf("p50 %s p90 %s p99 %s max %s", q(0.50), q(0.90), q(0.99), ds[len(ds)-1].Round(10*time.Microsecond))
+}
+
+// quantiles sorts ds and returns its quantile function.
+func quantiles(ds []time.Duration) func(p float64) time.Duration {
 	slices.Sort(ds)
-	q := func(p float64) time.Duration {
+	return func(p float64) time.Duration {
 		return ds[min(len(ds)-1, int(p*float64(len(ds))))].Round(10 * time.Microsecond)
 	}
-	return fmt.Sprintf("p50 %s p90 %s p99 %s max %s", q(0.50), q(0.90), q(0.99), ds[len(ds)-1].Round(10*time.Microsecond))
 }
