@@ -135,7 +135,7 @@ if [ "$PART" = serve ]; then
   echo "serving; key and principal in $OUT/serve.env; Ctrl-C stops"
   wait
 fi
-echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
+echo "# $(date -u +%FT%TZ) $(uname -m) $(nproc --all) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs)"
 
 if want billing; then
   {
