@@ -204,9 +204,10 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	var dbErr error
 	if j.HasAudio && (cutting || j.AutoZoom) {
 		measuring.Add(1)
+		measured := j // a copy: j changes below while it is measured
 		go func() {
 			defer measuring.Done()
-			db, dbErr = r.loudness(ctx, j)
+			db, dbErr = r.loudness(ctx, measured)
 		}()
 	}
 	j.Text.Width, j.Text.Height = j.Width, j.Height
