@@ -97,7 +97,9 @@ var regions = []region{
 
 // Edge bands, offered only when faces leave fewer than three of the
 // regions free: along each side, the frame's strip up to the nearest
-// face, a fifth of the frame at most and minEdge at least.
+// face, a fifth of the frame at most and minEdge at least. They carry the
+// contract's placement names (top, bottom, left, right); their boxes are
+// narrower than the regions of the same name.
 const (
 	maxEdge = 0.2
 	minEdge = 0.08
@@ -115,8 +117,8 @@ func edges(b image.Rectangle, faces []image.Rectangle) []region {
 	}
 	var out []region
 	for _, r := range []region{
-		{"top-edge", 0, 0, 1, top}, {"bottom-edge", 0, 1 - bottom, 1, 1},
-		{"left-edge", 0, 0, left, 1}, {"right-edge", 1 - right, 0, 1, 1},
+		{"top", 0, 0, 1, top}, {"bottom", 0, 1 - bottom, 1, 1},
+		{"left", 0, 0, left, 1}, {"right", 1 - right, 0, 1, 1},
 	} {
 		if r.x1-r.x0 >= minEdge && r.y1-r.y0 >= minEdge {
 			out = append(out, r)

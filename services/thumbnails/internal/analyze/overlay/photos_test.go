@@ -54,6 +54,9 @@ func TestSuggestionsOnRealPhotos(t *testing.T) {
 				t.Fatalf("%d suggestions", len(ss))
 			}
 			for _, s := range ss {
+				if !contractPlacements[s.Placement] {
+					t.Errorf("placement %q is not one of the contract's", s.Placement)
+				}
 				seen++
 				box := s.Box
 				if !box.In(img.Bounds()) || box.Dx()*box.Dy() < img.Bounds().Dx()*img.Bounds().Dy()/20 {
@@ -163,3 +166,7 @@ func num(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// contractPlacements are the placements the API contract allows.
+var contractPlacements = map[string]bool{"top": true, "bottom": true, "left": true, "right": true, "center": true,
+	"top-left": true, "top-right": true, "bottom-left": true, "bottom-right": true}
