@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"io"
 	"slices"
-	"strings"
 
 	"hookline.dev/services/clips/internal/facetrack"
 )
@@ -26,32 +24,21 @@ const (
 // times of its cuts and how many seconds of it decoded. The decoder skips
 // the loop filter and uses two threads; every frame is still decoded, so
 // no cut is missed. Given faces, the same decode also hands out a grey
-// copy facetrack.Width pixels wide of each sampled frame, whose faces are
-// appended to faces.Frames.
+// copy facetrack.Width pixels wide of each sampled frame, whose faces
+// make faces.Frames.
 func (t Tools) scenes(ctx context.Context, path string, info Info, faces *facetrack.Samples) ([]float64, float64, error) {
 	var diffs []float64 // diffs[i]: frame i+1 against frame i
 	frames := 0
-	tiny := fmt.Sprintf("fps=%d,scale=%d:%d:flags=area,format=yuv420p", sceneFPS, sceneW, sceneH)
-	args := []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-map", "0:v:0", "-vf", tiny, "-f", "rawvideo", "pipe:"}
+	tiny := fmt.Sprintf("scale=%d:%d:flags=area,format=yuv420p", sceneW, sceneH)
+	args := []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-map", "0:v:0", "-vf", fmt.Sprintf("fps=%d,%s", sceneFPS, tiny), "-f", "rawvideo", "pipe:"}
 	var more []func(io.Reader) error
 	if faces != nil {
 		gw, gh := facetrack.Width, facetrack.Height(info.Width, info.Height)
 		args = []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-filter_complex",
-			fmt.Sprintf("[0:v:0]fps=%d,split[a][b];[a]%s[tiny];[b]scale=%d:%d,format=gray[grey]", sceneFPS, strings.TrimPrefix(tiny, fmt.Sprintf("fps=%d,", sceneFPS)), gw, gh),
+			fmt.Sprintf("[0:v:0]fps=%d,split[a][b];[a]%s[tiny];[b]scale=%d:%d,format=gray[grey]", sceneFPS, tiny, gw, gh),
 			"-map", "[tiny]", "-f", "rawvideo", "pipe:1", "-map", "[grey]", "-f", "rawvideo", "pipe:3"}
 		scale := float64(info.Width) / float64(gw)
-		more = append(more, func(r io.Reader) error {
-			for {
-				img := image.NewGray(image.Rect(0, 0, gw, gh))
-				if _, err := io.ReadFull(r, img.Pix); err != nil {
-					if err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF) {
-						return nil
-					}
-					return fmt.Errorf("reading frames: %w", err)
-				}
-				faces.Frames = append(faces.Frames, t.Faces.Frame(img, scale))
-			}
-		})
+		more = append(more, func(r io.Reader) error { return sampleFaces(r, gw, gh, scale, t.Faces, faces) })
 	}
 	err := t.pipe(ctx, args,
 		func(r io.Reader) error {
