@@ -2,10 +2,12 @@ package renderer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
@@ -43,6 +45,27 @@ var benchWords = func() []captions.Word {
 	return ws
 }()
 
+// cpuSeconds is the processor time (user and system) this process and
+// its finished children have used.
+func cpuSeconds(b *testing.B) float64 {
+	b.Helper()
+	var self, children syscall.Rusage
+	if err := errors.Join(syscall.Getrusage(syscall.RUSAGE_SELF, &self), syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)); err != nil {
+		b.Fatal(err)
+	}
+	sec := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return sec(self.Utime) + sec(self.Stime) + sec(children.Utime) + sec(children.Stime)
+}
+
+// reportCPU reports the processor time per op from now until the
+// returned func runs (after the loop): on a shared machine it moves far
+// less than wall time with the other work.
+func reportCPU(b *testing.B) func() {
+	b.Helper()
+	start := cpuSeconds(b)
+	return func() { b.ReportMetric((cpuSeconds(b)-start)/float64(b.N), "cpu-s/op") }
+}
+
 // prepared is the bench source's faces and loudness sampled as its
 // preparation samples them (not timed).
 func prepared(b *testing.B, src string, det *vision.Detector) *facetrack.Samples {
@@ -73,6 +96,7 @@ func benchRender(b *testing.B, samples bool, opts func(*renderer.Job)) {
 		faces = prepared(b, src, det)
 	}
 	r := &renderer.Renderer{Faces: det}
+	defer reportCPU(b)()
 	for b.Loop() {
 		dir := b.TempDir()
 		job := renderer.Job{Source: src, SrcW: 1920, SrcH: 1080, HasAudio: true, Start: 5, End: 35, Width: 1080, Height: 1920, Dir: dir,
@@ -110,6 +134,7 @@ func BenchmarkHandFFmpeg30s(b *testing.B) {
 	if err := os.WriteFile(ass, []byte(captions.ASS(captions.Spec{Width: 1080, Height: 1920, Style: captions.Bold, Words: benchWords})), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	defer reportCPU(b)()
 	for b.Loop() {
 		out := filepath.Join(dir, "hand.mp4")
 		cmd := exec.CommandContext(b.Context(), "ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", "5", "-t", "30", "-i", src,
