@@ -23,6 +23,7 @@ import (
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/postgres"
@@ -88,6 +89,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		return err
 	}
 	rnd := &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces}
+	// Preparation samples the faces renders follow, in the decode it
+	// makes for the scene cuts.
+	sampler := &facetrack.Sampler{Faces: faces}
 	if worker {
 		// Only the worker renders: the API does not hold the model.
 		landmarks, err := dlib.Open(cfg.FaceModel)
@@ -96,6 +100,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		}
 		defer landmarks.Close()
 		rnd.Landmarks = landmarks
+		sampler.Landmarks = landmarks
 	}
 	store := postgres.New(p.Pool, cc)
 	svc := &service.Service{
@@ -114,7 +119,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
 			MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
 		}),
-		Media:          media.Tools{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe},
+		Media:          media.Tools{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, Faces: sampler},
 		Transcriber:    stt,
 		Blobs:          blobs,
 		Moments:        ranker,

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"os/exec"
 	"slices"
 	"sync"
+
+	"hookline.dev/services/clips/internal/facetrack"
 )
 
 // Signals are the measurements of a source that clip scoring uses.
@@ -24,6 +27,10 @@ type Signals struct {
 	// that ended early) still declares its whole length in its header;
 	// only decoding it tells.
 	Decoded float64
+	// Faces are the faces and speech loudness sampled for renders to
+	// follow (facetrack), taken when Tools.Faces is set and the video is
+	// landscape (the only one a portrait render reframes); nil otherwise.
+	Faces *facetrack.Samples
 }
 
 // Analysis parameters. Audio is read as 8 kHz mono; loudness and
@@ -79,16 +86,21 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx) // a failure stops the other
 	defer cancel()
+	var faces *facetrack.Samples
+	meter := &facetrack.Meter{Rate: audioRate}
+	if t.Faces != nil && info.HasVideo && info.Width > info.Height {
+		faces = &facetrack.Samples{}
+	}
 	if info.HasAudio {
 		wg.Go(func() {
-			if sig.Energy, sig.Peaks, audioSec, audioErr = t.audio(ctx, path); audioErr != nil {
+			if sig.Energy, sig.Peaks, audioSec, audioErr = t.audio(ctx, path, meter); audioErr != nil {
 				cancel()
 			}
 		})
 	}
 	if info.HasVideo {
 		wg.Go(func() {
-			if sig.Scenes, videoSec, videoErr = t.scenes(ctx, path); videoErr != nil {
+			if sig.Scenes, videoSec, videoErr = t.scenes(ctx, path, info, faces); videoErr != nil {
 				cancel()
 			}
 		})
@@ -105,13 +117,20 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 		return Signals{}, fmt.Errorf("analyzing %s: %w", path, err)
 	}
 	sig.Decoded = max(audioSec, videoSec)
+	if faces != nil {
+		if info.HasAudio {
+			faces.Loudness = meter.Loudness()
+		}
+		sig.Faces = faces
+	}
 	return sig, nil
 }
 
-// pipe runs ffmpeg with args, passing its stdout to read, and returns the
-// first error of either; ffmpeg exiting with a status of its own is a
-// *DecodeError.
-func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) error) error {
+// pipe runs ffmpeg with args, passing its stdout to read (and, given
+// more readers, its file descriptors 3, 4, … to them, read concurrently),
+// and returns the first error of any; ffmpeg exiting with a status of its
+// own is a *DecodeError.
+func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) error, more ...func(io.Reader) error) error {
 	var stderr tail
 	var first firstLine
 	cmd := exec.CommandContext(ctx, t.ffmpeg(), append([]string{"-v", "error", "-nostdin"}, args...)...) //nolint:gosec // G204: fixed flags; paths go through local
@@ -120,15 +139,46 @@ func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) err
 	if err != nil {
 		return fmt.Errorf("starting ffmpeg: %w", err)
 	}
-	if err := cmd.Start(); err != nil {
+	var readers []*os.File
+	defer func() {
+		for _, f := range readers {
+			_ = f.Close()
+		}
+	}()
+	for range more {
+		r, w, err := os.Pipe()
+		if err != nil {
+			return fmt.Errorf("starting ffmpeg: %w", err)
+		}
+		readers, cmd.ExtraFiles = append(readers, r), append(cmd.ExtraFiles, w)
+	}
+	err = cmd.Start()
+	for _, w := range cmd.ExtraFiles {
+		_ = w.Close() // the child holds its copies
+	}
+	if err != nil {
 		return fmt.Errorf("starting ffmpeg: %w", err)
+	}
+	var wg sync.WaitGroup
+	moreErrs := make([]error, len(more))
+	for i, rd := range more {
+		wg.Go(func() {
+			if moreErrs[i] = rd(bufio.NewReaderSize(readers[i], 1<<16)); moreErrs[i] != nil {
+				_ = cmd.Process.Kill()
+			}
+			_, _ = io.Copy(io.Discard, readers[i])
+		})
 	}
 	readErr := read(bufio.NewReaderSize(out, 1<<16))
 	if readErr != nil {
 		_ = cmd.Process.Kill()
 	}
 	_, _ = io.Copy(io.Discard, out)
+	wg.Wait()
 	waitErr := cmd.Wait()
+	if readErr == nil {
+		readErr = errors.Join(moreErrs...)
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -144,7 +194,7 @@ func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) err
 
 // audio reads the first audio track and returns Energy, Peaks and how
 // many seconds of it decoded.
-func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64, seconds float64, err error) {
+func (t Tools) audio(ctx context.Context, path string, meter io.Writer) (energy, peaks []float64, seconds float64, err error) {
 	var db, flat []float64 // per window
 	var sumsq []float64
 	samples := 0
@@ -161,6 +211,7 @@ func (t Tools) audio(ctx context.Context, path string) (energy, peaks []float64,
 					}
 					return fmt.Errorf("reading audio: %w", err)
 				}
+				_, _ = meter.Write(buf[:n])
 				m := n / 2
 				samples += m
 				var s float64

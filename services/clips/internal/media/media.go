@@ -15,10 +15,16 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"hookline.dev/services/clips/internal/facetrack"
 )
 
-// Tools names the binaries; "" means "ffmpeg"/"ffprobe" on PATH.
-type Tools struct{ FFmpeg, FFprobe string }
+// Tools names the binaries; "" means "ffmpeg"/"ffprobe" on PATH. Faces,
+// when set, samples the faces of a landscape video during Analyze.
+type Tools struct {
+	FFmpeg, FFprobe string
+	Faces           *facetrack.Sampler
+}
 
 // ErrCorrupt is returned (wrapped) when ffprobe cannot read a file, it
 // has no audio or video stream, or its duration is zero.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"hookline.dev/pkg/vision"
+	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"
 )
@@ -202,14 +204,25 @@ func TestAnalyzeCancelled(t *testing.T) {
 // bursts), generated once with ffmpeg -preset ultrafast:
 //
 //	cd services/clips && go test -run '^$' -bench Analyze10Min -benchtime 3x ./internal/media/
-func BenchmarkAnalyze10Min(b *testing.B) {
+func BenchmarkAnalyze10Min(b *testing.B) { benchAnalyze10Min(b, media.Tools{}) }
+
+// BenchmarkAnalyze10MinFaces is the same preparation with the faces
+// renders follow sampled (as the clips worker prepares).
+func BenchmarkAnalyze10MinFaces(b *testing.B) {
+	det, err := vision.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchAnalyze10Min(b, media.Tools{Faces: &facetrack.Sampler{Faces: det}})
+}
+
+func benchAnalyze10Min(b *testing.B, tools media.Tools) {
 	mediatest.Require(b)
 	file := mediatest.Video(b, b.TempDir(), mediatest.VideoSpec{
 		Width: 1280, Height: 720,
 		Scenes: scenes("testsrc2", 200.0, "navy", 10.0, "testsrc2", 190.0, "orange", 10.0, "testsrc2", 190.0),
 		Bursts: []float64{100, 300, 500},
 	})
-	tools := media.Tools{}
 	info, err := tools.Probe(context.Background(), file)
 	if err != nil {
 		b.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"slices"
+
+	"hookline.dev/services/clips/internal/facetrack"
 )
 
 // Scene cut rule (see Analyze): a sampled frame differing from the
@@ -21,13 +23,24 @@ const (
 // scenes decodes the first video stream as tiny frames and returns the
 // times of its cuts and how many seconds of it decoded. The decoder skips
 // the loop filter and uses two threads; every frame is still decoded, so
-// no cut is missed.
-func (t Tools) scenes(ctx context.Context, path string) ([]float64, float64, error) {
+// no cut is missed. Given faces, the same decode also hands out a grey
+// copy facetrack.Width pixels wide of each sampled frame, whose faces
+// make faces.Frames.
+func (t Tools) scenes(ctx context.Context, path string, info Info, faces *facetrack.Samples) ([]float64, float64, error) {
 	var diffs []float64 // diffs[i]: frame i+1 against frame i
 	frames := 0
-	err := t.pipe(ctx, []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-map", "0:v:0",
-		"-vf", fmt.Sprintf("fps=%d,scale=%d:%d:flags=area,format=yuv420p", sceneFPS, sceneW, sceneH),
-		"-f", "rawvideo", "pipe:"},
+	tiny := fmt.Sprintf("scale=%d:%d:flags=area,format=yuv420p", sceneW, sceneH)
+	args := []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-map", "0:v:0", "-vf", fmt.Sprintf("fps=%d,%s", sceneFPS, tiny), "-f", "rawvideo", "pipe:"}
+	var more []func(io.Reader) error
+	if faces != nil {
+		gw, gh := facetrack.Width, facetrack.Height(info.Width, info.Height)
+		args = []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-filter_complex",
+			fmt.Sprintf("[0:v:0]fps=%d,split[a][b];[a]%s[tiny];[b]scale=%d:%d,format=gray[grey]", sceneFPS, tiny, gw, gh),
+			"-map", "[tiny]", "-f", "rawvideo", "pipe:1", "-map", "[grey]", "-f", "rawvideo", "pipe:3"}
+		scale := float64(info.Width) / float64(gw)
+		more = append(more, func(r io.Reader) error { return sampleFaces(r, gw, gh, scale, t.Faces, faces) })
+	}
+	err := t.pipe(ctx, args,
 		func(r io.Reader) error {
 			prev, cur := make([]byte, sceneFrame), make([]byte, sceneFrame)
 			for n := 0; ; n++ {
@@ -48,7 +61,7 @@ func (t Tools) scenes(ctx context.Context, path string) ([]float64, float64, err
 				}
 				prev, cur = cur, prev
 			}
-		})
+		}, more...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("measuring scenes: %w", err)
 	}

@@ -222,7 +222,8 @@ func (s *Store) Source(ctx context.Context, orgID, key string) (project.Source, 
 	if err := errors.Join(json.Unmarshal(segs, &segRecs), json.Unmarshal(sig, &sigRec)); err != nil {
 		return src, false, fmt.Errorf("postgres: source: %w", err)
 	}
-	src.Segments, src.Signals = mapSlice(segRecs, segmentRecord.domain), moments.Signals(sigRec)
+	src.Segments = mapSlice(segRecs, segmentRecord.domain)
+	src.Signals, src.Faces = sigRec.domain()
 	return src, true, nil
 }
 
@@ -235,7 +236,7 @@ func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project
 	if err != nil {
 		return false, err
 	}
-	sig, err := json.Marshal(signalsRecord(src.Signals))
+	sig, err := json.Marshal(signalsRec(src.Signals, src.Faces))
 	if err != nil {
 		return false, err
 	}

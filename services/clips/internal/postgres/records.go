@@ -1,7 +1,11 @@
 package postgres
 
 import (
+	"image"
+	"math"
+
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/renderer"
 )
@@ -63,11 +67,69 @@ func (r clipRecord) domain() moments.Clip {
 		HookStrength: r.HookStrength, PlatformFit: r.PlatformFit, Mood: r.Mood, Keywords: r.Keywords, Features: moments.Features(r.Features)}
 }
 
+// signalsRecord's Faces is absent in sources prepared before faces were
+// sampled; their renders track the faces themselves.
 type signalsRecord struct {
-	Step   float64   `json:"Step"`
-	Energy []float64 `json:"Energy"`
-	Peaks  []float64 `json:"Peaks"`
-	Scenes []float64 `json:"Scenes"`
+	Step   float64      `json:"Step"`
+	Energy []float64    `json:"Energy"`
+	Peaks  []float64    `json:"Peaks"`
+	Scenes []float64    `json:"Scenes"`
+	Faces  *facesRecord `json:"Faces,omitempty"`
+}
+
+// facesRecord is facetrack.Samples, compact: a face is [x0, y0, x1, y1,
+// mouth opening × 1e5, or −1 when not measured], loudness is in tenths
+// of a dB.
+type facesRecord struct {
+	Frames   [][][5]int `json:"f"`
+	Loudness []int      `json:"l,omitempty"`
+}
+
+// mouthScale is the fixed point of a stored mouth opening.
+const mouthScale = 1e5
+
+func signalsRec(sig moments.Signals, faces *facetrack.Samples) signalsRecord {
+	rec := signalsRecord{Step: sig.Step, Energy: sig.Energy, Peaks: sig.Peaks, Scenes: sig.Scenes}
+	if faces == nil {
+		return rec
+	}
+	f := &facesRecord{Frames: make([][][5]int, len(faces.Frames))}
+	for i, fr := range faces.Frames {
+		f.Frames[i] = make([][5]int, len(fr))
+		for k, face := range fr {
+			open := -1
+			if !math.IsNaN(face.Open) {
+				open = int(math.Round(face.Open * mouthScale))
+			}
+			f.Frames[i][k] = [5]int{face.Box.Min.X, face.Box.Min.Y, face.Box.Max.X, face.Box.Max.Y, open}
+		}
+	}
+	for _, db := range faces.Loudness {
+		f.Loudness = append(f.Loudness, int(math.Round(db*10)))
+	}
+	rec.Faces = f
+	return rec
+}
+
+func (r signalsRecord) domain() (moments.Signals, *facetrack.Samples) {
+	sig := moments.Signals{Step: r.Step, Energy: r.Energy, Peaks: r.Peaks, Scenes: r.Scenes}
+	if r.Faces == nil {
+		return sig, nil
+	}
+	faces := &facetrack.Samples{Frames: make([][]facetrack.Face, len(r.Faces.Frames))}
+	for i, fr := range r.Faces.Frames {
+		for _, f := range fr {
+			open := math.NaN()
+			if f[4] >= 0 {
+				open = float64(f[4]) / mouthScale
+			}
+			faces.Frames[i] = append(faces.Frames[i], facetrack.Face{Box: image.Rect(f[0], f[1], f[2], f[3]), Open: open})
+		}
+	}
+	for _, db := range r.Faces.Loudness {
+		faces.Loudness = append(faces.Loudness, float64(db)/10)
+	}
+	return sig, faces
 }
 
 type segmentRecord struct {

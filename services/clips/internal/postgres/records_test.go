@@ -2,10 +2,15 @@ package postgres
 
 import (
 	"encoding/json"
+	"image"
+	"math"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/renderer"
@@ -55,8 +60,44 @@ func TestStoredClips(t *testing.T) {
 
 func TestStoredSignals(t *testing.T) {
 	checkStored(t, "signals", `{"Step":0.5,"Energy":[0.1,0.9],"Peaks":[12.5],"Scenes":null}`,
-		moments.Signals{Step: 0.5, Energy: []float64{0.1, 0.9}, Peaks: []float64{12.5}}, func(r signalsRecord) moments.Signals { return moments.Signals(r) },
-		func(s moments.Signals) signalsRecord { return signalsRecord(s) })
+		moments.Signals{Step: 0.5, Energy: []float64{0.1, 0.9}, Peaks: []float64{12.5}}, func(r signalsRecord) moments.Signals { s, _ := r.domain(); return s },
+		func(s moments.Signals) signalsRecord { return signalsRec(s, nil) })
+}
+
+// The sampled faces round-trip through their compact form (a mouth not
+// measured stays NaN); a source stored before them reads back without.
+func TestStoredFaces(t *testing.T) {
+	faces := &facetrack.Samples{Frames: [][]facetrack.Face{
+		{{Box: image.Rect(100, 80, 300, 320), Open: 0.12345}, {Box: image.Rect(900, 60, 1100, 300), Open: math.NaN()}},
+		nil,
+		{{Box: image.Rect(104, 80, 304, 320), Open: 0.05}},
+	}, Loudness: []float64{-23.44, -100, -18.06}}
+	b, err := json.Marshal(signalsRec(moments.Signals{Step: 0.5}, faces))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"Faces":{"f":[[[100,80,300,320,12345],[900,60,1100,300,-1]],[],[[104,80,304,320,5000]]],"l":[-234,-1000,-181]}`; !strings.Contains(string(b), want) {
+		t.Fatalf("stored %s, want it to hold %s", b, want)
+	}
+	var rec signalsRecord
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	_, got := rec.domain()
+	if len(got.Frames) != 3 || len(got.Frames[1]) != 0 || got.Frames[0][0].Box != faces.Frames[0][0].Box ||
+		got.Frames[0][0].Open != 0.12345 || !math.IsNaN(got.Frames[0][1].Open) || got.Frames[2][0].Open != 0.05 {
+		t.Fatalf("read back %+v, want %+v", got.Frames, faces.Frames)
+	}
+	if want := []float64{-23.4, -100, -18.1}; !slices.Equal(got.Loudness, want) {
+		t.Fatalf("loudness %v, want %v", got.Loudness, want)
+	}
+	var old signalsRecord
+	if err := json.Unmarshal([]byte(`{"Step":0.5,"Energy":[0.1],"Peaks":null,"Scenes":null}`), &old); err != nil {
+		t.Fatal(err)
+	}
+	if _, f := old.domain(); f != nil {
+		t.Fatalf("an old source read back with faces %+v", f)
+	}
 }
 
 func TestStoredSegments(t *testing.T) {

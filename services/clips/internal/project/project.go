@@ -12,6 +12,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
 )
 
@@ -92,7 +93,10 @@ type Source struct {
 	TranscriptOrigin string
 	Segments         []videosite.Segment
 	Signals          moments.Signals
-	PreparedAt       time.Time
+	// Faces are the faces and loudness sampled for renders to follow;
+	// nil for a portrait source and one prepared before they were kept.
+	Faces      *facetrack.Samples
+	PreparedAt time.Time
 }
 
 // CreateInput is the body of POST /clips/projects.

@@ -2,15 +2,19 @@ package renderer_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/renderer"
 )
 
@@ -41,23 +45,82 @@ var benchWords = func() []captions.Word {
 	return ws
 }()
 
-// BenchmarkRender30s is a 30 s portrait render (1080x1920) from a 1080p
-// source with captions, face-tracked reframing and a progress bar.
-func BenchmarkRender30s(b *testing.B) {
+// cpuSeconds is the processor time (user and system) this process and
+// its finished children have used.
+func cpuSeconds(b *testing.B) float64 {
+	b.Helper()
+	var self, children syscall.Rusage
+	if err := errors.Join(syscall.Getrusage(syscall.RUSAGE_SELF, &self), syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)); err != nil {
+		b.Fatal(err)
+	}
+	sec := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return sec(self.Utime) + sec(self.Stime) + sec(children.Utime) + sec(children.Stime)
+}
+
+// reportCPU reports the processor time per op from now until the
+// returned func runs (after the loop): on a shared machine it moves far
+// less than wall time with the other work.
+func reportCPU(b *testing.B) func() {
+	b.Helper()
+	start := cpuSeconds(b)
+	return func() { b.ReportMetric((cpuSeconds(b)-start)/float64(b.N), "cpu-s/op") }
+}
+
+// prepared is the bench source's faces and loudness sampled as its
+// preparation samples them (not timed).
+func prepared(b *testing.B, src string, det *vision.Detector) *facetrack.Samples {
+	b.Helper()
+	info, err := media.Tools{}.Probe(b.Context(), src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sig, err := media.Tools{Faces: &facetrack.Sampler{Faces: det}}.Analyze(b.Context(), src, info)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sig.Faces
+}
+
+// benchRender renders 5–35 s of the bench source to 1080x1920 with
+// captions, face-tracked reframing, a progress bar and loudness
+// normalisation, with the job edited by opts; samples says whether the
+// source's faces were sampled during its preparation.
+func benchRender(b *testing.B, samples bool, opts func(*renderer.Job)) {
 	src := benchSource(b)
 	det, err := vision.New()
 	if err != nil {
 		b.Fatal(err)
 	}
+	var faces *facetrack.Samples
+	if samples {
+		faces = prepared(b, src, det)
+	}
 	r := &renderer.Renderer{Faces: det}
+	defer reportCPU(b)()
 	for b.Loop() {
 		dir := b.TempDir()
 		job := renderer.Job{Source: src, SrcW: 1920, SrcH: 1080, HasAudio: true, Start: 5, End: 35, Width: 1080, Height: 1920, Dir: dir,
-			ProgressBar: true, Text: captions.Spec{Style: captions.Bold, Words: benchWords}}
+			ProgressBar: true, Text: captions.Spec{Style: captions.Bold, Words: benchWords}, Samples: faces}
+		opts(&job)
 		if _, err := r.Render(context.Background(), job, func(string, float64) {}); err != nil {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkRender30s is a 30 s portrait render (1080x1920) from a 1080p
+// source prepared with its faces sampled, with captions, face-tracked
+// reframing, a progress bar and loudness normalisation.
+func BenchmarkRender30s(b *testing.B) { benchRender(b, true, func(*renderer.Job) {}) }
+
+// BenchmarkRender30sUnprepared is the same render of a source prepared
+// before faces were sampled: the render decodes the clip to track them.
+func BenchmarkRender30sUnprepared(b *testing.B) { benchRender(b, false, func(*renderer.Job) {}) }
+
+// BenchmarkRender30sCutsZoom is BenchmarkRender30s with removeSilences,
+// removeFillers and autoZoom on.
+func BenchmarkRender30sCutsZoom(b *testing.B) {
+	benchRender(b, true, func(j *renderer.Job) { j.RemoveSilences, j.RemoveFillers, j.AutoZoom = true, true, true })
 }
 
 // BenchmarkHandFFmpeg30s is the peer: one hand-written ffmpeg command for
@@ -71,6 +134,7 @@ func BenchmarkHandFFmpeg30s(b *testing.B) {
 	if err := os.WriteFile(ass, []byte(captions.ASS(captions.Spec{Width: 1080, Height: 1920, Style: captions.Bold, Words: benchWords})), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	defer reportCPU(b)()
 	for b.Loop() {
 		out := filepath.Join(dir, "hand.mp4")
 		cmd := exec.CommandContext(b.Context(), "ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", "5", "-t", "30", "-i", src,

@@ -3,18 +3,16 @@ package renderer
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"image"
 	"io"
 	"math"
 	"os/exec"
-	"sort"
 	"strings"
 
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/facetrack"
 )
 
 // CropPoint is the crop window's left edge X (source pixels) at T
@@ -39,102 +37,52 @@ type CropPoint struct {
 // Window is a crop window in source pixels.
 type Window struct{ X, Y, W, H int }
 
-// Reframing parameters: faces are looked for trackFPS times a second on
-// frames trackWidth pixels wide. The crop follows the face through a dead
-// zone (a face that moves less than deadZone of the frame does not move
-// it), an exponential filter and a speed limit, so it glides rather than
-// jitters; at a scene cut it jumps straight to the new framing.
+// Reframing parameters: faces are sampled facetrack.FPS times a second
+// on frames facetrack.Width pixels wide. The crop follows the face through
+// a dead zone (a face that moves less than deadZone of the frame does not
+// move it), an exponential filter and a speed limit, so it glides rather
+// than jitters; at a scene cut it jumps straight to the new framing.
 const (
-	trackFPS   = 4
-	trackWidth = 480
-	deadZone   = 0.06
-	smoothing  = 0.35
-	maxSpeed   = 0.35 // of the source width per second
+	trackFPS  = facetrack.FPS
+	deadZone  = 0.06
+	smoothing = 0.35
+	maxSpeed  = 0.35 // of the source width per second
 )
 
-// Landmarker places the 68 landmarks on a face in a box found by another
-// detector (*dlib.Model): the mouth openings that tell who is speaking.
-type Landmarker interface {
-	Landmarks(img image.Image, box image.Rectangle) *vision.Landmarks
-}
+// Tracking is where a render's face samples came from.
+type Tracking string
+
+// Prepared samples were taken once for the whole source during its
+// preparation (Job.Samples); Decoded ones by a decode of the clip at
+// render time, for sources prepared before samples were kept.
+const (
+	Prepared Tracking = "prepared"
+	Decoded  Tracking = "decoded"
+)
 
 // track finds the crop path of a portrait crop from a landscape source:
 // every face is followed across samples, and the layout chooses which
 // one the crop follows (or which two share a split frame); faces are
 // also returned in the output's pixels, for the captions to avoid.
-func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.FaceBox, error) {
-	tw := trackWidth
-	th := int(math.Round(float64(j.SrcH)*float64(tw)/float64(j.SrcW)/2)) * 2
-	bin := r.FFmpeg
-	if bin == "" {
-		bin = "ffmpeg"
-	}
+func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.FaceBox, Tracking, error) {
 	layout := j.Layout
 	if layout == "" {
 		layout = Auto
 	}
-	// Who speaks is read from the mouths against the sound's energy,
-	// decoded meanwhile.
+	// Who speaks is read from the mouths against the sound's energy.
 	mouths := layout != Fill && r.Landmarks != nil
+	frames, db, ok := j.Samples.Slice(j.Start, j.End)
+	from := Prepared
+	if !ok {
+		var err error
+		if frames, db, err = r.sample(ctx, j, mouths); err != nil {
+			return nil, nil, "", err
+		}
+		from = Decoded
+	}
 	var energy []float64
-	var energyErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		if mouths && j.HasAudio {
-			energy, energyErr = r.speechEnergy(ctx, j)
-		}
-	}()
-	// Faces are looked for 4 times a second on a small grey copy: the
-	// decoder may skip B-frames and the loop filter, which the samples do
-	// not need and which are much of a 1080p decode's cost.
-	cmd := exec.CommandContext(ctx, bin, "-v", "error", "-nostdin", "-skip_frame", "bidir", "-skip_loop_filter", "all", "-threads", "2", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
-		"-an", "-vf", fmt.Sprintf("fps=%d,scale=%d:%d,format=gray", trackFPS, tw, th), "-f", "rawvideo", "pipe:1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, nil, fmt.Errorf("%w: %w", ErrFFmpeg, err)
-	}
-	scale := float64(j.SrcW) / float64(tw)
-	var frames [][]seen
-	rd := bufio.NewReaderSize(out, tw*th)
-	for {
-		img := image.NewGray(image.Rect(0, 0, tw, th))
-		if _, err := io.ReadFull(rd, img.Pix); err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-				_ = cmd.Wait()
-				<-done
-				return nil, nil, err
-			}
-			break
-		}
-		var faces []seen
-		if r.Faces != nil {
-			fs := r.Faces.Detect(img)
-			for _, f := range fs {
-				s := seen{box: scaleRect(f.Rect, scale), open: math.NaN()}
-				// A lone face's mouth decides nothing.
-				if mouths && len(fs) > 1 {
-					if lm := r.Landmarks.Landmarks(img, f.Rect); lm != nil {
-						s.open = lm.MouthOpening()
-					}
-				}
-				faces = append(faces, s)
-			}
-		}
-		frames = append(frames, faces)
-	}
-	<-done
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return nil, nil, ctx.Err()
-		}
-		return nil, nil, fmt.Errorf("%w: sampling frames: %w", ErrFFmpeg, err)
-	}
-	if energyErr != nil {
-		return nil, nil, energyErr
+	if mouths && j.HasAudio {
+		energy = facetrack.Energy(db)
 	}
 	var cuts []float64
 	cutAt := map[int]bool{}
@@ -150,64 +98,85 @@ func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.Fa
 	for i := range path {
 		path[i].Face = len(frames[i]) > 0
 	}
-	return path, faceBoxes(j, tracks, path), nil
+	return path, faceBoxes(j, tracks, path), from, nil
 }
 
-// scaleRect is r scaled by k.
-func scaleRect(r image.Rectangle, k float64) image.Rectangle {
-	return image.Rect(int(math.Round(float64(r.Min.X)*k)), int(math.Round(float64(r.Min.Y)*k)),
-		int(math.Round(float64(r.Max.X)*k)), int(math.Round(float64(r.Max.Y)*k)))
-}
-
-// energyWindow is the span around a sample over which the speech's
-// loudness is measured: short, so that it moves with the syllables as
-// the mouths do.
-const energyWindow = 0.12
-
-// speechEnergy is the clip's loudness at each tracking sample, 0..1 over
-// the 40 dB below its loud parts, from its audio decoded at 8 kHz mono.
-func (r *Renderer) speechEnergy(ctx context.Context, j Job) ([]float64, error) {
-	const rate = 8000
-	bin := r.FFmpeg
-	if bin == "" {
-		bin = "ffmpeg"
-	}
-	pcm, err := exec.CommandContext(ctx, bin, "-v", "error", "-nostdin", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
-		"-vn", "-ac", "1", "-ar", fmt.Sprint(rate), "-f", "s16le", "pipe:1").Output()
+// sample decodes the clip to sample its faces (and, when mouths are
+// measured, its loudness, decoded meanwhile): faces are looked for 4
+// times a second on a small grey copy, and the decoder may skip B-frames
+// and the loop filter, which the samples do not need and which are much
+// of a 1080p decode's cost.
+func (r *Renderer) sample(ctx context.Context, j Job, mouths bool) ([][]facetrack.Face, []float64, error) {
+	tw, th := facetrack.Width, facetrack.Height(j.SrcW, j.SrcH)
+	var db []float64
+	var dbErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if mouths && j.HasAudio {
+			db, dbErr = r.speechLoudness(ctx, j)
+		}
+	}()
+	cmd := exec.CommandContext(ctx, r.bin(), "-v", "error", "-nostdin", "-skip_frame", "bidir", "-skip_loop_filter", "all", "-threads", "2", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
+		"-an", "-vf", fmt.Sprintf("fps=%d,scale=%d:%d,format=gray", trackFPS, tw, th), "-f", "rawvideo", "pipe:1")
+	out, err := cmd.StdoutPipe()
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrFFmpeg, err)
+	}
+	sampler := facetrack.Sampler{Faces: r.Faces}
+	if mouths {
+		sampler.Landmarks = r.Landmarks
+	}
+	scale := float64(j.SrcW) / float64(tw)
+	var frames [][]facetrack.Face
+	rd := bufio.NewReaderSize(out, tw*th)
+	for {
+		img := image.NewGray(image.Rect(0, 0, tw, th))
+		if _, err := io.ReadFull(rd, img.Pix); err != nil {
+			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+				_ = cmd.Wait()
+				<-done
+				return nil, nil, err
+			}
+			break
+		}
+		frames = append(frames, sampler.Frame(img, scale))
+	}
+	<-done
+	if err := cmd.Wait(); err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, ctx.Err()
+		}
+		return nil, nil, fmt.Errorf("%w: sampling frames: %w", ErrFFmpeg, err)
+	}
+	return frames, db, dbErr
+}
+
+// speechLoudness is the clip's loudness at each tracking sample
+// (facetrack.Meter), from its audio decoded at 8 kHz mono.
+func (r *Renderer) speechLoudness(ctx context.Context, j Job) ([]float64, error) {
+	m := &facetrack.Meter{Rate: 8000}
+	cmd := exec.CommandContext(ctx, r.bin(), "-v", "error", "-nostdin", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
+		"-vn", "-ac", "1", "-ar", fmt.Sprint(m.Rate), "-f", "s16le", "pipe:1")
+	cmd.Stdout = m
+	if err := cmd.Run(); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("%w: reading the sound: %w", ErrFFmpeg, err)
 	}
-	n := len(pcm) / 2
-	samples := int(math.Ceil(float64(n) / rate * trackFPS))
-	db := make([]float64, samples)
-	half := int(energyWindow / 2 * rate)
-	for i := range db {
-		c := i * rate / trackFPS
-		sum, cnt := 0.0, 0
-		for s := max(0, c-half); s < min(n, c+half); s++ {
-			v := float64(int16(binary.LittleEndian.Uint16(pcm[2*s:]))) //nolint:gosec // PCM samples
-			sum += v * v
-			cnt++
-		}
-		db[i] = -100
-		if cnt > 0 && sum > 0 {
-			db[i] = 10 * math.Log10(sum/float64(cnt)/(32768*32768))
-		}
+	return m.Loudness(), nil
+}
+
+// bin is the ffmpeg to run.
+func (r *Renderer) bin() string {
+	if r.FFmpeg == "" {
+		return "ffmpeg"
 	}
-	sorted := append([]float64(nil), db...)
-	sort.Float64s(sorted)
-	if len(sorted) == 0 {
-		return nil, nil
-	}
-	loud := sorted[len(sorted)*95/100]
-	out := make([]float64, samples)
-	for i, d := range db {
-		out[i] = math.Max(0, math.Min(1, (d-loud+40)/40))
-	}
-	return out, nil
+	return r.FFmpeg
 }
 
 // cropWidth is the width of a 9:16 window of the source's full height.

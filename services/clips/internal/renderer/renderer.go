@@ -33,6 +33,7 @@ import (
 	"hookline.dev/pkg/fonts"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/facetrack"
 )
 
 // Steps reported through Progress (ARCHITECTURE §6).
@@ -81,6 +82,10 @@ type Job struct {
 	// AutoZoom punches in on the emphasised lines of a reframed clip
 	// (zoom.go).
 	AutoZoom bool
+	// Samples, when set, are the source's faces and loudness sampled
+	// during its preparation: the clip's slice of them stands for a
+	// tracking decode of the clip.
+	Samples *facetrack.Samples
 	// Dir is scratch space for this job.
 	Dir string
 }
@@ -108,6 +113,9 @@ type Result struct {
 	Crop   []CropPoint
 	// SecondsRemoved is what the jump cuts took out.
 	SecondsRemoved float64
+	// Tracking says where the faces followed came from ("" when the
+	// render did not track faces).
+	Tracking Tracking
 	// Notes say what the render left out of what was asked (for the
 	// render's notes).
 	Notes []string
@@ -122,7 +130,7 @@ type Renderer struct {
 	Faces  *vision.Detector
 	// Landmarks, when set, measures mouths: without it every layout
 	// follows the largest face.
-	Landmarks Landmarker
+	Landmarks facetrack.Landmarker
 	// FontDir holds the caption fonts and their fontconfig cache, written
 	// once per process ("" is a directory under the system's temp).
 	FontDir string
@@ -218,7 +226,7 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		progress(StepReframing, 0.02)
 		var faces []captions.FaceBox
 		var err error
-		if path, faces, err = r.track(ctx, j); err != nil {
+		if path, faces, res.Tracking, err = r.track(ctx, j); err != nil {
 			measuring.Wait()
 			return res, err
 		}

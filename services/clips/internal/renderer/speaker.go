@@ -4,6 +4,8 @@ import (
 	"image"
 	"math"
 	"sort"
+
+	"hookline.dev/services/clips/internal/facetrack"
 )
 
 // Layout is how a portrait render frames a landscape source's faces.
@@ -59,13 +61,6 @@ const (
 	minSplit = 2 * trackFPS
 )
 
-// seen is a face found in one tracking sample, in source pixels, with its
-// mouth opening (NaN when its landmarks were not asked for).
-type seen struct {
-	box  image.Rectangle
-	open float64
-}
-
 // faceTrack is one face followed across samples: its box (empty when not
 // seen) and mouth opening (NaN when not measured) per sample.
 type faceTrack struct {
@@ -87,7 +82,7 @@ func (f *faceTrack) centre(i int) (float64, float64) {
 // seen in the last maxGap samples and no scene cut came between. Short
 // gaps are filled with the last box, so a track is present throughout a
 // stretch where the detector blinked.
-func identify(frames [][]seen, cuts map[int]bool) []*faceTrack {
+func identify(frames [][]facetrack.Face, cuts map[int]bool) []*faceTrack {
 	n := len(frames)
 	var tracks []*faceTrack
 	last := map[*faceTrack]int{} // sample a track was last seen at
@@ -101,7 +96,7 @@ func identify(frames [][]seen, cuts map[int]bool) []*faceTrack {
 		for k := range order {
 			order[k] = k
 		}
-		sort.SliceStable(order, func(a, b int) bool { return area(faces[order[a]].box) > area(faces[order[b]].box) })
+		sort.SliceStable(order, func(a, b int) bool { return area(faces[order[a]].Box) > area(faces[order[b]].Box) })
 		for _, k := range order {
 			f := faces[k]
 			var best *faceTrack
@@ -111,7 +106,7 @@ func identify(frames [][]seen, cuts map[int]bool) []*faceTrack {
 				if !ok || taken[tr] || i-at > maxGap+1 {
 					continue
 				}
-				if s := match(tr.boxes[at], f.box); s > bestScore || (s == bestScore && best != nil && s > 0 && at > last[best]) {
+				if s := match(tr.boxes[at], f.Box); s > bestScore || (s == bestScore && best != nil && s > 0 && at > last[best]) {
 					best, bestScore = tr, s
 				}
 			}
@@ -127,7 +122,7 @@ func identify(frames [][]seen, cuts map[int]bool) []*faceTrack {
 				}
 			}
 			taken[best] = true
-			best.boxes[i], best.open[i] = f.box, f.open
+			best.boxes[i], best.open[i] = f.Box, f.Open
 			best.count++
 			last[best] = i
 		}

@@ -4,13 +4,15 @@ import (
 	"image"
 	"math"
 	"testing"
+
+	"hookline.dev/services/clips/internal/facetrack"
 )
 
 // talkTracks are two faces side by side over n samples whose mouths
 // move with energy while turns says they speak (turns[i] is the speaker
 // at sample i, -1 for silence).
-func talkTracks(turns []int) ([][]seen, []float64) {
-	frames := make([][]seen, len(turns))
+func talkTracks(turns []int) ([][]facetrack.Face, []float64) {
+	frames := make([][]facetrack.Face, len(turns))
 	energy := make([]float64, len(turns))
 	boxes := [2]image.Rectangle{image.Rect(200, 200, 400, 400), image.Rect(880, 210, 1060, 390)}
 	for i, who := range turns {
@@ -25,7 +27,7 @@ func talkTracks(turns []int) ([][]seen, []float64) {
 			if k == who {
 				open += 0.08 * loud
 			}
-			frames[i] = append(frames[i], seen{box: b.Add(image.Pt(i%3, 0)), open: open})
+			frames[i] = append(frames[i], facetrack.Face{Box: b.Add(image.Pt(i%3, 0)), Open: open})
 		}
 	}
 	return frames, energy

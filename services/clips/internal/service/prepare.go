@@ -312,6 +312,7 @@ func (s *Service) measure(ctx context.Context, p project.Project, src *project.S
 		return fail("the download ended early: the file holds %.1f s of the %.1f s it declares", sig.Decoded, info.Duration)
 	}
 	src.Signals = moments.Signals{Step: sig.Step, Energy: sig.Energy, Peaks: sig.Peaks, Scenes: sig.Scenes}
+	src.Faces = sig.Faces
 	return nil
 }
 

@@ -284,6 +284,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
 	job.Layout = r.Options.Layout
+	job.Samples = src.Faces
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		s.steps.enter(kindRendering, r.ID, step)

@@ -1,0 +1,94 @@
+package renderer_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/media"
+	"hookline.dev/services/clips/internal/mediatest"
+	"hookline.dev/services/clips/internal/renderer"
+)
+
+// countingFFmpeg is an ffmpeg that appends its arguments to a log, one
+// line a run, before running the real one.
+func countingFFmpeg(t *testing.T, dir string) (bin string, runs func() []string) {
+	t.Helper()
+	log := filepath.Join(dir, "ffmpeg.log")
+	bin = filepath.Join(dir, "ffmpeg")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\necho \"$*\" >> "+log+"\nexec ffmpeg \"$@\"\n"), 0o700); err != nil { //nolint:gosec // G306: a script to run
+		t.Fatal(err)
+	}
+	return bin, func() []string {
+		b, err := os.ReadFile(log) //nolint:gosec // G304: our temp file
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		_ = os.Remove(log)
+		return strings.Fields(strings.ReplaceAll(strings.TrimSpace(string(b)), " ", "_"))
+	}
+}
+
+// TestPreparedSamplesStandForTracking: a render of a source whose faces
+// were sampled during its preparation (media.Analyze with a sampler)
+// runs ffmpeg once, for the encode, and its crop path follows the
+// speaker as one tracked at render time does, within a few pixels.
+func TestPreparedSamplesStandForTracking(t *testing.T) {
+	mediatest.Require(t)
+	dir := t.TempDir()
+	r, model := speakerRenderer(t)
+	talk := twoPersonTalk(t, dir, model, 0)
+	info, err := media.Tools{}.Probe(context.Background(), talk.File)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig, err := media.Tools{Faces: &facetrack.Sampler{Faces: r.Faces, Landmarks: model}}.Analyze(context.Background(), talk.File, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sig.Faces == nil || len(sig.Faces.Frames) < int(talk.Seconds*facetrack.FPS)-1 || len(sig.Faces.Loudness) < len(sig.Faces.Frames)-1 {
+		t.Fatalf("preparation sampled %+v for %.1f s", sig.Faces, talk.Seconds)
+	}
+	var bin string
+	var runs func() []string
+	bin, runs = countingFFmpeg(t, dir)
+	r.FFmpeg = bin
+	job := renderer.Job{Source: talk.File, SrcW: info.Width, SrcH: info.Height, HasAudio: true, Start: 1.5, End: talk.Seconds - 0.5,
+		Width: 540, Height: 960, Layout: renderer.Speaker, Text: captions.Spec{Style: captions.Bold, Words: words("one two three", 0.5, 0.4)}}
+
+	job.Dir = filepath.Join(dir, "decoded")
+	decoded := renderJob(t, r, job)
+	if n := len(runs()); decoded.Tracking != renderer.Decoded || n != 3 {
+		t.Fatalf("without samples: tracking %q in %d ffmpeg runs, want decoded in 3 (frames, sound, encode)", decoded.Tracking, n)
+	}
+	job.Dir, job.Samples = filepath.Join(dir, "prepared"), sig.Faces
+	prepared := renderJob(t, r, job)
+	if n := runs(); prepared.Tracking != renderer.Prepared || len(n) != 1 {
+		t.Fatalf("with samples: tracking %q in ffmpeg runs %v, want prepared in the encode alone", prepared.Tracking, n)
+	}
+	// The decode may end a sample early, on the clip's last frame.
+	if d := len(prepared.Crop) - len(decoded.Crop); d > 1 || d < -1 {
+		t.Fatalf("%d crop points from the samples, %d from tracking", len(prepared.Crop), len(decoded.Crop))
+	}
+	far := 0
+	for i, p := range prepared.Crop[:min(len(prepared.Crop), len(decoded.Crop))] {
+		if d := p.X - decoded.Crop[i].X; d > 8 || d < -8 {
+			far++
+			t.Logf("%.2f s: x %d from the samples, %d from tracking", p.T, p.X, decoded.Crop[i].X)
+		}
+	}
+	lo, hi := prepared.Crop[0].X, prepared.Crop[0].X
+	for _, p := range prepared.Crop {
+		lo, hi = min(lo, p.X), max(hi, p.X)
+	}
+	if hi-lo < info.Width/4 {
+		t.Errorf("the crop from the samples stayed within x %d..%d: it did not go from one speaker to the other", lo, hi)
+	}
+	if far > len(prepared.Crop)/50 {
+		t.Errorf("%d of %d crop points more than 8 px from render-time tracking's", far, len(prepared.Crop))
+	}
+}
