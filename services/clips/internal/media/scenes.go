@@ -33,7 +33,12 @@ func (t Tools) scenes(ctx context.Context, path string, info Info, faces *facetr
 	args := []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-map", "0:v:0", "-vf", fmt.Sprintf("fps=%d,%s", sceneFPS, tiny), "-f", "rawvideo", "pipe:"}
 	var more []func(io.Reader) error
 	if faces != nil {
+		// A source narrower than the sampling width is sampled as it is:
+		// enlarging it would add pixels to search and no face.
 		gw, gh := facetrack.Width, facetrack.Height(info.Width, info.Height)
+		if info.Width < facetrack.Width {
+			gw, gh = info.Width/2*2, info.Height/2*2
+		}
 		args = []string{"-threads", "2", "-skip_loop_filter", "all", "-i", local(path), "-filter_complex",
 			fmt.Sprintf("[0:v:0]fps=%d,split[a][b];[a]%s[tiny];[b]scale=%d:%d,format=gray[grey]", sceneFPS, tiny, gw, gh),
 			"-map", "[tiny]", "-f", "rawvideo", "pipe:1", "-map", "[grey]", "-f", "rawvideo", "pipe:3"}
