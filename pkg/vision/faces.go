@@ -1,9 +1,10 @@
 // Package vision is the image analysis shared by the services
 // (ARCHITECTURE §7): frontal face detection with the pure-Go pigo detector
 // (github.com/esimov/pigo), tuned for user photos and thumbnails, square face
-// crops, and saliency. Assets uses it to refuse a "face" upload without a
-// face and to crop the one it found; thumbnails uses it for cut-outs,
-// critique and text placement; clips uses it to reframe video.
+// crops (framed by the landmarks when the face has them), and saliency.
+// Assets crops the face of a face upload that pkg/vision/dlib found;
+// thumbnails uses the package for cut-outs, critique and text placement;
+// clips uses pigo to track faces when reframing video.
 package vision
 
 import (

@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	_ "image/jpeg" // decode pigo's sample photos
 	_ "image/png"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -350,6 +351,59 @@ func TestSquareCropContent(t *testing.T) {
 	}
 	if c := crop.RGBAAt(18, 10); c != (color.RGBA{0, 0, 255, 255}) {
 		t.Errorf("right pixel %v, want blue", c)
+	}
+}
+
+// roundFace is landmarks of an upright face centred at (cx, cy): the jaw a
+// half circle of radius r from ear to ear through the chin, the brows a
+// line 0.4 r above the ears, every other point at the centre.
+func roundFace(cx, cy, r float64) *Landmarks {
+	var l Landmarks
+	for i := range l {
+		l[i] = image.Pt(int(cx), int(cy))
+	}
+	for i := JawStart; i < JawEnd; i++ {
+		a := math.Pi * float64(i) / float64(JawEnd-1)
+		l[i] = image.Pt(int(math.Round(cx-r*math.Cos(a))), int(math.Round(cy+r*math.Sin(a))))
+	}
+	for i := BrowsStart; i < BrowsEnd; i++ {
+		x := cx - 0.8*r + 1.6*r*float64(i-BrowsStart)/float64(BrowsEnd-1-BrowsStart)
+		l[i] = image.Pt(int(math.Round(x)), int(math.Round(cy-0.4*r)))
+	}
+	return &l
+}
+
+// With landmarks the crop frames the face's outline from chin to hairline,
+// wherever the detector's box lies, and still slides inside the image.
+func TestSquareCropFramesLandmarks(t *testing.T) {
+	b := image.Rect(0, 0, 1000, 800)
+	l := roundFace(400, 300, 60)
+	// Ears at x 340 and 460, chin at y 360, brows at 276, which Hull(0.35)
+	// lifts by 0.35 × (360 − 276) to 247.
+	hull := image.Rect(340, 247, 461, 361)
+	// A box off to the side, as a detector's on a turned face.
+	f := Face{Rect: image.Rect(380, 260, 500, 380), Landmarks: l}
+	got := cropSquare(b, f)
+	side := int(math.Ceil(cropMargin * float64(hull.Dx())))
+	if got.Dx() != side || got.Dy() != side {
+		t.Fatalf("crop %v, want a %d px square", got, side)
+	}
+	mid := func(r image.Rectangle) image.Point { return r.Min.Add(r.Max).Div(2) }
+	if d := mid(got).Sub(mid(hull)); d.X*d.X+d.Y*d.Y > 2 {
+		t.Errorf("crop %v centred at %v, the face's outline %v at %v", got, mid(got), hull, mid(hull))
+	}
+	if !hull.In(got) {
+		t.Errorf("crop %v cuts the outline %v", got, hull)
+	}
+
+	f.Landmarks = roundFace(30, 780, 60)
+	got = cropSquare(b, f)
+	if got.Min.X != 0 || got.Max.Y != 800 || got.Dx() != side {
+		t.Errorf("a face in the corner: crop %v, want a %d px square slid into the bottom-left corner", got, side)
+	}
+	f.Landmarks = roundFace(-500, -500, 60)
+	if got := cropSquare(b, f); got != image.Rect(100, 0, 900, 800) {
+		t.Errorf("landmarks outside the image: crop %v, want the centre square", got)
 	}
 }
 

@@ -108,8 +108,14 @@ func (l *Landmarks) Hull(forehead float64) []image.Point {
 
 // Bounds is the smallest rectangle holding every point.
 func (l *Landmarks) Bounds() image.Rectangle {
-	r := image.Rectangle{Min: l[0], Max: l[0].Add(image.Pt(1, 1))}
-	for _, p := range l[1:] {
+	return outline(l[:])
+}
+
+// outline is the smallest rectangle holding the points (which must be at
+// least one).
+func outline(pts []image.Point) image.Rectangle {
+	r := image.Rectangle{Min: pts[0], Max: pts[0].Add(image.Pt(1, 1))}
+	for _, p := range pts[1:] {
 		r = r.Union(image.Rectangle{Min: p, Max: p.Add(image.Pt(1, 1))})
 	}
 	return r

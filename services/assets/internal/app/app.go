@@ -19,7 +19,7 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/assets/internal/httpapi"
 	"hookline.dev/services/assets/internal/natsapi"
 	"hookline.dev/services/assets/internal/postgres"
@@ -43,6 +43,12 @@ type Config struct {
 
 	// UploadURLTTL is how long a presigned upload URL is valid.
 	UploadURLTTL time.Duration `env:"HOOKLINE_UPLOAD_URL_TTL" default:"5m"`
+
+	// FaceModel is dlib's 68-point landmark model: a face photo is accepted
+	// when dlib's HOG detector finds a face on it, and the face's
+	// thumbnail is framed by its landmarks (Debian's libdlib-data installs
+	// it here).
+	FaceModel string `env:"HOOKLINE_FACE_MODEL" default:"/usr/share/dlib/shape_predictor_68_face_landmarks.dat"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -63,7 +69,7 @@ func (c *Config) Validate() error {
 }
 
 // maxDecodedSide bounds the bitmaps a request holds: face detection works
-// at 720 px and style analysis samples 20,000 pixels, so 2048 px loses
+// at 640 px and style analysis samples 20,000 pixels, so 2048 px loses
 // nothing while ten 40 MP uploads no longer cost gigabytes.
 const maxDecodedSide = 2048
 
@@ -87,10 +93,11 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		return err
 	}
 
-	detector, err := vision.New()
+	faces, err := dlib.Open(cfg.FaceModel)
 	if err != nil {
-		return err
+		return fmt.Errorf("HOOKLINE_FACE_MODEL: %w", err)
 	}
+	defer faces.Close()
 	budget, err := imageinput.NewBudget(cfg.ImageDecodeMB*1_000_000, cfg.ImageMemoryWait)
 	if err != nil {
 		return err
@@ -101,7 +108,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Blobs:     blobs,
 		Images:    &imageinput.Source{Store: blobs, Fetcher: fetcher, MaxSide: maxDecodedSide, Budget: budget},
 		Fetcher:   fetcher,
-		Detector:  detector,
+		Detector:  faces,
 		UploadTTL: cfg.UploadURLTTL,
 		Log:       p.Log,
 	}

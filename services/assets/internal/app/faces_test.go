@@ -2,8 +2,14 @@ package app_test
 
 import (
 	"bytes"
+	"errors"
 	"image"
 	"image/jpeg"
+	"io"
+	"math"
+	"mime"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -11,6 +17,11 @@ import (
 
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/pkg/testkit/apptest"
+	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/vision/dlib/dlibtest"
+	"hookline.dev/services/assets/internal/app"
 )
 
 type faceRec struct {
@@ -174,5 +185,79 @@ func TestFaceFromExternalURL(t *testing.T) {
 	}
 	if srv.Hits() != 1 {
 		t.Fatalf("the site was fetched %d times, want once", srv.Hits())
+	}
+}
+
+// TestFacesOnEvalPhotos uploads the evaluation portraits, which dlib finds
+// a face on (the camera man turned to his camera among them), and checks
+// that the stored thumbnail frames the face: dlib finds it again on the
+// thumbnail, whole (chin to hairline inside) and near the middle, as the
+// thumbnails service will look for it there. The cup and the rocket are
+// refused. With HOOKLINE_WRITE_EXAMPLES=1 the thumbnails are written to
+// testdata/examples/faces.
+func TestFacesOnEvalPhotos(t *testing.T) {
+	h := newHarness(t)
+	org := newOrg()
+	model := dlibtest.Model(t)
+	out := testkit.ExamplesDirIfAsked(t, "faces")
+	for _, name := range []string{"camera.png", "astronaut.png"} {
+		t.Run(name, func(t *testing.T) {
+			u := h.upload(org, name, "image/png", testkit.EvalPhotoBytes(t, name))
+			var f faceRec
+			h.Must(201, "POST", "/faces", org, map[string]any{"name": name, "imageUrls": []string{u}}).Into(t, &f)
+			st, thumb := h.Fetch(f.ThumbnailURL)
+			if st != 200 {
+				t.Fatalf("thumbnail: %d", st)
+			}
+			img, err := jpeg.Decode(bytes.NewReader(thumb))
+			if err != nil {
+				t.Fatal(err)
+			}
+			faces := model.Detect(img)
+			if len(faces) == 0 || faces[0].Landmarks == nil {
+				t.Fatalf("no face with landmarks on the thumbnail: %+v", faces)
+			}
+			l := faces[0].Landmarks
+			b := img.Bounds()
+			if chin := l[8]; !chin.In(b.Inset(8)) {
+				t.Errorf("chin at %v, at or past the edge of %v", chin, b)
+			}
+			if cx, cy := l.Centroid(vision.NoseStart, vision.NoseEnd); math.Abs(cx-128) > 48 || math.Abs(cy-128) > 48 {
+				t.Errorf("nose at (%.0f, %.0f), more than 48 px off the middle of the 256 px crop", cx, cy)
+			}
+			if w := l.FaceWidth(); w < 80 || w > 200 {
+				t.Errorf("face %.0f px wide on the 256 px crop", w)
+			}
+			if out != "" {
+				if err := os.WriteFile(filepath.Join(out, "thumb-"+strings.TrimSuffix(name, filepath.Ext(name))+".jpg"), thumb, 0o644); err != nil { //nolint:gosec // G306: examples are for reading
+					t.Fatal(err)
+				}
+			}
+		})
+	}
+	for _, name := range []string{"coffee.png", "rocket.jpg"} {
+		t.Run(name, func(t *testing.T) {
+			u := h.upload(org, name, mime.TypeByExtension(filepath.Ext(name)), testkit.EvalPhotoBytes(t, name))
+			r := h.Must(400, "POST", "/faces", org, map[string]any{"name": name, "imageUrls": []string{u}})
+			if r.Code != "invalid_request" || r.Field("imageUrls[0]") != "no face detected" || !strings.Contains(r.Error, u) {
+				t.Fatalf("unexpected %s", r.Raw)
+			}
+		})
+	}
+	if r := h.Must(200, "GET", "/faces", org, nil); r.Page.Total != 2 {
+		t.Fatalf("%d faces stored, want the two portraits", r.Page.Total)
+	}
+}
+
+// A face model that cannot be read stops the service at start-up, naming
+// the setting, rather than refusing every face later.
+func TestFaceModelMissing(t *testing.T) {
+	bucket := testkit.Bucket(t)
+	bucket.Client(t) // removes the bucket the service makes before it fails
+	env := testkit.ServiceEnv(t, testkit.Schema(t, "assets"), testkit.Namespace(t), testkit.FreeAddr(t), apptest.Secret,
+		append(bucket.Env(), "HOOKLINE_FACE_MODEL", filepath.Join(t.TempDir(), "missing.dat"))...)
+	err := app.Run(t.Context(), func(k string) string { return env[k] }, io.Discard)
+	if !errors.Is(err, dlib.ErrModel) || !strings.Contains(err.Error(), "HOOKLINE_FACE_MODEL") {
+		t.Fatalf("Run = %v, want a HOOKLINE_FACE_MODEL failure", err)
 	}
 }

@@ -86,7 +86,7 @@ func (s *Service) prepareFace(ctx context.Context, orgID, prefix string, urls []
 }
 
 // cropJPEG cuts the square face thumbnail from the first photo's most
-// confident face.
+// confident face, framed by its landmarks (vision.SquareCrop).
 func cropJPEG(img imageinput.Image, f vision.Face) ([]byte, error) {
 	crop := vision.SquareCrop(img.Img, f, face.ThumbnailSize)
 	var buf bytes.Buffer

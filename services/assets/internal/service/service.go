@@ -12,7 +12,7 @@
 //
 // The service owns the interfaces of what it uses (Store, Blobs, Images,
 // Fetcher, Detector); the adapters are internal/postgres, pkg/s3store,
-// pkg/imageinput, pkg/safefetch and pkg/vision, wired by internal/app.
+// pkg/imageinput, pkg/safefetch and pkg/vision/dlib, wired by internal/app.
 package service
 
 import (
@@ -84,8 +84,9 @@ type Fetcher interface {
 	Get(ctx context.Context, rawURL string) (*safefetch.Response, error)
 }
 
-// Detector finds faces (*vision.Detector): the frontal faces in img, most
-// confident first, none when it shows no face.
+// Detector finds faces (*dlib.Model): the faces in img, most confident
+// first, with their landmarks where it can place them; none when it shows
+// no face.
 type Detector interface {
 	Detect(img image.Image) []vision.Face
 }
