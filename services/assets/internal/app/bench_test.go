@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 )
 
@@ -104,4 +106,22 @@ func BenchmarkCollectionDetail(b *testing.B) {
 		}
 	}
 	paced(b, h, "/collections/"+c.ID, org, 200)
+}
+
+// BenchmarkCreateFace: POST /faces, one request after another, with the
+// astronaut evaluation photo (512², PNG) once and ten times: loading and
+// copying the photos, detecting a face on each, cropping and storing the
+// thumbnail, and the record.
+func BenchmarkCreateFace(b *testing.B) {
+	h := newHarness(b)
+	org := newOrg()
+	photo := h.upload(org, "astronaut.png", "image/png", testkit.EvalPhotoBytes(b, "astronaut.png"))
+	for _, n := range []int{1, 10} {
+		b.Run(fmt.Sprintf("photos=%d", n), func(b *testing.B) {
+			body := map[string]any{"name": "Eileen", "imageUrls": slices.Repeat([]string{photo}, n)}
+			for b.Loop() {
+				h.Must(201, "POST", "/faces", org, body)
+			}
+		})
+	}
 }

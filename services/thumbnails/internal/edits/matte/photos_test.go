@@ -240,11 +240,11 @@ func BenchmarkRemoveAstronaut1280x720(b *testing.B) {
 }
 
 // TestSavedFaceCropDropsTheWall is the astronaut's face saved as a tight
-// square crop (1.6 times a face box, 256 px, JPEG at quality 90, as the
-// assets service stores it; the box dlib's, tighter than the cascade's,
-// and the cascade's): the light wall beside her neck, which such a crop
-// shows little of at its frame, is background (alpha ≤ 0.05), while her
-// neck and the suit's collar under her chin stay (≥ 0.95).
+// square crop (256 px, JPEG at quality 90; framed by dlib's landmarks as
+// the assets service stores it, and 1.6 times the cascade's box as it
+// did before): the light wall beside her neck, which such a crop shows
+// little of at its frame, is background (alpha ≤ 0.05), while her neck
+// and the suit's collar under her chin stay (≥ 0.95).
 func TestSavedFaceCropDropsTheWall(t *testing.T) {
 	photo := testkit.EvalPhoto(t, "astronaut.png")
 	boxes := map[string][]vision.Face{"dlib": landmarker(t).Detect(photo), "cascade": detector(t).Detect(photo)}

@@ -22,19 +22,15 @@ func landmarker(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
 
 // astronautFace is a saved face made from the astronaut evaluation photo
 // (her skin is close to the wall behind her) as the assets service makes
-// one: the frontal cascade's most confident face (vision.New, pigo), a
-// 256 px square crop 1.6 times its box (vision.SquareCrop), stored as a
-// JPEG at quality 90. Its cut-out is made as the thumbnails service makes
-// it (service.Cutouts): the classical remover seeded by the landmarks
-// dlib finds on the decoded crop.
+// one: dlib's most confident face, a 256 px square crop framed by its
+// landmarks (vision.SquareCrop), stored as a JPEG at quality 90. Its
+// cut-out is made as the thumbnails service makes it (service.Cutouts):
+// the classical remover seeded by the landmarks dlib finds on the decoded
+// crop.
 func astronautFace(t testing.TB) engine.Face {
 	t.Helper()
-	cascade, err := vision.New()
-	if err != nil {
-		t.Fatal(err)
-	}
 	photo := testkit.EvalPhoto(t, "astronaut.png")
-	faces := cascade.Detect(photo)
+	faces := landmarker(t).Detect(photo)
 	if len(faces) == 0 {
 		t.Fatal("no face on the astronaut")
 	}
