@@ -309,49 +309,70 @@ func (s *Store) NextDelivery(ctx context.Context, endpointID string, now, leaseU
 	var ok bool
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
-		e, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 AND enabled`, endpointID), scanEndpoint, endpoint.ErrNotFound)
-		if errors.Is(err, endpoint.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		d, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries d
-			WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $2
-			ORDER BY d.occurred_at, d.seq LIMIT 1 FOR UPDATE SKIP LOCKED`, endpointID, now), scanDelivery, delivery.ErrNotFound)
-		if errors.Is(err, delivery.ErrNotFound) {
-			_, err = tx.Exec(ctx, `UPDATE endpoints SET lease_until = '-infinity' WHERE id = $1`, endpointID)
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE deliveries SET next_attempt_at = $2 WHERE id = $1`, d.ID, leaseUntil); err != nil {
-			return fmt.Errorf("postgres: lease delivery: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE endpoints SET lease_until = $2 WHERE id = $1`, endpointID, leaseUntil); err != nil {
-			return fmt.Errorf("postgres: lease endpoint: %w", err)
-		}
-		ok = true
-		return nil
+		d, e, ok, err = takeNext(ctx, tx, endpointID, now, leaseUntil)
+		return err
 	})
 	return d, e, ok, err
 }
 
-// Record stores an attempt and what decide makes of it.
-func (s *Store) Record(ctx context.Context, deliveryID string, decide func(delivery.Delivery, endpoint.Endpoint, service.Loader) (service.Change, error)) error {
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
+// takeNext moves the endpoint's earliest due delivery and the endpoint's
+// lease to leaseUntil in tx. When the endpoint is disabled or nothing is
+// due, the lease is released instead: a dispatcher holds it only while it
+// sends, so re-enabling the endpoint or a new delivery finds it free.
+func takeNext(ctx context.Context, tx pgx.Tx, endpointID string, now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	e, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1`, endpointID), scanEndpoint, endpoint.ErrNotFound)
+	if errors.Is(err, endpoint.ErrNotFound) {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, nil
+	}
+	if err != nil {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, err
+	}
+	var d delivery.Delivery
+	due := false
+	if e.Enabled {
+		d, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries d
+			WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $2
+			ORDER BY d.occurred_at, d.seq LIMIT 1 FOR UPDATE SKIP LOCKED`, endpointID, now), scanDelivery, delivery.ErrNotFound)
+		if err != nil && !errors.Is(err, delivery.ErrNotFound) {
+			return delivery.Delivery{}, endpoint.Endpoint{}, false, err
+		}
+		due = err == nil
+	}
+	if !due {
+		if _, err := tx.Exec(ctx, `UPDATE endpoints SET lease_until = '-infinity' WHERE id = $1`, endpointID); err != nil {
+			return delivery.Delivery{}, endpoint.Endpoint{}, false, fmt.Errorf("postgres: release endpoint: %w", err)
+		}
+		return delivery.Delivery{}, e, false, nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE deliveries SET next_attempt_at = $2 WHERE id = $1`, d.ID, leaseUntil); err != nil {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, fmt.Errorf("postgres: lease delivery: %w", err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE endpoints SET lease_until = $2 WHERE id = $1`, endpointID, leaseUntil); err != nil {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, fmt.Errorf("postgres: lease endpoint: %w", err)
+	}
+	return d, e, true, nil
+}
+
+// Record stores an attempt and what decide makes of it, then takes the
+// endpoint's next due delivery as NextDelivery does, in one transaction:
+// one commit a delivery.
+func (s *Store) Record(ctx context.Context, deliveryID string, decide func(delivery.Delivery, endpoint.Endpoint, service.Loader) (service.Change, error),
+	now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	var next delivery.Delivery
+	var e endpoint.Endpoint
+	var ok bool
+	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		d, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries d WHERE d.id = $1 FOR UPDATE`, deliveryID),
 			scanDelivery, delivery.ErrNotFound)
 		if err != nil {
 			return err
 		}
-		e, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 FOR UPDATE`, d.EndpointID),
+		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 FOR UPDATE`, d.EndpointID),
 			scanEndpoint, delivery.ErrNotFound)
 		if err != nil {
 			return err
 		}
-		c, err := decide(d, e, func() ([]endpoint.Endpoint, error) { return enabledEndpoints(ctx, tx, e.OrgID, false) })
+		c, err := decide(d, before, func() ([]endpoint.Endpoint, error) { return enabledEndpoints(ctx, tx, before.OrgID, false) })
 		if err != nil {
 			return err
 		}
@@ -364,7 +385,14 @@ func (s *Store) Record(ctx context.Context, deliveryID string, decide func(deliv
 			return err
 		}
 		c.Plan.Endpoints = append(c.Plan.Endpoints, c.Endpoint)
-		_, err = apply(ctx, tx, c.Plan)
+		if _, err := apply(ctx, tx, c.Plan); err != nil {
+			return err
+		}
+		next, e, ok, err = takeNext(ctx, tx, d.EndpointID, now, leaseUntil)
 		return err
 	})
+	if err != nil {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, err
+	}
+	return next, e, ok, nil
 }

@@ -63,6 +63,48 @@ func (f *fixture) deliveries(e endpoint.Endpoint, n int) []string {
 	return ids
 }
 
+// policy is the retry rules of the tests that record attempts: an
+// endpoint is disabled at its disableAt-th failure in a row.
+func policy(disableAt int) delivery.Policy {
+	return delivery.Policy{Base: time.Second, Max: time.Minute, Window: 25 * time.Hour, DisableFailures: disableAt, Rand: func() float64 { return 0 }}
+}
+
+// record stores attempt a of a delivery under policy(10) as the
+// dispatcher does, and takes the endpoint's next due delivery at now.
+func (f *fixture) record(id string, a delivery.Attempt, now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	return f.recordWith(policy(10), id, a, now, leaseUntil)
+}
+
+func (f *fixture) recordWith(p delivery.Policy, id string, a delivery.Attempt, now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	return f.store.Record(f.t.Context(), id, func(d delivery.Delivery, e endpoint.Endpoint, _ service.Loader) (service.Change, error) {
+		out := p.Record(d, e, a, now)
+		return service.Change{Delivery: out.Delivery, Attempt: out.Delivery.History[len(out.Delivery.History)-1], Endpoint: out.Endpoint}, nil
+	}, now, leaseUntil)
+}
+
+// setEnabled patches the endpoint's enabled flag as the API does.
+func (f *fixture) setEnabled(e endpoint.Endpoint, on bool) {
+	f.t.Helper()
+	_, err := f.store.UpdateEndpoint(f.t.Context(), e.OrgID, e.ID, func(e endpoint.Endpoint) (endpoint.Endpoint, error) {
+		return endpoint.Patch{Enabled: &on}.Apply(e, f.now), nil
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// claim leases the endpoint as a dispatcher does and takes its first
+// due delivery, which must be want.
+func (f *fixture) claim(e endpoint.Endpoint, want string, now, leaseUntil time.Time) {
+	f.t.Helper()
+	if claimed, err := f.store.ClaimEndpoints(f.t.Context(), now, leaseUntil, 1); err != nil || len(claimed) != 1 || claimed[0] != e.ID {
+		f.t.Fatalf("claim: %v %v", claimed, err)
+	}
+	if d, _, ok, err := f.store.NextDelivery(f.t.Context(), e.ID, now, leaseUntil); err != nil || !ok || d.ID != want {
+		f.t.Fatalf("next: %s %v %v, want %s", d.ID, ok, err, want)
+	}
+}
+
 // delivery reads a delivery back as the API lists it.
 func (f *fixture) delivery(e endpoint.Endpoint, id string) delivery.Delivery {
 	f.t.Helper()
@@ -231,13 +273,7 @@ func TestCrashMidSendLeavesTheDeliveryDueAfterTheLease(t *testing.T) {
 	e := f.endpoint()
 	ids := f.deliveries(e, 2)
 	lease := f.now.Add(15 * time.Second)
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), f.now, lease, 1); err != nil || len(claimed) != 1 {
-		t.Fatalf("claim: %v %v", claimed, err)
-	}
-	d, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, f.now, lease)
-	if err != nil || !ok || d.ID != ids[0] {
-		t.Fatalf("next: %v %v %v", d.ID, ok, err)
-	}
+	f.claim(e, ids[0], f.now, lease)
 	// The dispatcher is gone: no Record. Another replica polls.
 	before := lease.Add(-time.Millisecond)
 	if claimed, err := f.store.ClaimEndpoints(t.Context(), before, before.Add(15*time.Second), 10); err != nil || len(claimed) != 0 {
@@ -248,8 +284,8 @@ func TestCrashMidSendLeavesTheDeliveryDueAfterTheLease(t *testing.T) {
 		t.Fatalf("claim after the lease: %v %v", claimed, err)
 	}
 	again, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, lease, lease.Add(15*time.Second))
-	if err != nil || !ok || again.ID != d.ID || again.Attempts != 0 {
-		t.Fatalf("after the lease: %s (attempts %d) %v %v, want %s again", again.ID, again.Attempts, ok, err, d.ID)
+	if err != nil || !ok || again.ID != ids[0] || again.Attempts != 0 {
+		t.Fatalf("after the lease: %s (attempts %d) %v %v, want %s again", again.ID, again.Attempts, ok, err, ids[0])
 	}
 }
 
@@ -265,15 +301,9 @@ func TestRecordStoresTheAttempt(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	p := delivery.Policy{Base: time.Second, Max: time.Minute, Window: 25 * time.Hour, DisableFailures: 10, DisableAfter: 24 * time.Hour}
 	at := f.now.Add(100 * time.Millisecond)
-	a := delivery.Attempt{At: at, Code: 204, Latency: 12 * time.Millisecond}
-	err = f.store.Record(t.Context(), d.ID, func(d delivery.Delivery, e endpoint.Endpoint, _ service.Loader) (service.Change, error) {
-		out := p.Record(d, e, a, at)
-		return service.Change{Delivery: out.Delivery, Attempt: out.Delivery.History[0], Endpoint: out.Endpoint}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	if _, _, ok, err := f.record(d.ID, delivery.Attempt{At: at, Code: 204, Latency: 12 * time.Millisecond}, at, lease); err != nil || ok {
+		t.Fatalf("record: next %v, %v", ok, err)
 	}
 	got := f.delivery(e, ids[0])
 	if got.Status != delivery.Succeeded || got.Attempts != 1 || len(got.History) != 1 || got.History[0].Code != 204 || got.LastCode != 204 {
@@ -284,6 +314,122 @@ func TestRecordStoresTheAttempt(t *testing.T) {
 	}
 	if claimed, err := f.store.ClaimEndpoints(t.Context(), lease, lease.Add(time.Minute), 10); err != nil || len(claimed) != 0 {
 		t.Fatalf("claimed with nothing due: %v %v", claimed, err)
+	}
+}
+
+// Recording an attempt leases the endpoint's next delivery in the same
+// commit: the next one's attempt is moved to the new lease's end before
+// it is returned, so a dispatcher dying while sending it leaves it due
+// only once that lease ran out, and then it is handed out again, first,
+// while the recorded one is not. A failed attempt does not hold back the
+// deliveries after it.
+func TestRecordLeasesTheNextDeliveryInTheSameCommit(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 3)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	at := f.now.Add(time.Second)
+	second := at.Add(15 * time.Second)
+	next, got, ok, err := f.record(ids[0], delivery.Attempt{At: at, Code: 500}, at, second)
+	if err != nil || !ok || next.ID != ids[1] || got.ID != e.ID || got.Secret != e.Secret {
+		t.Fatalf("recorded the first, handed out %s of %s (%v %v), want %s", next.ID, got.ID, ok, err, ids[1])
+	}
+	if stored := f.delivery(e, ids[1]); !stored.NextAttemptAt.Equal(second) || stored.Attempts != 0 {
+		t.Fatalf("next one stored with next attempt %s (want %s), %d attempts", stored.NextAttemptAt, second, stored.Attempts)
+	}
+	first := f.delivery(e, ids[0])
+	if first.Status != delivery.Pending || first.Attempts != 1 || !first.NextAttemptAt.Equal(at.Add(500*time.Millisecond)) {
+		t.Fatalf("failed first delivery stored as %s, %d attempts, next at %s", first.Status, first.Attempts, first.NextAttemptAt)
+	}
+
+	// The dispatcher dies sending the second. Before its lease ran out
+	// nobody claims the endpoint, even though the first is due again.
+	before := second.Add(-time.Millisecond)
+	if claimed, err := f.store.ClaimEndpoints(t.Context(), before, before.Add(15*time.Second), 10); err != nil || len(claimed) != 0 {
+		t.Fatalf("claimed during the lease: %v %v", claimed, err)
+	}
+	if claimed, err := f.store.ClaimEndpoints(t.Context(), second, second.Add(15*time.Second), 10); err != nil || len(claimed) != 1 {
+		t.Fatalf("claim after the lease: %v %v", claimed, err)
+	}
+	var order []string
+	now := second
+	for {
+		d, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, now, now.Add(15*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		order = append(order, d.ID)
+		if _, err := f.store.UpdateDelivery(t.Context(), e.OrgID, e.ID, d.ID, func(d delivery.Delivery) delivery.Delivery {
+			d.Status = delivery.Succeeded
+			return d
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{ids[0], ids[1], ids[2]}; fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("after the crash handed out %v, want %v", order, want)
+	}
+}
+
+// An attempt that disables the endpoint releases its lease in the same
+// commit, and no further delivery is handed out: enabling the endpoint
+// again makes it claimable at once, not when the lease would have run
+// out.
+func TestReenabledEndpointIsClaimableAtOnce(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 2)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	at := f.now.Add(time.Second)
+	next, got, ok, err := f.recordWith(policy(1), ids[0], delivery.Attempt{At: at, Code: 503}, at, at.Add(15*time.Second))
+	if err != nil || ok || got.Enabled {
+		t.Fatalf("the disabling attempt handed out %s (%v %v), endpoint enabled %v", next.ID, ok, err, got.Enabled)
+	}
+	f.setEnabled(e, true)
+	soon := at.Add(time.Millisecond)
+	claimed, err := f.store.ClaimEndpoints(t.Context(), soon, soon.Add(15*time.Second), 10)
+	if err != nil || len(claimed) != 1 || claimed[0] != e.ID {
+		t.Fatalf("claim right after enabling again: %v %v", claimed, err)
+	}
+	if d, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, soon, soon.Add(15*time.Second)); err != nil || !ok || d.ID != ids[1] {
+		t.Fatalf("after enabling again: %s %v %v, want %s", d.ID, ok, err, ids[1])
+	}
+}
+
+// An endpoint disabled through the API while a dispatcher sends to it
+// keeps its lease until that attempt is recorded: enabling it again in
+// the meantime does not hand it to a second dispatcher, and the first
+// carries on in order. Disabled when the attempt is recorded, it is
+// released then.
+func TestEndpointToggledMidSendKeepsItsLeaseUntilTheAttemptIsRecorded(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 3)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	f.setEnabled(e, false)
+	f.setEnabled(e, true)
+	at := f.now.Add(time.Second)
+	if claimed, err := f.store.ClaimEndpoints(t.Context(), at, at.Add(15*time.Second), 10); err != nil || len(claimed) != 0 {
+		t.Fatalf("claimed by a second dispatcher mid-send: %v %v", claimed, err)
+	}
+	next, _, ok, err := f.record(ids[0], delivery.Attempt{At: at, Code: 204}, at, at.Add(15*time.Second))
+	if err != nil || !ok || next.ID != ids[1] {
+		t.Fatalf("after the toggle the dispatcher got %s (%v %v), want %s", next.ID, ok, err, ids[1])
+	}
+
+	f.setEnabled(e, false)
+	if next, _, ok, err := f.record(ids[1], delivery.Attempt{At: at, Code: 204}, at, at.Add(15*time.Second)); err != nil || ok {
+		t.Fatalf("disabled, yet handed out %s: %v", next.ID, err)
+	}
+	f.setEnabled(e, true)
+	if claimed, err := f.store.ClaimEndpoints(t.Context(), at, at.Add(15*time.Second), 10); err != nil || len(claimed) != 1 {
+		t.Fatalf("claim after enabling again: %v %v", claimed, err)
 	}
 }
 

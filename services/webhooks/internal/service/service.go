@@ -80,14 +80,16 @@ type Store interface {
 	// NextDelivery takes the endpoint's earliest due delivery (in the
 	// order its events occurred), moves its next attempt and the
 	// endpoint's lease to leaseUntil, commits, and returns it with the
-	// endpoint; ok is false when none is due (or the endpoint is gone or
-	// disabled), and the lease is then released.
+	// endpoint; ok is false when none is due or the endpoint is disabled
+	// (the lease is then released) or gone.
 	NextDelivery(ctx context.Context, endpointID string, now, leaseUntil time.Time) (d delivery.Delivery, e endpoint.Endpoint, ok bool, err error)
 	// Record stores the change decide makes of a delivery and its
-	// endpoint (both locked), the attempt and decide's plan, in one
+	// endpoint (both locked), the attempt and decide's plan, and takes
+	// the endpoint's next due delivery as NextDelivery does, all in one
 	// transaction; decide may load the organization's enabled endpoints.
-	// Errors: delivery.ErrNotFound (deleted meanwhile).
-	Record(ctx context.Context, deliveryID string, decide func(d delivery.Delivery, e endpoint.Endpoint, enabled Loader) (Change, error)) error
+	// Errors: delivery.ErrNotFound (deleted meanwhile), or decide's.
+	Record(ctx context.Context, deliveryID string, decide func(d delivery.Delivery, e endpoint.Endpoint, enabled Loader) (Change, error),
+		now, leaseUntil time.Time) (next delivery.Delivery, e endpoint.Endpoint, ok bool, err error)
 }
 
 // Loader loads the enabled endpoints of the organization being handled.
