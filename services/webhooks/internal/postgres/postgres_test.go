@@ -386,9 +386,12 @@ func TestReenabledEndpointIsClaimableAtOnce(t *testing.T) {
 	lease := f.now.Add(15 * time.Second)
 	f.claim(e, ids[0], f.now, lease)
 	at := f.now.Add(time.Second)
-	next, got, ok, err := f.recordWith(policy(1), ids[0], delivery.Attempt{At: at, Code: 503}, at, at.Add(15*time.Second))
-	if err != nil || ok || got.Enabled {
-		t.Fatalf("the disabling attempt handed out %s (%v %v), endpoint enabled %v", next.ID, ok, err, got.Enabled)
+	next, _, ok, err := f.recordWith(policy(1), ids[0], delivery.Attempt{At: at, Code: 503}, at, at.Add(15*time.Second))
+	if err != nil || ok {
+		t.Fatalf("the disabling attempt handed out %s (%v %v)", next.ID, ok, err)
+	}
+	if got, err := f.store.Endpoint(t.Context(), e.OrgID, e.ID); err != nil || got.Enabled {
+		t.Fatalf("after the disabling attempt: enabled %v, %v", got.Enabled, err)
 	}
 	f.setEnabled(e, true)
 	soon := at.Add(time.Millisecond)

@@ -81,7 +81,7 @@ type Store interface {
 	// order its events occurred), moves its next attempt and the
 	// endpoint's lease to leaseUntil, commits, and returns it with the
 	// endpoint; ok is false when none is due or the endpoint is disabled
-	// (the lease is then released) or gone.
+	// (the lease is then released) or gone, and d and e are then zero.
 	NextDelivery(ctx context.Context, endpointID string, now, leaseUntil time.Time) (d delivery.Delivery, e endpoint.Endpoint, ok bool, err error)
 	// Record stores the change decide makes of a delivery and its
 	// endpoint (both locked), the attempt and decide's plan, and takes
