@@ -3,7 +3,10 @@
 // organization, so another organization's endpoint is indistinguishable
 // from a missing one; the dispatcher's queries lease endpoints and
 // deliveries with FOR UPDATE SKIP LOCKED so replicas never send the same
-// delivery at once.
+// delivery at once. Endpoint rows are locked FOR NO KEY UPDATE (only
+// their other columns change): a delivery being inserted, whose foreign
+// key only shares the endpoint's key, does not wait for a dispatcher
+// recording an attempt.
 package postgres
 
 import (
@@ -110,7 +113,7 @@ func writeEndpoint(ctx context.Context, tx pgx.Tx, e endpoint.Endpoint) error {
 func (s *Store) UpdateEndpoint(ctx context.Context, orgID, id string, change func(endpoint.Endpoint) (endpoint.Endpoint, error)) (endpoint.Endpoint, error) {
 	var after endpoint.Endpoint
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id),
+		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE`, orgID, id),
 			scanEndpoint, endpoint.ErrNotFound)
 		if err != nil {
 			return err
@@ -139,7 +142,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, orgID, id string) error {
 func enabledEndpoints(ctx context.Context, tx pgx.Tx, orgID string, lock bool) ([]endpoint.Endpoint, error) {
 	q := `SELECT ` + endpointCols + ` FROM endpoints WHERE org_id = $1 AND enabled ORDER BY id`
 	if lock {
-		q += ` FOR UPDATE`
+		q += ` FOR NO KEY UPDATE`
 	}
 	rows, err := tx.Query(ctx, q, orgID)
 	if err != nil {
@@ -179,17 +182,17 @@ func apply(ctx context.Context, tx pgx.Tx, p service.Plan) (int, error) {
 }
 
 // Consume claims the event in consumer's inbox and writes plan's
-// deliveries in the same transaction. The organization's enabled
-// endpoints are locked: a plan that changes them (credits.low) is not
-// raced by another event of the same account.
-func (s *Store) Consume(ctx context.Context, consumer, eventID, orgID string, plan func([]endpoint.Endpoint) (service.Plan, error)) (int, error) {
+// deliveries in the same transaction. With lock, the organization's
+// enabled endpoints are locked: a plan that changes them (credits.low) is
+// not raced by another event of the same account.
+func (s *Store) Consume(ctx context.Context, consumer, eventID, orgID string, lock bool, plan func([]endpoint.Endpoint) (service.Plan, error)) (int, error) {
 	n := 0
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID)
 		if err != nil || !first {
 			return err
 		}
-		eps, err := enabledEndpoints(ctx, tx, orgID, true)
+		eps, err := enabledEndpoints(ctx, tx, orgID, lock)
 		if err != nil {
 			return err
 		}
@@ -318,7 +321,7 @@ func (s *Store) ClaimEndpoints(ctx context.Context, now, leaseUntil time.Time, l
 	rows, err := s.pool.Query(ctx, `UPDATE endpoints e SET lease_until = $2 WHERE e.id IN (
 			SELECT e2.id FROM endpoints e2 WHERE e2.enabled AND e2.lease_until <= $1
 			AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e2.id AND d.status = 'pending' AND d.next_attempt_at <= $1)
-			FOR UPDATE SKIP LOCKED LIMIT $3)
+			FOR NO KEY UPDATE SKIP LOCKED LIMIT $3)
 		RETURNING e.id::text`, now, leaseUntil, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: claim endpoints: %w", err)
@@ -386,7 +389,7 @@ func (s *Store) Record(ctx context.Context, deliveryID string, decide func(deliv
 		if err != nil {
 			return err
 		}
-		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 FOR UPDATE`, d.EndpointID),
+		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 FOR NO KEY UPDATE`, d.EndpointID),
 			scanEndpoint, delivery.ErrNotFound)
 		if err != nil {
 			return err

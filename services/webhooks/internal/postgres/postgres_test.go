@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/webhooks/internal/delivery"
 	"hookline.dev/services/webhooks/internal/endpoint"
@@ -28,7 +30,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	pool := apptest.Database(t, "webhooks_pg", migrations.FS)
+	pool := apptest.Database(t, "webhooks_pg", messaging.Migrations, migrations.FS)
 	return &fixture{t: t, store: postgres.New(pool), now: time.Now().UTC().Truncate(time.Microsecond)}
 }
 
@@ -433,6 +435,36 @@ func TestEndpointToggledMidSendKeepsItsLeaseUntilTheAttemptIsRecorded(t *testing
 	f.setEnabled(e, true)
 	if claimed, err := f.store.ClaimEndpoints(t.Context(), at, at.Add(15*time.Second), 10); err != nil || len(claimed) != 1 {
 		t.Fatalf("claim after enabling again: %v %v", claimed, err)
+	}
+}
+
+// An event that only adds deliveries is stored while a dispatcher is
+// recording an attempt to the same endpoint (and holds its row): the
+// consumer does not queue behind the dispatcher. The wait is bounded so
+// that a regression fails instead of hanging.
+func TestConsumeDoesNotWaitForARecordingDispatcher(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 1)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	var consumed int
+	var consumeErr error
+	_, _, _, err := f.store.Record(t.Context(), ids[0], func(d delivery.Delivery, ep endpoint.Endpoint, _ service.Loader) (service.Change, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		consumed, consumeErr = f.store.Consume(ctx, "test-clips", uuid.NewString(), e.OrgID, false, func(eps []endpoint.Endpoint) (service.Plan, error) {
+			m := message.Message{Type: endpoint.ProjectReady, EventID: uuid.NewString(), OccurredAt: f.now, Body: []byte(`{}`)}
+			return service.Plan{Deliveries: []delivery.Delivery{delivery.New(uuid.NewString(), eps[0], m, f.now)}}, nil
+		})
+		out := policy(10).Record(d, ep, delivery.Attempt{At: f.now, Code: 204}, f.now)
+		return service.Change{Delivery: out.Delivery, Attempt: out.Delivery.History[0], Endpoint: out.Endpoint}, nil
+	}, f.now, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if consumeErr != nil || consumed != 1 {
+		t.Fatalf("consumed %d during the record: %v", consumed, consumeErr)
 	}
 }
 

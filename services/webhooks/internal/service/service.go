@@ -61,8 +61,10 @@ type Store interface {
 	// Consume records eventID in consumer's inbox and, the first time,
 	// calls plan with the organization's enabled endpoints and stores
 	// what it returns, in the same transaction. It returns the number of
-	// deliveries stored (0 for a repeat).
-	Consume(ctx context.Context, consumer, eventID, orgID string, plan func([]endpoint.Endpoint) (Plan, error)) (int, error)
+	// deliveries stored (0 for a repeat). With lock, the endpoints stay
+	// locked until then (a plan that changes them); without, a plan that
+	// only adds deliveries waits for no dispatcher recording an attempt.
+	Consume(ctx context.Context, consumer, eventID, orgID string, lock bool, plan func([]endpoint.Endpoint) (Plan, error)) (int, error)
 	// InsertDelivery stores one delivery of an endpoint of the
 	// organization. Errors: endpoint.ErrNotFound.
 	InsertDelivery(ctx context.Context, d delivery.Delivery) error
