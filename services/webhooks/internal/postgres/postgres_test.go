@@ -107,6 +107,16 @@ func (f *fixture) claim(e endpoint.Endpoint, want string, now, leaseUntil time.T
 	}
 }
 
+// claimable is what a dispatcher claiming at now would get.
+func (f *fixture) claimable(now time.Time) []string {
+	f.t.Helper()
+	ids, err := f.store.ClaimEndpoints(f.t.Context(), now, now.Add(15*time.Second), 10)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return ids
+}
+
 // delivery reads a delivery back as the API lists it.
 func (f *fixture) delivery(e endpoint.Endpoint, id string) delivery.Delivery {
 	f.t.Helper()
@@ -278,8 +288,8 @@ func TestCrashMidSendLeavesTheDeliveryDueAfterTheLease(t *testing.T) {
 	f.claim(e, ids[0], f.now, lease)
 	// The dispatcher is gone: no Record. Another replica polls.
 	before := lease.Add(-time.Millisecond)
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), before, before.Add(15*time.Second), 10); err != nil || len(claimed) != 0 {
-		t.Fatalf("claimed before the lease ran out: %v %v", claimed, err)
+	if claimed := f.claimable(before); len(claimed) != 0 {
+		t.Fatalf("claimed before the lease ran out: %v", claimed)
 	}
 	claimed, err := f.store.ClaimEndpoints(t.Context(), lease, lease.Add(15*time.Second), 10)
 	if err != nil || len(claimed) != 1 || claimed[0] != e.ID {
@@ -348,11 +358,11 @@ func TestRecordLeasesTheNextDeliveryInTheSameCommit(t *testing.T) {
 	// The dispatcher dies sending the second. Before its lease ran out
 	// nobody claims the endpoint, even though the first is due again.
 	before := second.Add(-time.Millisecond)
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), before, before.Add(15*time.Second), 10); err != nil || len(claimed) != 0 {
-		t.Fatalf("claimed during the lease: %v %v", claimed, err)
+	if claimed := f.claimable(before); len(claimed) != 0 {
+		t.Fatalf("claimed during the lease: %v", claimed)
 	}
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), second, second.Add(15*time.Second), 10); err != nil || len(claimed) != 1 {
-		t.Fatalf("claim after the lease: %v %v", claimed, err)
+	if claimed := f.claimable(second); len(claimed) != 1 {
+		t.Fatalf("claim after the lease: %v", claimed)
 	}
 	var order []string
 	now := second
@@ -397,9 +407,8 @@ func TestReenabledEndpointIsClaimableAtOnce(t *testing.T) {
 	}
 	f.setEnabled(e, true)
 	soon := at.Add(time.Millisecond)
-	claimed, err := f.store.ClaimEndpoints(t.Context(), soon, soon.Add(15*time.Second), 10)
-	if err != nil || len(claimed) != 1 || claimed[0] != e.ID {
-		t.Fatalf("claim right after enabling again: %v %v", claimed, err)
+	if claimed := f.claimable(soon); len(claimed) != 1 || claimed[0] != e.ID {
+		t.Fatalf("claim right after enabling again: %v", claimed)
 	}
 	if d, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, soon, soon.Add(15*time.Second)); err != nil || !ok || d.ID != ids[1] {
 		t.Fatalf("after enabling again: %s %v %v, want %s", d.ID, ok, err, ids[1])
@@ -420,8 +429,8 @@ func TestEndpointToggledMidSendKeepsItsLeaseUntilTheAttemptIsRecorded(t *testing
 	f.setEnabled(e, false)
 	f.setEnabled(e, true)
 	at := f.now.Add(time.Second)
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), at, at.Add(15*time.Second), 10); err != nil || len(claimed) != 0 {
-		t.Fatalf("claimed by a second dispatcher mid-send: %v %v", claimed, err)
+	if claimed := f.claimable(at); len(claimed) != 0 {
+		t.Fatalf("claimed by a second dispatcher mid-send: %v", claimed)
 	}
 	next, _, ok, err := f.record(ids[0], delivery.Attempt{At: at, Code: 204}, at, at.Add(15*time.Second))
 	if err != nil || !ok || next.ID != ids[1] {
@@ -433,8 +442,8 @@ func TestEndpointToggledMidSendKeepsItsLeaseUntilTheAttemptIsRecorded(t *testing
 		t.Fatalf("disabled, yet handed out %s: %v", next.ID, err)
 	}
 	f.setEnabled(e, true)
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), at, at.Add(15*time.Second), 10); err != nil || len(claimed) != 1 {
-		t.Fatalf("claim after enabling again: %v %v", claimed, err)
+	if claimed := f.claimable(at); len(claimed) != 1 {
+		t.Fatalf("claim after enabling again: %v", claimed)
 	}
 }
 
