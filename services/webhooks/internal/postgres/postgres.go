@@ -3,7 +3,10 @@
 // organization, so another organization's endpoint is indistinguishable
 // from a missing one; the dispatcher's queries lease endpoints and
 // deliveries with FOR UPDATE SKIP LOCKED so replicas never send the same
-// delivery at once.
+// delivery at once. Endpoint rows are locked FOR NO KEY UPDATE (only
+// their other columns change): a delivery being inserted, whose foreign
+// key only shares the endpoint's key, does not wait for a dispatcher
+// recording an attempt.
 package postgres
 
 import (
@@ -35,16 +38,30 @@ func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool} }
 const endpointCols = `id::text, org_id::text, url, description, event_types, enabled, credits_low, credits_low_armed,
 	credits_version, secret, previous_secret, previous_secret_expires_at, failures, failing_since, disabled_reason, created_at, updated_at`
 
-func scanEndpoint(r pgx.Row) (endpoint.Endpoint, error) {
-	var e endpoint.Endpoint
-	var prevUntil *time.Time
-	err := r.Scan(&e.ID, &e.OrgID, &e.URL, &e.Description, &e.EventTypes, &e.Enabled, &e.CreditsLow, &e.CreditsLowArmed,
-		&e.CreditsVersion, &e.Secret, &e.PreviousSecret, &prevUntil, &e.Failures, &e.FailingSince, &e.DisabledReason,
-		&e.CreatedAt, &e.UpdatedAt)
-	if prevUntil != nil {
-		e.PreviousSecretExpiresAt = *prevUntil
+// endpointRow is where a row of endpointCols is scanned.
+type endpointRow struct {
+	e         endpoint.Endpoint
+	prevUntil *time.Time
+}
+
+func (r *endpointRow) dest() []any {
+	e := &r.e
+	return []any{&e.ID, &e.OrgID, &e.URL, &e.Description, &e.EventTypes, &e.Enabled, &e.CreditsLow, &e.CreditsLowArmed,
+		&e.CreditsVersion, &e.Secret, &e.PreviousSecret, &r.prevUntil, &e.Failures, &e.FailingSince, &e.DisabledReason,
+		&e.CreatedAt, &e.UpdatedAt}
+}
+
+func (r *endpointRow) value() endpoint.Endpoint {
+	if r.prevUntil != nil {
+		r.e.PreviousSecretExpiresAt = *r.prevUntil
 	}
-	return e, err
+	return r.e
+}
+
+func scanEndpoint(r pgx.Row) (endpoint.Endpoint, error) {
+	var row endpointRow
+	err := r.Scan(row.dest()...)
+	return row.value(), err
 }
 
 // nullTime is t, or NULL for the zero time.
@@ -96,7 +113,7 @@ func writeEndpoint(ctx context.Context, tx pgx.Tx, e endpoint.Endpoint) error {
 func (s *Store) UpdateEndpoint(ctx context.Context, orgID, id string, change func(endpoint.Endpoint) (endpoint.Endpoint, error)) (endpoint.Endpoint, error) {
 	var after endpoint.Endpoint
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE org_id = $1 AND id = $2 FOR UPDATE`, orgID, id),
+		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE org_id = $1 AND id = $2 FOR NO KEY UPDATE`, orgID, id),
 			scanEndpoint, endpoint.ErrNotFound)
 		if err != nil {
 			return err
@@ -125,7 +142,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, orgID, id string) error {
 func enabledEndpoints(ctx context.Context, tx pgx.Tx, orgID string, lock bool) ([]endpoint.Endpoint, error) {
 	q := `SELECT ` + endpointCols + ` FROM endpoints WHERE org_id = $1 AND enabled ORDER BY id`
 	if lock {
-		q += ` FOR UPDATE`
+		q += ` FOR NO KEY UPDATE`
 	}
 	rows, err := tx.Query(ctx, q, orgID)
 	if err != nil {
@@ -165,17 +182,17 @@ func apply(ctx context.Context, tx pgx.Tx, p service.Plan) (int, error) {
 }
 
 // Consume claims the event in consumer's inbox and writes plan's
-// deliveries in the same transaction. The organization's enabled
-// endpoints are locked: a plan that changes them (credits.low) is not
-// raced by another event of the same account.
-func (s *Store) Consume(ctx context.Context, consumer, eventID, orgID string, plan func([]endpoint.Endpoint) (service.Plan, error)) (int, error) {
+// deliveries in the same transaction. With lock, the organization's
+// enabled endpoints are locked: a plan that changes them (credits.low) is
+// not raced by another event of the same account.
+func (s *Store) Consume(ctx context.Context, consumer, eventID, orgID string, lock bool, plan func([]endpoint.Endpoint) (service.Plan, error)) (int, error) {
 	n := 0
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		first, err := messaging.ClaimInbox(ctx, tx, consumer, eventID)
 		if err != nil || !first {
 			return err
 		}
-		eps, err := enabledEndpoints(ctx, tx, orgID, true)
+		eps, err := enabledEndpoints(ctx, tx, orgID, lock)
 		if err != nil {
 			return err
 		}
@@ -208,14 +225,28 @@ func (s *Store) InsertDelivery(ctx context.Context, d delivery.Delivery) error {
 const deliveryCols = `d.id::text, d.endpoint_id::text, d.org_id::text, d.event_id, d.event_type, d.occurred_at, d.body, d.status,
 	d.attempts, d.next_attempt_at, d.window_start, d.last_code, d.last_latency_ms, d.last_error, d.created_at, d.updated_at, d.delivered_at`
 
+// deliveryRow is where a row of deliveryCols is scanned.
+type deliveryRow struct {
+	d            delivery.Delivery
+	body, status string
+	latency      float64
+}
+
+func (r *deliveryRow) dest() []any {
+	d := &r.d
+	return []any{&d.ID, &d.EndpointID, &d.OrgID, &d.Message.EventID, &d.Message.Type, &d.Message.OccurredAt, &r.body, &r.status,
+		&d.Attempts, &d.NextAttemptAt, &d.WindowStart, &d.LastCode, &r.latency, &d.LastError, &d.CreatedAt, &d.UpdatedAt, &d.DeliveredAt}
+}
+
+func (r *deliveryRow) value() delivery.Delivery {
+	r.d.Message.Body, r.d.Status, r.d.LastLatency = []byte(r.body), delivery.Status(r.status), ms(r.latency)
+	return r.d
+}
+
 func scanDelivery(r pgx.Row) (delivery.Delivery, error) {
-	var d delivery.Delivery
-	var body, status string
-	var latency float64
-	err := r.Scan(&d.ID, &d.EndpointID, &d.OrgID, &d.Message.EventID, &d.Message.Type, &d.Message.OccurredAt, &body, &status,
-		&d.Attempts, &d.NextAttemptAt, &d.WindowStart, &d.LastCode, &latency, &d.LastError, &d.CreatedAt, &d.UpdatedAt, &d.DeliveredAt)
-	d.Message.Body, d.Status, d.LastLatency = []byte(body), delivery.Status(status), ms(latency)
-	return d, err
+	var row deliveryRow
+	err := r.Scan(row.dest()...)
+	return row.value(), err
 }
 
 func ms(v float64) time.Duration { return time.Duration(v * float64(time.Millisecond)) }
@@ -290,7 +321,7 @@ func (s *Store) ClaimEndpoints(ctx context.Context, now, leaseUntil time.Time, l
 	rows, err := s.pool.Query(ctx, `UPDATE endpoints e SET lease_until = $2 WHERE e.id IN (
 			SELECT e2.id FROM endpoints e2 WHERE e2.enabled AND e2.lease_until <= $1
 			AND EXISTS (SELECT 1 FROM deliveries d WHERE d.endpoint_id = e2.id AND d.status = 'pending' AND d.next_attempt_at <= $1)
-			FOR UPDATE SKIP LOCKED LIMIT $3)
+			FOR NO KEY UPDATE SKIP LOCKED LIMIT $3)
 		RETURNING e.id::text`, now, leaseUntil, limit)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: claim endpoints: %w", err)
@@ -304,54 +335,66 @@ func (s *Store) ClaimEndpoints(ctx context.Context, now, leaseUntil time.Time, l
 
 // NextDelivery leases the endpoint's earliest due delivery.
 func (s *Store) NextDelivery(ctx context.Context, endpointID string, now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
-	var d delivery.Delivery
+	return takeNext(ctx, s.pool, endpointID, now, leaseUntil)
+}
+
+// takeNextSQL moves the endpoint's earliest due delivery and the
+// endpoint's lease to $3 and returns both. When the endpoint is disabled
+// or nothing is due at $2, it returns no row and releases the lease
+// instead: a dispatcher holds it only while it sends, so re-enabling the
+// endpoint or a new delivery finds it free. One statement, so a take
+// costs the dispatcher one round trip.
+const takeNextSQL = `WITH next AS (
+		SELECT d.id FROM deliveries d
+		WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $2
+		AND EXISTS (SELECT 1 FROM endpoints e WHERE e.id = $1 AND e.enabled)
+		ORDER BY d.occurred_at, d.seq LIMIT 1 FOR UPDATE SKIP LOCKED),
+	leased AS (
+		UPDATE deliveries d SET next_attempt_at = $3 FROM next WHERE d.id = next.id RETURNING ` + deliveryCols + `),
+	held AS (
+		UPDATE endpoints SET lease_until = CASE WHEN EXISTS (SELECT 1 FROM leased) THEN $3::timestamptz ELSE '-infinity' END
+		WHERE id = $1 RETURNING ` + endpointCols + `)
+	SELECT held.*, leased.* FROM held, leased`
+
+// querier runs a statement in a transaction or on its own.
+type querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// takeNext runs takeNextSQL; ok is false when nothing was leased.
+func takeNext(ctx context.Context, q querier, endpointID string, now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	var e endpointRow
+	var d deliveryRow
+	err := q.QueryRow(ctx, takeNextSQL, endpointID, now, leaseUntil).Scan(append(e.dest(), d.dest()...)...)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, nil
+	}
+	if err != nil {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, fmt.Errorf("postgres: take a delivery: %w", err)
+	}
+	return d.value(), e.value(), true, nil
+}
+
+// Record stores an attempt and what decide makes of it, then takes the
+// endpoint's next due delivery as NextDelivery does, in one transaction:
+// one commit a delivery.
+func (s *Store) Record(ctx context.Context, deliveryID string, decide func(delivery.Delivery, endpoint.Endpoint, service.Loader) (service.Change, error),
+	now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	var next delivery.Delivery
 	var e endpoint.Endpoint
 	var ok bool
 	err := pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
-		var err error
-		e, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 AND enabled`, endpointID), scanEndpoint, endpoint.ErrNotFound)
-		if errors.Is(err, endpoint.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		d, err = pgkit.One(tx.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries d
-			WHERE d.endpoint_id = $1 AND d.status = 'pending' AND d.next_attempt_at <= $2
-			ORDER BY d.occurred_at, d.seq LIMIT 1 FOR UPDATE SKIP LOCKED`, endpointID, now), scanDelivery, delivery.ErrNotFound)
-		if errors.Is(err, delivery.ErrNotFound) {
-			_, err = tx.Exec(ctx, `UPDATE endpoints SET lease_until = '-infinity' WHERE id = $1`, endpointID)
-			return err
-		}
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `UPDATE deliveries SET next_attempt_at = $2 WHERE id = $1`, d.ID, leaseUntil); err != nil {
-			return fmt.Errorf("postgres: lease delivery: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE endpoints SET lease_until = $2 WHERE id = $1`, endpointID, leaseUntil); err != nil {
-			return fmt.Errorf("postgres: lease endpoint: %w", err)
-		}
-		ok = true
-		return nil
-	})
-	return d, e, ok, err
-}
-
-// Record stores an attempt and what decide makes of it.
-func (s *Store) Record(ctx context.Context, deliveryID string, decide func(delivery.Delivery, endpoint.Endpoint, service.Loader) (service.Change, error)) error {
-	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		d, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+deliveryCols+` FROM deliveries d WHERE d.id = $1 FOR UPDATE`, deliveryID),
 			scanDelivery, delivery.ErrNotFound)
 		if err != nil {
 			return err
 		}
-		e, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 FOR UPDATE`, d.EndpointID),
+		before, err := pgkit.One(tx.QueryRow(ctx, `SELECT `+endpointCols+` FROM endpoints WHERE id = $1 FOR NO KEY UPDATE`, d.EndpointID),
 			scanEndpoint, delivery.ErrNotFound)
 		if err != nil {
 			return err
 		}
-		c, err := decide(d, e, func() ([]endpoint.Endpoint, error) { return enabledEndpoints(ctx, tx, e.OrgID, false) })
+		c, err := decide(d, before, func() ([]endpoint.Endpoint, error) { return enabledEndpoints(ctx, tx, before.OrgID, false) })
 		if err != nil {
 			return err
 		}
@@ -364,7 +407,14 @@ func (s *Store) Record(ctx context.Context, deliveryID string, decide func(deliv
 			return err
 		}
 		c.Plan.Endpoints = append(c.Plan.Endpoints, c.Endpoint)
-		_, err = apply(ctx, tx, c.Plan)
+		if _, err := apply(ctx, tx, c.Plan); err != nil {
+			return err
+		}
+		next, e, ok, err = takeNext(ctx, tx, d.EndpointID, now, leaseUntil)
 		return err
 	})
+	if err != nil {
+		return delivery.Delivery{}, endpoint.Endpoint{}, false, err
+	}
+	return next, e, ok, nil
 }

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/webhooks/internal/delivery"
 	"hookline.dev/services/webhooks/internal/endpoint"
@@ -28,7 +30,7 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T) *fixture {
-	pool := apptest.Database(t, "webhooks_pg", migrations.FS)
+	pool := apptest.Database(t, "webhooks_pg", messaging.Migrations, migrations.FS)
 	return &fixture{t: t, store: postgres.New(pool), now: time.Now().UTC().Truncate(time.Microsecond)}
 }
 
@@ -59,6 +61,58 @@ func (f *fixture) deliveries(e endpoint.Endpoint, n int) []string {
 			f.t.Fatal(err)
 		}
 		ids[i] = d.ID
+	}
+	return ids
+}
+
+// policy is the retry rules of the tests that record attempts: an
+// endpoint is disabled at its disableAt-th failure in a row.
+func policy(disableAt int) delivery.Policy {
+	return delivery.Policy{Base: time.Second, Max: time.Minute, Window: 25 * time.Hour, DisableFailures: disableAt, Rand: func() float64 { return 0 }}
+}
+
+// record stores attempt a of a delivery under policy(10) as the
+// dispatcher does, and takes the endpoint's next due delivery at now.
+func (f *fixture) record(id string, a delivery.Attempt, now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	return f.recordWith(policy(10), id, a, now, leaseUntil)
+}
+
+func (f *fixture) recordWith(p delivery.Policy, id string, a delivery.Attempt, now, leaseUntil time.Time) (delivery.Delivery, endpoint.Endpoint, bool, error) {
+	return f.store.Record(f.t.Context(), id, func(d delivery.Delivery, e endpoint.Endpoint, _ service.Loader) (service.Change, error) {
+		out := p.Record(d, e, a, now)
+		return service.Change{Delivery: out.Delivery, Attempt: out.Delivery.History[len(out.Delivery.History)-1], Endpoint: out.Endpoint}, nil
+	}, now, leaseUntil)
+}
+
+// setEnabled patches the endpoint's enabled flag as the API does.
+func (f *fixture) setEnabled(e endpoint.Endpoint, on bool) {
+	f.t.Helper()
+	_, err := f.store.UpdateEndpoint(f.t.Context(), e.OrgID, e.ID, func(e endpoint.Endpoint) (endpoint.Endpoint, error) {
+		return endpoint.Patch{Enabled: &on}.Apply(e, f.now), nil
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// claim leases the endpoint as a dispatcher does and takes its first
+// due delivery, which must be want.
+func (f *fixture) claim(e endpoint.Endpoint, want string, now, leaseUntil time.Time) {
+	f.t.Helper()
+	if claimed, err := f.store.ClaimEndpoints(f.t.Context(), now, leaseUntil, 1); err != nil || len(claimed) != 1 || claimed[0] != e.ID {
+		f.t.Fatalf("claim: %v %v", claimed, err)
+	}
+	if d, _, ok, err := f.store.NextDelivery(f.t.Context(), e.ID, now, leaseUntil); err != nil || !ok || d.ID != want {
+		f.t.Fatalf("next: %s %v %v, want %s", d.ID, ok, err, want)
+	}
+}
+
+// claimable is what a dispatcher claiming at now would get.
+func (f *fixture) claimable(now time.Time) []string {
+	f.t.Helper()
+	ids, err := f.store.ClaimEndpoints(f.t.Context(), now, now.Add(15*time.Second), 10)
+	if err != nil {
+		f.t.Fatal(err)
 	}
 	return ids
 }
@@ -231,25 +285,19 @@ func TestCrashMidSendLeavesTheDeliveryDueAfterTheLease(t *testing.T) {
 	e := f.endpoint()
 	ids := f.deliveries(e, 2)
 	lease := f.now.Add(15 * time.Second)
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), f.now, lease, 1); err != nil || len(claimed) != 1 {
-		t.Fatalf("claim: %v %v", claimed, err)
-	}
-	d, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, f.now, lease)
-	if err != nil || !ok || d.ID != ids[0] {
-		t.Fatalf("next: %v %v %v", d.ID, ok, err)
-	}
+	f.claim(e, ids[0], f.now, lease)
 	// The dispatcher is gone: no Record. Another replica polls.
 	before := lease.Add(-time.Millisecond)
-	if claimed, err := f.store.ClaimEndpoints(t.Context(), before, before.Add(15*time.Second), 10); err != nil || len(claimed) != 0 {
-		t.Fatalf("claimed before the lease ran out: %v %v", claimed, err)
+	if claimed := f.claimable(before); len(claimed) != 0 {
+		t.Fatalf("claimed before the lease ran out: %v", claimed)
 	}
 	claimed, err := f.store.ClaimEndpoints(t.Context(), lease, lease.Add(15*time.Second), 10)
 	if err != nil || len(claimed) != 1 || claimed[0] != e.ID {
 		t.Fatalf("claim after the lease: %v %v", claimed, err)
 	}
 	again, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, lease, lease.Add(15*time.Second))
-	if err != nil || !ok || again.ID != d.ID || again.Attempts != 0 {
-		t.Fatalf("after the lease: %s (attempts %d) %v %v, want %s again", again.ID, again.Attempts, ok, err, d.ID)
+	if err != nil || !ok || again.ID != ids[0] || again.Attempts != 0 {
+		t.Fatalf("after the lease: %s (attempts %d) %v %v, want %s again", again.ID, again.Attempts, ok, err, ids[0])
 	}
 }
 
@@ -265,15 +313,9 @@ func TestRecordStoresTheAttempt(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatal(ok, err)
 	}
-	p := delivery.Policy{Base: time.Second, Max: time.Minute, Window: 25 * time.Hour, DisableFailures: 10, DisableAfter: 24 * time.Hour}
 	at := f.now.Add(100 * time.Millisecond)
-	a := delivery.Attempt{At: at, Code: 204, Latency: 12 * time.Millisecond}
-	err = f.store.Record(t.Context(), d.ID, func(d delivery.Delivery, e endpoint.Endpoint, _ service.Loader) (service.Change, error) {
-		out := p.Record(d, e, a, at)
-		return service.Change{Delivery: out.Delivery, Attempt: out.Delivery.History[0], Endpoint: out.Endpoint}, nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	if _, _, ok, err := f.record(d.ID, delivery.Attempt{At: at, Code: 204, Latency: 12 * time.Millisecond}, at, lease); err != nil || ok {
+		t.Fatalf("record: next %v, %v", ok, err)
 	}
 	got := f.delivery(e, ids[0])
 	if got.Status != delivery.Succeeded || got.Attempts != 1 || len(got.History) != 1 || got.History[0].Code != 204 || got.LastCode != 204 {
@@ -284,6 +326,154 @@ func TestRecordStoresTheAttempt(t *testing.T) {
 	}
 	if claimed, err := f.store.ClaimEndpoints(t.Context(), lease, lease.Add(time.Minute), 10); err != nil || len(claimed) != 0 {
 		t.Fatalf("claimed with nothing due: %v %v", claimed, err)
+	}
+}
+
+// Recording an attempt leases the endpoint's next delivery in the same
+// commit: the next one's attempt is moved to the new lease's end before
+// it is returned, so a dispatcher dying while sending it leaves it due
+// only once that lease ran out, and then it is handed out again, first,
+// while the recorded one is not. A failed attempt does not hold back the
+// deliveries after it.
+func TestRecordLeasesTheNextDeliveryInTheSameCommit(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 3)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	at := f.now.Add(time.Second)
+	second := at.Add(15 * time.Second)
+	next, got, ok, err := f.record(ids[0], delivery.Attempt{At: at, Code: 500}, at, second)
+	if err != nil || !ok || next.ID != ids[1] || got.ID != e.ID || got.Secret != e.Secret {
+		t.Fatalf("recorded the first, handed out %s of %s (%v %v), want %s", next.ID, got.ID, ok, err, ids[1])
+	}
+	if stored := f.delivery(e, ids[1]); !stored.NextAttemptAt.Equal(second) || stored.Attempts != 0 {
+		t.Fatalf("next one stored with next attempt %s (want %s), %d attempts", stored.NextAttemptAt, second, stored.Attempts)
+	}
+	first := f.delivery(e, ids[0])
+	if first.Status != delivery.Pending || first.Attempts != 1 || !first.NextAttemptAt.Equal(at.Add(500*time.Millisecond)) {
+		t.Fatalf("failed first delivery stored as %s, %d attempts, next at %s", first.Status, first.Attempts, first.NextAttemptAt)
+	}
+
+	// The dispatcher dies sending the second. Before its lease ran out
+	// nobody claims the endpoint, even though the first is due again.
+	before := second.Add(-time.Millisecond)
+	if claimed := f.claimable(before); len(claimed) != 0 {
+		t.Fatalf("claimed during the lease: %v", claimed)
+	}
+	if claimed := f.claimable(second); len(claimed) != 1 {
+		t.Fatalf("claim after the lease: %v", claimed)
+	}
+	var order []string
+	now := second
+	for {
+		d, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, now, now.Add(15*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+		order = append(order, d.ID)
+		if _, err := f.store.UpdateDelivery(t.Context(), e.OrgID, e.ID, d.ID, func(d delivery.Delivery) delivery.Delivery {
+			d.Status = delivery.Succeeded
+			return d
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{ids[0], ids[1], ids[2]}; fmt.Sprint(order) != fmt.Sprint(want) {
+		t.Fatalf("after the crash handed out %v, want %v", order, want)
+	}
+}
+
+// An attempt that disables the endpoint releases its lease in the same
+// commit, and no further delivery is handed out: enabling the endpoint
+// again makes it claimable at once, not when the lease would have run
+// out.
+func TestReenabledEndpointIsClaimableAtOnce(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 2)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	at := f.now.Add(time.Second)
+	next, _, ok, err := f.recordWith(policy(1), ids[0], delivery.Attempt{At: at, Code: 503}, at, at.Add(15*time.Second))
+	if err != nil || ok {
+		t.Fatalf("the disabling attempt handed out %s (%v %v)", next.ID, ok, err)
+	}
+	if got, err := f.store.Endpoint(t.Context(), e.OrgID, e.ID); err != nil || got.Enabled {
+		t.Fatalf("after the disabling attempt: enabled %v, %v", got.Enabled, err)
+	}
+	f.setEnabled(e, true)
+	soon := at.Add(time.Millisecond)
+	if claimed := f.claimable(soon); len(claimed) != 1 || claimed[0] != e.ID {
+		t.Fatalf("claim right after enabling again: %v", claimed)
+	}
+	if d, _, ok, err := f.store.NextDelivery(t.Context(), e.ID, soon, soon.Add(15*time.Second)); err != nil || !ok || d.ID != ids[1] {
+		t.Fatalf("after enabling again: %s %v %v, want %s", d.ID, ok, err, ids[1])
+	}
+}
+
+// An endpoint disabled through the API while a dispatcher sends to it
+// keeps its lease until that attempt is recorded: enabling it again in
+// the meantime does not hand it to a second dispatcher, and the first
+// carries on in order. Disabled when the attempt is recorded, it is
+// released then.
+func TestEndpointToggledMidSendKeepsItsLeaseUntilTheAttemptIsRecorded(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 3)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	f.setEnabled(e, false)
+	f.setEnabled(e, true)
+	at := f.now.Add(time.Second)
+	if claimed := f.claimable(at); len(claimed) != 0 {
+		t.Fatalf("claimed by a second dispatcher mid-send: %v", claimed)
+	}
+	next, _, ok, err := f.record(ids[0], delivery.Attempt{At: at, Code: 204}, at, at.Add(15*time.Second))
+	if err != nil || !ok || next.ID != ids[1] {
+		t.Fatalf("after the toggle the dispatcher got %s (%v %v), want %s", next.ID, ok, err, ids[1])
+	}
+
+	f.setEnabled(e, false)
+	if next, _, ok, err := f.record(ids[1], delivery.Attempt{At: at, Code: 204}, at, at.Add(15*time.Second)); err != nil || ok {
+		t.Fatalf("disabled, yet handed out %s: %v", next.ID, err)
+	}
+	f.setEnabled(e, true)
+	if claimed := f.claimable(at); len(claimed) != 1 {
+		t.Fatalf("claim after enabling again: %v", claimed)
+	}
+}
+
+// An event that only adds deliveries is stored while a dispatcher is
+// recording an attempt to the same endpoint (and holds its row): the
+// consumer does not queue behind the dispatcher. The wait is bounded so
+// that a regression fails instead of hanging.
+func TestConsumeDoesNotWaitForARecordingDispatcher(t *testing.T) {
+	f := newFixture(t)
+	e := f.endpoint()
+	ids := f.deliveries(e, 1)
+	lease := f.now.Add(15 * time.Second)
+	f.claim(e, ids[0], f.now, lease)
+	var consumed int
+	var consumeErr error
+	_, _, _, err := f.store.Record(t.Context(), ids[0], func(d delivery.Delivery, ep endpoint.Endpoint, _ service.Loader) (service.Change, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		consumed, consumeErr = f.store.Consume(ctx, "test-clips", uuid.NewString(), e.OrgID, false, func(eps []endpoint.Endpoint) (service.Plan, error) {
+			m := message.Message{Type: endpoint.ProjectReady, EventID: uuid.NewString(), OccurredAt: f.now, Body: []byte(`{}`)}
+			return service.Plan{Deliveries: []delivery.Delivery{delivery.New(uuid.NewString(), eps[0], m, f.now)}}, nil
+		})
+		out := policy(10).Record(d, ep, delivery.Attempt{At: f.now, Code: 204}, f.now)
+		return service.Change{Delivery: out.Delivery, Attempt: out.Delivery.History[0], Endpoint: out.Endpoint}, nil
+	}, f.now, lease)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if consumeErr != nil || consumed != 1 {
+		t.Fatalf("consumed %d during the record: %v", consumed, consumeErr)
 	}
 }
 

@@ -51,7 +51,7 @@ func (s *Service) HandleClipsEvent(ctx context.Context, env events.Envelope) err
 	if err != nil || !ok {
 		return err
 	}
-	n, err := s.Store.Consume(ctx, ClipsConsumer, env.ID, env.OrgID, func(eps []endpoint.Endpoint) (Plan, error) {
+	n, err := s.Store.Consume(ctx, ClipsConsumer, env.ID, env.OrgID, false, func(eps []endpoint.Endpoint) (Plan, error) {
 		return Plan{Deliveries: fanout(eps, m, "", s.now())}, nil
 	})
 	if n > 0 {
@@ -75,7 +75,7 @@ func (s *Service) HandleBillingEvent(ctx context.Context, env events.Envelope) e
 	}
 	available := *moved.Available
 	now := s.now()
-	n, err := s.Store.Consume(ctx, BillingConsumer, env.ID, env.OrgID, func(eps []endpoint.Endpoint) (Plan, error) {
+	n, err := s.Store.Consume(ctx, BillingConsumer, env.ID, env.OrgID, true, func(eps []endpoint.Endpoint) (Plan, error) {
 		var p Plan
 		for _, e := range eps {
 			if !e.Subscribed(endpoint.CreditsLow) || moved.Version <= e.CreditsVersion {

@@ -24,9 +24,10 @@ const leaseMargin = 5 * time.Second
 // its deliveries one after the other in the order their events occurred;
 // a delivery waiting for its retry does not hold back the ones after it.
 // Before each attempt the delivery's next attempt is moved past the
-// attempt's timeout and committed: a crash mid-attempt leaves it due
-// again only once that lease ran out, so it is never sent twice in a row
-// without a retry being due, and never lost.
+// attempt's timeout and committed (with the previous attempt's record):
+// a crash mid-attempt leaves it due again only once that lease ran out,
+// so it is never sent twice in a row without a retry being due, and
+// never lost.
 func (s *Service) Run(ctx context.Context) error {
 	if s.wake == nil {
 		return errors.New("service: Run before Init")
@@ -40,7 +41,7 @@ func (s *Service) Run(ctx context.Context) error {
 	for {
 		if free > 0 {
 			now := s.now()
-			ids, err := s.Store.ClaimEndpoints(ctx, now, now.Add(s.Timeout+leaseMargin), free)
+			ids, err := s.Store.ClaimEndpoints(ctx, now, s.leaseUntil(now), free)
 			if err != nil && ctx.Err() == nil {
 				s.log().WarnContext(ctx, "claiming endpoints", "err", err)
 			}
@@ -65,28 +66,23 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
-// drain sends the endpoint's due deliveries until none is left.
+// leaseUntil is when a lease taken at now for one attempt runs out.
+func (s *Service) leaseUntil(now time.Time) time.Time { return now.Add(s.Timeout + leaseMargin) }
+
+// drain sends the endpoint's due deliveries until none is left. Each
+// attempt is recorded in the transaction that leases the next delivery.
 func (s *Service) drain(ctx context.Context, endpointID string) {
-	for ctx.Err() == nil {
-		now := s.now()
-		d, e, ok, err := s.Store.NextDelivery(ctx, endpointID, now, now.Add(s.Timeout+leaseMargin))
-		if err != nil {
-			if ctx.Err() == nil {
-				s.log().WarnContext(ctx, "taking a delivery", "endpoint", endpointID, "err", err)
-			}
-			return
-		}
-		if !ok {
-			return
-		}
+	now := s.now()
+	d, e, ok, err := s.Store.NextDelivery(ctx, endpointID, now, s.leaseUntil(now))
+	for ok && err == nil {
 		a := s.attempt(ctx, d, e)
 		if ctx.Err() != nil {
 			return // shutting down: the lease brings it back
 		}
-		if err := s.record(context.WithoutCancel(ctx), d.ID, a); err != nil {
-			s.log().WarnContext(ctx, "recording an attempt", "delivery", d.ID, "err", err)
-			return
-		}
+		d, e, ok, err = s.record(context.WithoutCancel(ctx), d.ID, a)
+	}
+	if err != nil && ctx.Err() == nil {
+		s.log().WarnContext(ctx, "sending deliveries", "endpoint", endpointID, "err", err)
 	}
 }
 
@@ -120,13 +116,14 @@ func attemptError(ctx context.Context, err error) string {
 	return err.Error()
 }
 
-// record applies the policy to the attempt; an attempt that disabled the
-// endpoint also publishes webhooks.endpoint.disabled.v1 and tells the
-// organization's other endpoints subscribed to it.
-func (s *Service) record(ctx context.Context, deliveryID string, a delivery.Attempt) error {
+// record applies the policy to the attempt and takes the endpoint's next
+// due delivery; an attempt that disabled the endpoint also publishes
+// webhooks.endpoint.disabled.v1 and tells the organization's other
+// endpoints subscribed to it.
+func (s *Service) record(ctx context.Context, deliveryID string, a delivery.Attempt) (delivery.Delivery, endpoint.Endpoint, bool, error) {
 	var woke bool
-	err := s.Store.Record(ctx, deliveryID, func(d delivery.Delivery, e endpoint.Endpoint, enabled Loader) (Change, error) {
-		now := s.now()
+	now := s.now()
+	next, e, ok, err := s.Store.Record(ctx, deliveryID, func(d delivery.Delivery, e endpoint.Endpoint, enabled Loader) (Change, error) {
 		out := s.Policy.Record(d, e, a, now)
 		c := Change{Delivery: out.Delivery, Attempt: out.Delivery.History[len(out.Delivery.History)-1], Endpoint: out.Endpoint}
 		if !out.Disabled {
@@ -149,9 +146,9 @@ func (s *Service) record(ctx context.Context, deliveryID string, a delivery.Atte
 		c.Plan = Plan{Events: []events.Envelope{env}, Deliveries: fanout(eps, m, e.ID, now)}
 		woke = true
 		return c, nil
-	})
-	if woke {
+	}, now, s.leaseUntil(now))
+	if woke && err == nil {
 		s.Wake()
 	}
-	return err
+	return next, e, ok, err
 }

@@ -61,8 +61,10 @@ type Store interface {
 	// Consume records eventID in consumer's inbox and, the first time,
 	// calls plan with the organization's enabled endpoints and stores
 	// what it returns, in the same transaction. It returns the number of
-	// deliveries stored (0 for a repeat).
-	Consume(ctx context.Context, consumer, eventID, orgID string, plan func([]endpoint.Endpoint) (Plan, error)) (int, error)
+	// deliveries stored (0 for a repeat). With lock, the endpoints stay
+	// locked until then (a plan that changes them); without, a plan that
+	// only adds deliveries waits for no dispatcher recording an attempt.
+	Consume(ctx context.Context, consumer, eventID, orgID string, lock bool, plan func([]endpoint.Endpoint) (Plan, error)) (int, error)
 	// InsertDelivery stores one delivery of an endpoint of the
 	// organization. Errors: endpoint.ErrNotFound.
 	InsertDelivery(ctx context.Context, d delivery.Delivery) error
@@ -80,14 +82,16 @@ type Store interface {
 	// NextDelivery takes the endpoint's earliest due delivery (in the
 	// order its events occurred), moves its next attempt and the
 	// endpoint's lease to leaseUntil, commits, and returns it with the
-	// endpoint; ok is false when none is due (or the endpoint is gone or
-	// disabled), and the lease is then released.
+	// endpoint; ok is false when none is due or the endpoint is disabled
+	// (the lease is then released) or gone, and d and e are then zero.
 	NextDelivery(ctx context.Context, endpointID string, now, leaseUntil time.Time) (d delivery.Delivery, e endpoint.Endpoint, ok bool, err error)
 	// Record stores the change decide makes of a delivery and its
-	// endpoint (both locked), the attempt and decide's plan, in one
+	// endpoint (both locked), the attempt and decide's plan, and takes
+	// the endpoint's next due delivery as NextDelivery does, all in one
 	// transaction; decide may load the organization's enabled endpoints.
-	// Errors: delivery.ErrNotFound (deleted meanwhile).
-	Record(ctx context.Context, deliveryID string, decide func(d delivery.Delivery, e endpoint.Endpoint, enabled Loader) (Change, error)) error
+	// Errors: delivery.ErrNotFound (deleted meanwhile), or decide's.
+	Record(ctx context.Context, deliveryID string, decide func(d delivery.Delivery, e endpoint.Endpoint, enabled Loader) (Change, error),
+		now, leaseUntil time.Time) (next delivery.Delivery, e endpoint.Endpoint, ok bool, err error)
 }
 
 // Loader loads the enabled endpoints of the organization being handled.
