@@ -127,8 +127,7 @@ func torsoHalfWidth(dy, fw, fh float64) float64 {
 // cheaply, and a band along the frame, teach the first background model
 // (see pickBackground); the outermost pixels are background. The bottom
 // edge is left out of both: a subject standing in the picture (a pot on a
-// shelf, a launch pad, a cat's chest) is often cut by it, and the middle
-// the subject is expected in reaches further down than up.
+// shelf, a launch pad, a cat's chest) is often cut by it.
 //
 // That first prior is a guess about the frame, and a subject that fills
 // the picture (a cat's face with its body cut by the left and bottom
@@ -165,7 +164,8 @@ func salientSeed(ctx context.Context, w, h int, sal []float64, px []rgb) (seed, 
 //     belongs to the subject as much as its geodesic distance to the
 //     frame outweighs its distance to the core (Bai and Sapiro,
 //     "Geodesic matting", 2007). A pot under a plant is far from a frame
-//     it only touches at the bottom.
+//     it only touches at the bottom, and the middle the subject is
+//     expected in reaches further down than up (belowSpread).
 //   - A quick cut of the first prior at half size is the subject found so
 //     far; what joins it through colours it has (growLike) is raised to
 //     priorTorso: the fur of the body, chest and ears around the face the
@@ -238,7 +238,7 @@ func salientPrior(w, h int, score []float64, px []rgb, subject, core []bool) see
 	band := max(2, min(w, h)/frameBand)
 	for y := range h {
 		dy := (float64(y)+0.5)/float64(h) - 0.5
-		if dy > 0 {
+		if dy > 0 && core != nil {
 			dy *= belowSpread
 		}
 		for x := range w {
@@ -309,9 +309,12 @@ const (
 	// reached is the normalised geodesic distance below which the frame
 	// reaches a pixel cheaply enough to call it background at first.
 	reached = 0.05
-	// belowSpread shrinks the distance below the middle in the centre
-	// prior: a subject standing on the bottom edge (a pot, a bust)
-	// reaches further down than up.
+	// belowSpread shrinks the distance below the middle in the second
+	// prior's centre term: a subject standing on the bottom edge (a pot,
+	// a bust) reaches further down than up. The first prior keeps the
+	// round middle, so that its core and cut do not take in the ground
+	// a subject stands on (a launch pad's lit ground, whose colours the
+	// towers beside it share).
 	belowSpread = 0.5
 	// coreLevel is the first prior from which a pixel is the subject's
 	// core in the second (see subjectSeed).
