@@ -9,18 +9,20 @@ import (
 // borderDistance is, for each pixel of the w×h grid, the geodesic
 // distance to the picture's frame: the least sum of colour steps along a
 // 4-connected path from the pixel to the outermost columns or top row
-// (the bottom edge often cuts the subject, see salientSeed), each step
+// (the bottom edge often cuts the subject, see salientSeed), leaving out
+// the frame's pixels in subject (nil: none), each step
 // costing its colour difference beyond floor (in 8-bit units), so that
 // sensor noise and a smooth gradient (a sky, a wall in falling light)
 // cost nothing. Background is joined to the frame by such paths; a
 // subject is walled off from it by its outline, however much of the
 // frame's colours it has (Wei, Wen, Zhu and Sun, "Geodesic saliency
 // using background priors", 2012).
-func borderDistance(w, h int, px []rgb, floor float64) []float64 {
+func borderDistance(w, h int, px []rgb, floor float64, subject []bool) []float64 {
 	frame := make([]bool, w*h)
 	for y := range h {
 		for x := range w {
-			frame[y*w+x] = x == 0 || y == 0 || x == w-1
+			i := y*w + x
+			frame[i] = (x == 0 || y == 0 || x == w-1) && (subject == nil || !subject[i])
 		}
 	}
 	return geodesic(w, h, px, floor, frame, nil, math.Inf(1))

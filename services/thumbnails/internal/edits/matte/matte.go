@@ -96,7 +96,10 @@ func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.F
 	} else if people := scaleFaces(faces, origin, kx, ky); len(people) > 0 {
 		s = personSeed(w, h, people, px)
 	} else {
-		s = salientSeed(w, h, vision.Saliency(small), px)
+		var err error
+		if s, err = salientSeed(ctx, w, h, vision.Saliency(small), px); err != nil {
+			return nil, err
+		}
 	}
 	return cut(ctx, full, px, s, known)
 }

@@ -140,7 +140,7 @@ func landmarkSeed(w, h int, faces []faceFrame, px []rgb) seed {
 			s.prior[i] = priorHead
 		}
 	}
-	s.fixBorder(priorOutside+0.01, body)
+	s.fixBorder(priorOutside+0.01, body, nil)
 	unlike := unlikeBorder(w, h, body, px, s.prior)
 	s.bodyOf(faces, sure, unlike, px)
 	outside := make([]bool, w*h)

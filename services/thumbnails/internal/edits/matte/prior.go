@@ -1,6 +1,7 @@
 package matte
 
 import (
+	"context"
 	"image"
 	"math"
 	"slices"
@@ -90,7 +91,7 @@ func personSeed(w, h int, faces []image.Rectangle, px []rgb) seed {
 			}
 		}
 	}
-	s.fixBorder(0.3, h)
+	s.fixBorder(0.3, h, nil)
 	unlike := unlikeBorder(w, h, h, px, nil)
 	outside := make([]bool, w*h)
 	for i, p := range s.prior {
@@ -127,9 +128,13 @@ func torsoHalfWidth(dy, fw, fh float64) float64 {
 // (see pickBackground); the outermost pixels are background. The bottom
 // edge is left out of both: a subject standing in the picture (a pot on a
 // shelf, a launch pad, a cat's chest) is often cut by it.
-func salientSeed(w, h int, sal []float64, px []rgb) seed {
+//
+// That first prior is a guess about the frame, and a subject that fills
+// the picture (a cat's face with its body cut by the left and bottom
+// edges) breaks it. So a second prior is built from what the first one
+// found (see subjectSeed).
+func salientSeed(ctx context.Context, w, h int, sal []float64, px []rgb) (seed, error) {
 	const n = vision.SaliencySize
-	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 1, outsideBG: true}
 	score := make([]float64, w*h)
 	hi := 0.0
 	for y := range h {
@@ -140,26 +145,154 @@ func salientSeed(w, h int, sal []float64, px []rgb) seed {
 			hi = max(hi, score[y*w+x])
 		}
 	}
-	geo := normalised(borderDistance(w, h, px, noiseStep), 0.9)
+	if hi > 0 {
+		for i := range score {
+			score[i] /= hi
+		}
+	}
+	first := salientPrior(w, h, score, px, nil, nil)
+	return subjectSeed(ctx, first, score, px)
+}
+
+// subjectSeed is the second faceless prior, built from the first:
+//
+//   - The core, where the first prior is sure enough (coreLevel), has
+//     colours; the frame's pixels that look like them (likeCore) are the
+//     subject running into the frame, not background, and the geodesic
+//     distance is measured to the rest of the frame only.
+//   - Membership replaces the plain distance to the frame: a pixel
+//     belongs to the subject as much as its geodesic distance to the
+//     frame outweighs its distance to the core (Bai and Sapiro,
+//     "Geodesic matting", 2007). A pot under a plant is far from a frame
+//     it only touches at the bottom, and the middle the subject is
+//     expected in reaches further down than up (belowSpread).
+//   - A quick cut of the first prior at half size is the subject found so
+//     far; what joins it through colours it has (growLike) is raised to
+//     priorTorso: the fur of the body, chest and ears around the face the
+//     first cut kept.
+//
+// Only ctx's error is returned.
+func subjectSeed(ctx context.Context, first seed, score []float64, px []rgb) (seed, error) {
+	w, h := first.w, first.h
+	core := make([]bool, w*h)
+	for i, p := range first.prior {
+		core[i] = p >= coreLevel
+	}
+	s := salientPrior(w, h, score, px, likeCore(w, h, px, core), core)
+
+	cut, err := quickCut(ctx, px, first)
+	if err != nil {
+		return seed{}, err
+	}
+	through := likeColours(px, cut, growLike)
+	joined := geodesic(w, h, px, noiseStep, cut, through, math.Inf(1))
+	for i, d := range joined {
+		if !math.IsInf(d, 1) && !cut[i] {
+			s.prior[i] = max(s.prior[i], priorTorso)
+			if s.fixed[i] == fixedBG {
+				s.fixed[i] = free
+			}
+		}
+	}
+	return s, nil
+}
+
+// quickCut is the subject s finds, cut at half size (at full size on a
+// grid too small to halve) and brought back to s's grid. Only ctx's error
+// is returned.
+func quickCut(ctx context.Context, px []rgb, s seed) ([]bool, error) {
+	if s.w < 4 || s.h < 4 {
+		return segment(ctx, px, s)
+	}
+	cpx, cs := halve(px, s)
+	coarse, err := segment(ctx, cpx, cs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]bool, s.w*s.h)
+	for y := range s.h {
+		for x := range s.w {
+			out[y*s.w+x] = coarse[min(y/2, cs.h-1)*cs.w+min(x/2, cs.w-1)]
+		}
+	}
+	return out, nil
+}
+
+// salientPrior is one faceless prior (see salientSeed). The frame's
+// pixels in subject (nil: none) are left out of the frame, and with a
+// core (nil: none) the geodesic membership between frame and core takes
+// the plain distance's place, also in ruling out what the frame reaches
+// cheaply: there, what is much nearer the frame than the core.
+func salientPrior(w, h int, score []float64, px []rgb, subject, core []bool) seed {
+	s := seed{w: w, h: h, prior: make([]float64, w*h), fixed: make([]label, w*h), weight: 1, outsideBG: true}
+	toFrame := borderDistance(w, h, px, noiseStep, subject)
+	geo := normalised(toFrame, 0.9)
+	if core != nil {
+		toCore := geodesic(w, h, px, noiseStep, core, nil, math.Inf(1))
+		for i, a := range toFrame {
+			if b := toCore[i]; a+b > 0 {
+				geo[i] = a / (a + b)
+			}
+		}
+	}
 	band := max(2, min(w, h)/frameBand)
 	for y := range h {
 		dy := (float64(y)+0.5)/float64(h) - 0.5
+		if dy > 0 && core != nil {
+			dy *= belowSpread
+		}
 		for x := range w {
 			dx := (float64(x)+0.5)/float64(w) - 0.5
 			c := math.Exp(-(dx*dx + dy*dy) / (2 * centreSpread * centreSpread))
 			i := y*w + x
-			p := 0.1 + 0.35*c + 0.35*geo[i]
-			if hi > 0 {
-				p += 0.15 * c * score[i] / hi
-			}
-			if x < band || y < band || x >= w-band || geo[i] < reached {
+			p := 0.1 + 0.35*c + 0.35*geo[i] + 0.15*c*score[i]
+			edge := (x < band || y < band || x >= w-band) && (subject == nil || !subject[i])
+			if edge || geo[i] < reached {
 				p = priorOutside
 			}
 			s.prior[i] = p
 		}
 	}
-	s.fixBorder(1, h-band)
+	s.fixBorder(1, h-band, subject)
 	return s
+}
+
+// likeCore marks the pixels of the frame's band whose colour the core
+// explains as well as most of the core's own pixels do (all but
+// coreLike percent).
+func likeCore(w, h int, px []rgb, core []bool) []bool {
+	like := likeColours(px, core, coreLike)
+	band := max(2, min(w, h)/frameBand)
+	for y := range h {
+		for x := range w {
+			if x >= band && y >= band && x < w-band && y < h-band {
+				like[y*w+x] = false
+			}
+		}
+	}
+	return like
+}
+
+// likeColours marks the pixels whose colour is at least as likely under
+// a colour model of the pixels in m as the least likely pct percent of
+// those are; none when m has too few pixels to model.
+func likeColours(px []rgb, m []bool, pct int) []bool {
+	own := pick(px, m, true)
+	out := make([]bool, len(px))
+	if len(own) < minModelled {
+		return out
+	}
+	model := initialMixture(own)
+	ll := make([]float64, len(own))
+	for i, c := range own {
+		ll[i] = model.logLikelihood(c)
+	}
+	slices.Sort(ll)
+	threshold := ll[len(ll)*pct/100]
+	for i, c := range px {
+		out[i] = model.logLikelihood(c) >= threshold
+	}
+	return out
 }
 
 // Constants of the faceless seed.
@@ -176,6 +309,25 @@ const (
 	// reached is the normalised geodesic distance below which the frame
 	// reaches a pixel cheaply enough to call it background at first.
 	reached = 0.05
+	// belowSpread shrinks the distance below the middle in the second
+	// prior's centre term: a subject standing on the bottom edge (a pot,
+	// a bust) reaches further down than up. The first prior keeps the
+	// round middle, so that its core and cut do not take in the ground
+	// a subject stands on (a launch pad's lit ground, whose colours the
+	// towers beside it share).
+	belowSpread = 0.5
+	// coreLevel is the first prior from which a pixel is the subject's
+	// core in the second (see subjectSeed).
+	coreLevel = 0.6
+	// coreLike is the percentile of the core's own colour likelihoods a
+	// frame pixel must reach to be taken for the subject (see likeCore).
+	coreLike = 20
+	// growLike is the same percentile for the pixels the subject found
+	// by the first cut grows through (see subjectSeed); a little stricter
+	// than coreLike, as the walk is not bounded.
+	growLike = 30
+	// minModelled is the fewest pixels a colour model is learnt from.
+	minModelled = 50
 )
 
 // unlikeBorder marks the pixels whose colour is less likely under a
@@ -261,15 +413,16 @@ const borderMargin = 4.0
 
 // fixBorder marks the picture's outermost pixels in its first rows as
 // background, except where the prior expects the subject at least at
-// level keep (a body cut by the frame).
-func (s *seed) fixBorder(keep float64, rows int) {
+// level keep (a body cut by the frame) and the pixels in exempt (nil:
+// none).
+func (s *seed) fixBorder(keep float64, rows int, exempt []bool) {
 	band := max(1, min(s.w, s.h)/100)
 	for y := range min(rows, s.h) {
 		for x := range s.w {
 			if x >= band && x < s.w-band && y >= band && y < s.h-band {
 				continue
 			}
-			if i := y*s.w + x; s.prior[i] < keep && s.fixed[i] == free {
+			if i := y*s.w + x; s.prior[i] < keep && s.fixed[i] == free && (exempt == nil || !exempt[i]) {
 				s.fixed[i] = fixedBG
 			}
 		}
