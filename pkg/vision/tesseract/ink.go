@@ -1,6 +1,9 @@
 package tesseract
 
-import "image"
+import (
+	"image"
+	"slices"
+)
 
 // Ink parameters. The window is a share of the picture's longer side, so
 // the split behaves the same at any working size.
@@ -26,23 +29,44 @@ const (
 	minGlyphFill = 0.12
 	maxGlyphFill = 0.95
 	// minStem is the least width of a solid bar over its height: an I's
-	// stem, not the hairline edge of a photo pasted on a backdrop.
-	minStem = 0.125
+	// stem (Bebas Neue's is 0.11 of its height), not the hairline edge of
+	// a photo pasted on a backdrop.
+	minStem = 0.08
 	// Neighbours on a line: heights within a factor of lineHeight, centres
 	// within lineCentre of the height, at most lineGap heights apart.
 	lineHeight = 1.6
 	lineCentre = 0.35
 	lineGap    = 1.2
+	// Neighbours at least toneGlyph pixels tall differ by at most
+	// lineTone in median grey: the letters of a line are filled alike,
+	// while the photo showing through the gap between two outlined words
+	// is lighter than the outlines around it (ink) but not as light as
+	// the letters, and as a neighbour it bridges the word space
+	// ("WEHAVE"). Smaller letters are left alone: their median is mostly
+	// anti-aliasing, lower in a thin letter than in a heavy one.
+	lineTone  = 64
+	toneGlyph = 20
+	// lineAlign is how far, in letter heights, the tops or bottoms of
+	// letters on one line may differ; shortLine is the most shapes of a
+	// line held to the alignment of capitals (see lineLike).
+	lineAlign = 0.1
+	shortLine = 3
 )
 
-// Ink splits the grey picture g into the pages the engine reads: one of
-// light ink (a white or yellow fill) and one of dark ink (black text on
-// a light plate), each black on white and holding only the shapes that
-// line up like letters: of a similar height, side by side. A pixel is
-// ink where the luma range of the window around it is at least inkRange
-// and it lies on its polarity's side of the window's mid-range
-// (Bernsen's threshold). A polarity without two such shapes yields no
-// page.
+// Ink splits the grey picture g into the pages the engine reads, one per
+// line of letters: each is black on white, holds only that line's
+// letters, and has the bounds of the line's box in g, with a margin of
+// half its height. The letters are the shapes of light ink (a white or
+// yellow fill) or of dark ink (black text on a light plate) that line up
+// like letters: of a similar height and tone, side by side, on a
+// baseline (lineLike). A pixel is ink where the luma range of the window
+// around it is at least inkRange and it lies on its polarity's side of
+// the window's mid-range (Bernsen's threshold).
+//
+// The engine is shown one line at a time: given a whole picture it finds
+// lines of its own, and specks of photo near tight capitals (Bebas Neue's
+// word spaces are narrow) pull it into joining words ("ITFOR") or
+// dropping them; alone, a line reads as it is set.
 func Ink(g *image.Gray) []*image.Gray {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	if w == 0 || h == 0 {
@@ -63,22 +87,73 @@ func Ink(g *image.Gray) []*image.Gray {
 				}
 			}
 		}
-		letters := lineUp(shapes(mask, w, h), h)
-		if len(letters) < 2 {
-			continue
-		}
-		page := image.NewGray(image.Rect(0, 0, w, h))
-		for i := range page.Pix {
-			page.Pix[i] = 0xff
-		}
-		for _, s := range letters {
-			for _, p := range s.px {
-				page.Pix[p] = 0
+		for _, line := range lineUp(shapes(mask, w, h), g) {
+			if lineLike(line) {
+				pages = append(pages, linePage(line, w, h))
 			}
 		}
-		pages = append(pages, page)
 	}
 	return pages
+}
+
+// lineLike reports whether the shapes of a line sit like letters: most
+// end on one baseline, and a short line (shortLine shapes or fewer) is
+// level like capitals and digits, all sharing top and bottom. Read alone,
+// a line of a few shapes of photo texture is often named with
+// confidence; lined up by chance this well, it seldom is.
+func lineLike(line []shape) bool {
+	if len(line) <= shortLine {
+		for _, s := range line[1:] {
+			if !level(line[0].box, s.box) {
+				return false
+			}
+		}
+		return true
+	}
+	bottoms, heights := make([]int, len(line)), make([]int, len(line))
+	for i, s := range line {
+		bottoms[i], heights[i] = s.box.Max.Y, s.box.Dy()
+	}
+	slices.Sort(bottoms)
+	slices.Sort(heights)
+	base, tol := bottoms[len(line)/2], lineAlign*float64(heights[len(line)/2])
+	on := 0
+	for _, s := range line {
+		if float64(abs(s.box.Max.Y-base)) <= tol {
+			on++
+		}
+	}
+	return 2*on > len(line)
+}
+
+// level reports whether a and b share their top and bottom, within
+// lineAlign of the taller one's height.
+func level(a, b image.Rectangle) bool {
+	tol := lineAlign * float64(max(a.Dy(), b.Dy()))
+	return float64(abs(a.Min.Y-b.Min.Y)) <= tol && float64(abs(a.Max.Y-b.Max.Y)) <= tol
+}
+
+func abs(v int) int { return max(v, -v) }
+
+// linePage draws the letters of a line (shapes of a w×h picture) black on
+// white, on a page whose bounds are their box with a margin of half its
+// height, within the picture.
+func linePage(line []shape, w, h int) *image.Gray {
+	box := line[0].box
+	for _, s := range line[1:] {
+		box = box.Union(s.box)
+	}
+	box = box.Inset(-box.Dy() / 2).Intersect(image.Rect(0, 0, w, h))
+	page := image.NewGray(box)
+	for i := range page.Pix {
+		page.Pix[i] = 0xff
+	}
+	for _, s := range line {
+		for _, p := range s.px {
+			page.Pix[page.PixOffset(p%w, p/w)] = 0
+		}
+	}
+	return page
 }
 
 // minMax are the least and greatest values of g in the (2r+1)² window
@@ -164,11 +239,12 @@ func (s *slider) extremes(v []uint8, r, n int, out []uint8, least bool) {
 	}
 }
 
-// shape is a 4-connected set of ink pixels: its box, and its pixels as
-// row-major indices.
+// shape is a 4-connected set of ink pixels: its box, its pixels as
+// row-major indices, and (once lineUp measures it) its median grey.
 type shape struct {
-	box image.Rectangle
-	px  []int
+	box  image.Rectangle
+	px   []int
+	tone int
 }
 
 // shapes are the 4-connected components of mask (w×h, row-major).
@@ -205,9 +281,11 @@ func shapes(mask []bool, w, h int) []shape {
 	return out
 }
 
-// lineUp keeps the shapes sized like letters (in a picture h tall) that
-// have a neighbour like them on the same line.
-func lineUp(all []shape, h int) []shape {
+// lineUp groups the shapes of g sized like letters into lines: chains of
+// neighbours. Shapes without a neighbour are dropped; the lines are in
+// the order of their first shape.
+func lineUp(all []shape, g *image.Gray) [][]shape {
+	h := g.Rect.Dy()
 	var cand []shape
 	for _, s := range all {
 		bw, bh := s.box.Dx(), s.box.Dy()
@@ -216,23 +294,46 @@ func lineUp(all []shape, h int) []shape {
 			fill < minGlyphFill || (fill > maxGlyphFill && (2*bw > bh || minStem*float64(bh) > float64(bw))) {
 			continue
 		}
+		s.tone = medianTone(g, s)
 		cand = append(cand, s)
 	}
-	var out []shape
+	parent := make([]int, len(cand))
+	for i := range parent {
+		parent[i] = i
+	}
+	root := func(i int) int {
+		for parent[i] != i {
+			parent[i] = parent[parent[i]]
+			i = parent[i]
+		}
+		return i
+	}
 	for i, a := range cand {
-		for j, b := range cand {
-			if i != j && neighbours(a.box, b.box) {
-				out = append(out, a)
-				break
+		for j := i + 1; j < len(cand); j++ {
+			if neighbours(a, cand[j]) || neighbours(cand[j], a) {
+				parent[root(j)] = root(i)
 			}
 		}
 	}
-	return out
+	index := map[int]int{}
+	var lines [][]shape
+	for i, s := range cand {
+		k, ok := index[root(i)]
+		if !ok {
+			k = len(lines)
+			index[root(i)] = k
+			lines = append(lines, nil)
+		}
+		lines[k] = append(lines[k], s)
+	}
+	return slices.DeleteFunc(lines, func(l []shape) bool { return len(l) < 2 })
 }
 
 // neighbours reports whether b could be the next letter or word of a's
-// line: a similar height, a similar centre line, and close.
-func neighbours(a, b image.Rectangle) bool {
+// line: a similar height, a similar centre line, close, and (when both
+// are tall enough to tell) a similar tone.
+func neighbours(sa, sb shape) bool {
+	a, b := sa.box, sb.box
 	ah, bh := float64(a.Dy()), float64(b.Dy())
 	if bh*lineHeight < ah || bh > lineHeight*ah {
 		return false
@@ -242,5 +343,24 @@ func neighbours(a, b image.Rectangle) bool {
 		return false
 	}
 	gap := max(b.Min.X-a.Max.X, a.Min.X-b.Max.X)
-	return float64(gap) <= lineGap*ah
+	if float64(gap) > lineGap*ah {
+		return false
+	}
+	return min(a.Dy(), b.Dy()) < toneGlyph || max(sa.tone-sb.tone, sb.tone-sa.tone) <= lineTone
+}
+
+// medianTone is the median grey of s's pixels in g.
+func medianTone(g *image.Gray, s shape) int {
+	w := g.Rect.Dx()
+	var hist [256]int
+	for _, p := range s.px {
+		hist[g.Pix[(p/w)*g.Stride+p%w]]++
+	}
+	seen := 0
+	for v, n := range hist {
+		if seen += n; 2*seen >= len(s.px) {
+			return v
+		}
+	}
+	return 255
 }

@@ -1,13 +1,13 @@
 // Package tesseract reads the words of a picture with the Tesseract OCR
 // engine (libtesseract through its C API, English LSTM model). It is
-// tuned for what thumbnails carry: a few big words over a photo, read in
-// the "sparse text" page segmentation mode. The engine is not shown the
-// photo: a grey copy whose tones are stretched to the full range is split
-// into light and dark ink by local contrast, only the ink shapes that
-// line up like letters are kept, and each polarity's letters are read as
-// black on white (ink.go). Photographic texture is what makes Tesseract
-// both slow and wrong on thumbnails; without it a 640×360 picture reads
-// in a fraction of the time.
+// tuned for what thumbnails carry: a few big words over a photo. The
+// engine is not shown the photo: a grey copy whose tones are stretched to
+// the full range is split into light and dark ink by local contrast, only
+// the ink shapes that line up like letters are kept, and each line of
+// letters is read on its own, black on white and enlarged, in the
+// "single line" page segmentation mode (ink.go). Photographic texture is
+// what makes Tesseract both slow and wrong on thumbnails; without it a
+// 640×360 picture reads in a fraction of the time.
 //
 // A Reader keeps a small pool of engine handles, each initialised once
 // (loading the model is the expensive part), and lends one to each Read;
@@ -22,9 +22,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
+
+	xdraw "golang.org/x/image/draw"
 )
 
 // DefaultDir is where Debian's tesseract-ocr-eng installs the English
@@ -34,10 +37,10 @@ const DefaultDir = "/usr/share/tesseract-ocr/5/tessdata"
 // lang is the model read with.
 const lang = "eng"
 
-// psmSparseText is Tesseract's page segmentation mode 11: find as much
-// text as possible in no particular order. Thumbnail text is a few
-// scattered words, not a page of columns and paragraphs.
-const psmSparseText = 11
+// psmLine is Tesseract's page segmentation mode 7: the picture is one
+// line of text. The engine is shown one line at a time (ink.go), so it
+// need not look for lines, and skipping that layout analysis is cheaper.
+const psmLine = 7
 
 // ppi is the resolution the pictures are declared at: Tesseract sizes
 // its noise filters from it, and thumbnails have none of their own.
@@ -94,7 +97,7 @@ func New(dir string, size int) (*Reader, error) {
 	for range size - 1 {
 		r.slots <- struct{}{}
 	}
-	h, err := open(dir, lang, psmSparseText, engineVars)
+	h, err := open(dir, lang, psmLine, engineVars)
 	if err != nil {
 		return nil, err
 	}
@@ -119,19 +122,49 @@ func (r *Reader) Read(ctx context.Context, img image.Image) ([]Word, error) {
 	b := img.Bounds()
 	var all []Word
 	for _, page := range Ink(Normalise(img)) {
-		words, err := h.read(page, ppi)
+		words, err := h.read(zoom(page, lineZoom), ppi)
 		if err != nil {
 			return nil, err
 		}
 		for _, w := range words {
+			if w.Text == "|" && confident(words) {
+				// A bar on a line of words is an I ("I TRIED"): the
+				// engine, seeing it stand alone, names it a pipe.
+				w.Text = "I"
+			}
 			if w.Box.Empty() || w.Confidence < MinConfidence || !legible(w.Text) {
 				continue
 			}
-			w.Box = w.Box.Add(b.Min)
+			w.Box = unzoom(w.Box, lineZoom).Add(page.Rect.Min).Add(b.Min)
 			all = append(all, w)
 		}
 	}
 	return dedupe(all), nil
+}
+
+// lineZoom is how many times a line's page is enlarged for the engine.
+// At the working sizes headline capitals are 20–60 px tall; at the lower
+// end the engine misses the narrow space of tight, heavy capitals
+// ("APROBLEM"), and on the blurred mobile copy it drops words. Twice as
+// large, it reads them (bench/RESULTS.md has the cost).
+const lineZoom = 2
+
+// zoom is page enlarged k times, with its origin at (0, 0).
+func zoom(page *image.Gray, k int) *image.Gray {
+	z := image.NewGray(image.Rect(0, 0, k*page.Rect.Dx(), k*page.Rect.Dy()))
+	xdraw.BiLinear.Scale(z, z.Rect, page, page.Rect, xdraw.Src, nil)
+	return z
+}
+
+// unzoom maps a box on a page enlarged k times back to the page (from
+// its origin).
+func unzoom(r image.Rectangle, k int) image.Rectangle {
+	return image.Rect(r.Min.X/k, r.Min.Y/k, (r.Max.X+k-1)/k, (r.Max.Y+k-1)/k)
+}
+
+// confident reports whether words hold a word Read keeps.
+func confident(words []Word) bool {
+	return slices.ContainsFunc(words, func(w Word) bool { return w.Confidence >= MinConfidence && legible(w.Text) })
 }
 
 // dedupe drops a word whose box mostly lies on a more confident word's:
@@ -168,7 +201,7 @@ func (r *Reader) acquire(ctx context.Context) (*handle, error) {
 	case h := <-r.free:
 		return r.check(h)
 	case <-r.slots:
-		h, err := open(r.dir, lang, psmSparseText, engineVars)
+		h, err := open(r.dir, lang, psmLine, engineVars)
 		if err != nil {
 			r.slots <- struct{}{}
 			return nil, err
