@@ -133,23 +133,25 @@ func cut(ctx context.Context, full *image.RGBA, px []rgb, s seed, known []label)
 	if s.strict {
 		oneBody(out, full, known)
 	} else {
-		mainRegions(out, rivalShare(slices.Contains(s.fixed, fixedFG)))
+		mainRegions(out, full, slices.Contains(s.fixed, fixedFG))
 	}
 	return out, nil
 }
 
 // mainRegions clears, in a full-size cut-out without a known subject,
 // what the working grid's keepSubject would have dropped: the regions at
-// least half opaque that are share times smaller than the largest (a
-// speck the refinement raised, a light beside the subject), and fills
-// the small holes of what stays.
-func mainRegions(out *image.NRGBA, share int) {
+// least half opaque that are rivalShare times smaller than the largest
+// (a speck the refinement raised, a light beside the subject), and fills
+// the small holes and pockets of what stays with the picture's colours.
+// anchored tells whether the seed fixed a subject.
+func mainRegions(out *image.NRGBA, full *image.RGBA, anchored bool) {
 	w, h := out.Rect.Dx(), out.Rect.Dy()
 	on := make([]bool, w*h)
 	for i := range on {
 		on[i] = out.Pix[(i/w)*out.Stride+(i%w)*4+3] >= 128
 	}
 	comp, sizes := components8(on, w, h)
+	share := rivalShare(anchored)
 	largest := 0
 	for _, n := range sizes {
 		largest = max(largest, n)
@@ -168,10 +170,20 @@ func mainRegions(out *image.NRGBA, share int) {
 		}
 	}
 	solid := append([]bool(nil), on...)
-	fillSmallHoles(solid, w, h, w*h/100)
+	fillSmallHoles(solid, w, h, w*h/100, pocketLimit(anchored, w, h))
+	fillFrom(out, full, on, solid)
+}
+
+// fillFrom makes the pixels of out that are set in solid and not in on
+// opaque with full's colours: the holes a cut-out's cleanup closed,
+// which may have been cleared to transparent black.
+func fillFrom(out *image.NRGBA, full *image.RGBA, on, solid []bool) {
+	w := out.Rect.Dx()
 	for i, v := range solid {
 		if v && !on[i] {
-			out.Pix[(i/w)*out.Stride+(i%w)*4+3] = 255
+			d := out.Pix[(i/w)*out.Stride+(i%w)*4:][:4]
+			s := full.Pix[(i/w)*full.Stride+(i%w)*4:][:4]
+			d[0], d[1], d[2], d[3] = s[0], s[1], s[2], 255
 		}
 	}
 }
@@ -202,13 +214,7 @@ func oneBody(out *image.NRGBA, full *image.RGBA, known []label) {
 	}
 	solid := append([]bool(nil), on...)
 	fillHoles(solid, w, h)
-	for i, v := range solid {
-		if v && !on[i] {
-			d := out.Pix[(i/w)*out.Stride+(i%w)*4:][:4]
-			s := full.Pix[(i/w)*full.Stride+(i%w)*4:][:4]
-			d[0], d[1], d[2], d[3] = s[0], s[1], s[2], 255
-		}
-	}
+	fillFrom(out, full, on, solid)
 }
 
 // scaleFaces maps face boxes from the picture's coordinates (origin at

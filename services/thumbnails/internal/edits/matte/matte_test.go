@@ -228,3 +228,50 @@ func benchRemove(b *testing.B, img image.Image, faces []vision.Face) {
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2])/float64(time.Millisecond), "p50-ms")
 }
+
+// TestFillSmallHolesPockets: on a 10×10 grid, a subject standing on the
+// bottom edge with a slit up from that edge (a pocket) and a hole; the
+// pocket is filled only within pocketLimit, the hole within limit, and a
+// gap open to a side edge never.
+func TestFillSmallHolesPockets(t *testing.T) {
+	// '#' subject, '.' unset: a 2×3 pocket at the bottom, a 1-pixel hole,
+	// and a notch open to the right edge.
+	rows := []string{
+		"..........",
+		".#######..",
+		".#.#####..",
+		".########.",
+		".####.....",
+		".#####....",
+		".########.",
+		".###..###.",
+		".###..###.",
+		".###..###.",
+	}
+	w, h := 10, len(rows)
+	parse := func() []bool {
+		m := make([]bool, w*h)
+		for y, r := range rows {
+			for x, c := range r {
+				m[y*w+x] = c == '#'
+			}
+		}
+		return m
+	}
+	pocket, hole, notch := 8*w+4, 2*w+2, 4*w+6
+	for _, c := range []struct {
+		pocketLimit         int
+		pocket, hole, notch bool
+	}{
+		{pocketLimit: 0, hole: true},
+		{pocketLimit: 6, hole: true},
+		{pocketLimit: 7, pocket: true, hole: true},
+	} {
+		m := parse()
+		fillSmallHoles(m, w, h, 2, c.pocketLimit)
+		if m[pocket] != c.pocket || m[hole] != c.hole || m[notch] != c.notch {
+			t.Errorf("pocket limit %d: pocket %v, hole %v, notch %v; want %v, %v, %v",
+				c.pocketLimit, m[pocket], m[hole], m[notch], c.pocket, c.hole, c.notch)
+		}
+	}
+}

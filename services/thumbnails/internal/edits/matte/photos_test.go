@@ -240,7 +240,9 @@ func TestTrimapPlant(t *testing.T) {
 // TestRemovePlant measures the faceless remover (no trimap) on the plant
 // against its reference matte: the mean absolute alpha error over the
 // picture, and the pot, which stands on the bottom edge: at least 80% of
-// the trimap's certain subject in the pot's rows is kept.
+// the trimap's certain subject in the pot's rows is kept, and all of it
+// on the pot's white price label, which runs off the bottom edge, is
+// opaque (alpha ≥ 0.95).
 func TestRemovePlant(t *testing.T) {
 	cut, err := Classical{}.Remove(t.Context(), testkit.EvalPhoto(t, "plant.jpg"), nil)
 	if err != nil {
@@ -254,6 +256,18 @@ func TestRemovePlant(t *testing.T) {
 	if pot < 0.8 {
 		t.Errorf("pot: %.3f of its certain subject kept, want ≥ 0.8", pot)
 	}
+	tri := vision.RGBA8(testkit.EvalPhoto(t, "plant_trimap.png"), 0)
+	w, h := tri.Rect.Dx(), tri.Rect.Dy()
+	sure := func(x, y int) bool { return tri.Pix[y*tri.Stride+4*x] >= 250 }
+	if a, at := least(Coverage(cut), sure, potLabel(w, h)); a < 242 {
+		t.Errorf("pot's label: alpha %.2f at %v", float64(a)/255, at)
+	}
+}
+
+// potLabel is the plant's price label on the pot, from its top to the
+// picture's bottom edge, in a w×h picture of the plant.
+func potLabel(w, h int) image.Rectangle {
+	return image.Rect(w*48/100, h*78/100, w*56/100, h)
 }
 
 // BenchmarkRemovePlant1500x1000 is the faceless remover on a 1.5 MP

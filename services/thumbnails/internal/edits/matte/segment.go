@@ -301,7 +301,7 @@ func keepSubject(fg []bool, s seed) {
 	for i, c := range comp {
 		fg[i] = c >= 0 && keep[c]
 	}
-	fillSmallHoles(fg, w, h, w*h/100)
+	fillSmallHoles(fg, w, h, w*h/100, pocketLimit(anchored, w, h))
 }
 
 // rivalShare is how many times smaller than the largest region a region
@@ -356,8 +356,12 @@ func components8(m []bool, w, h int) ([]int, []int) {
 }
 
 // fillSmallHoles sets the unset regions (4-connected) of fewer than limit
-// pixels that do not touch the border.
-func fillSmallHoles(m []bool, w, h, limit int) {
+// pixels that do not touch the border, and the pockets of fewer than
+// pocketLimit (0: none): regions that touch the bottom edge and no other.
+// A subject standing on the frame's bottom edge (a pot, a bust) closes
+// such a pocket with that edge as a ring closes a hole: a label on the
+// pot, in colours the background also has, that runs off the picture.
+func fillSmallHoles(m []bool, w, h, limit, pocketLimit int) {
 	seen := make([]bool, len(m))
 	var region, stack []int
 	for start := range m {
@@ -366,13 +370,14 @@ func fillSmallHoles(m []bool, w, h, limit int) {
 		}
 		region, stack = region[:0], append(stack[:0], start)
 		seen[start] = true
-		border := false
+		sides, bottom := false, false
 		for len(stack) > 0 {
 			i := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			region = append(region, i)
 			x, y := i%w, i/w
-			border = border || x == 0 || y == 0 || x == w-1 || y == h-1
+			sides = sides || x == 0 || y == 0 || x == w-1
+			bottom = bottom || y == h-1
 			for _, j := range [4]int{i - 1, i + 1, i - w, i + w} {
 				if j < 0 || j >= len(m) || (j == i-1 && x == 0) || (j == i+1 && x == w-1) {
 					continue
@@ -383,10 +388,25 @@ func fillSmallHoles(m []bool, w, h, limit int) {
 				}
 			}
 		}
-		if !border && len(region) < limit {
+		hole := !sides && !bottom && len(region) < limit
+		pocket := !sides && bottom && len(region) < pocketLimit
+		if hole || pocket {
 			for _, i := range region {
 				m[i] = true
 			}
 		}
 	}
+}
+
+// pocketLimit is the largest pocket on the bottom edge (see
+// fillSmallHoles) filled in a w×h subject, 4% of the picture, when
+// nothing anchors it: a faceless subject is expected to stand on that
+// edge (see salientSeed), and the plant's pot label takes 1.6%. Anchored
+// subjects are people, whose legs open a pocket onto the edge that shows
+// the background (the camera man's, 0.7%).
+func pocketLimit(anchored bool, w, h int) int {
+	if anchored {
+		return 0
+	}
+	return w * h / 25
 }
