@@ -286,26 +286,30 @@ const (
 // the progress bar, as drawings.
 func (s Spec) decor(b *strings.Builder) {
 	w, h := s.Width, s.Height
-	// Drawings start at (0, 0), which \an7\pos puts on the point given.
-	shape := "{\\an7\\pos(0,%d)\\bord0\\shad0\\1c%s%s\\p1}%s{\\p0}"
 	if f := s.Frame; f.Border > 0 {
+		// One event an edge: libass blends each event over its bounds,
+		// and one drawing of the four edges, blended over the whole
+		// frame, costs more than the drawbox it replaces.
 		t := f.Border
 		colour := fmt.Sprintf("&H00%02X%02X%02X&", f.RGB&0xff, f.RGB>>8&0xff, f.RGB>>16)
-		edges := rect(0, 0, w, t) + " " + rect(0, h-t, w, h) + " " + rect(0, t, t, h-t) + " " + rect(w-t, t, w, h-t)
-		event(b, 5, 0, untilTheEnd, "Card", fmt.Sprintf(shape, 0, colour, "", edges))
+		for _, e := range []image.Rectangle{image.Rect(0, 0, w, t), image.Rect(0, h-t, w, h), image.Rect(0, t, t, h-t), image.Rect(w-t, t, w, h-t)} {
+			event(b, 5, 0, untilTheEnd, "Card", rect(e, colour, ""))
+		}
 	}
 	if s.Bar > 0 {
 		// The bar is uncovered left to right as the clip plays: an
 		// animated clip over a full-width bar.
 		bar := max(6, h/160)
 		grow := fmt.Sprintf("\\clip(0,%d,0,%d)\\t(\\clip(0,%d,%d,%d))", h-bar, h, h-bar, w, h)
-		event(b, 6, 0, s.Bar, "Card", fmt.Sprintf(shape, h-bar, barColour, grow, rect(0, 0, w, bar)))
+		event(b, 6, 0, s.Bar, "Card", rect(image.Rect(0, h-bar, w, h), barColour, grow))
 	}
 }
 
-// rect is a drawing of the rectangle from (x0, y0) to (x1, y1).
-func rect(x0, y0, x1, y1 int) string {
-	return fmt.Sprintf("m %d %d l %d %d %d %d %d %d", x0, y0, x1, y0, x1, y1, x0, y1)
+// rect is the text of an event drawing r filled in colour, with more
+// override tags.
+func rect(r image.Rectangle, colour, tags string) string {
+	return fmt.Sprintf("{\\an7\\pos(%d,%d)\\bord0\\shad0\\1c%s%s\\p1}m 0 0 l %d 0 %d %d 0 %d{\\p0}",
+		r.Min.X, r.Min.Y, colour, tags, r.Dx(), r.Dx(), r.Dy(), r.Dy())
 }
 
 // The spoken word's box: its padding (of the font size), its ink, and
