@@ -64,8 +64,9 @@ type Job struct {
 	Text        captions.Spec
 	ProgressBar bool
 	// Frame, when set, is a border of this colour (0xRRGGBB) around the
-	// picture; Logo, when set, is a local image placed in the top-right
-	// corner for the whole clip, end card included.
+	// picture; Logo, when set, is a local image fitted in a square in the
+	// top-right corner for the whole clip, end card included, which the
+	// hook and captions leave free (brand).
 	Frame, Logo string
 	// Footage are b-roll cutaways: a video file shown full-frame from
 	// Start to End (seconds of the clip), under the captions.
