@@ -1,7 +1,8 @@
 // Package captions writes a clip's burned-in text as an ASS script for
 // libass (ffmpeg's subtitles filter): the captions from word timings in
-// one of five styles, the optional hook title and end card; and the same
-// captions as SRT for editors. User text reaches the script only through
+// one of five styles, the optional hook title and end card, the brand's
+// frame and the progress bar (drawn in the same libass pass, which costs
+// less than a filter each); and the same captions as SRT for editors. User text reaches the script only through
 // Escape, so it can never become an override tag, a line break or
 // anything but literal text, and every word of it fits the frame's width
 // (fit.go): libass wraps at spaces, and a longer word is cut with an
@@ -10,6 +11,7 @@ package captions
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"strings"
 	"unicode"
@@ -69,6 +71,23 @@ type Spec struct {
 	// Faces are the faces on screen, which the hook and the captions
 	// move away from (place.go).
 	Faces []FaceBox
+	// Frame, when its Border is not 0, is a border around the picture
+	// over the text; Bar, when not 0, is a progress bar along the bottom
+	// edge, over the frame, filling it in Bar seconds and gone after.
+	// libass draws both in the pass that draws the text, for less than a
+	// filter each would cost.
+	Frame Frame
+	Bar   float64
+	// Logo, when not empty, is the box the brand's logo covers (pixels of
+	// the frame): the hook narrows to leave it free and the captions keep
+	// out of its rows (place.go).
+	Logo image.Rectangle
+}
+
+// Frame is a border of colour RGB (0xRRGGBB), Border pixels wide.
+type Frame struct {
+	RGB    uint32
+	Border int
 }
 
 // Cutaway is a keyword card.
@@ -146,16 +165,20 @@ type look struct {
 	box                 bool
 	upper               bool
 	marginV             float64 // of the height
-	active, emphasis    string  // colours of the active word and of keywords
+	emphasis            string  // the colour of keywords
 	blur                float64
-	activeScale         int
+	// active, when set, is the colour of the box behind the word being
+	// spoken (keywords keep theirs), its ink dark on it; the word grows
+	// to activeScale % as it starts.
+	active      string
+	activeScale int
 }
 
 var looks = map[Style]look{
 	Bold:      {font: fonts.Heavy, size: 0.052, primary: "&H00FFFFFF", outlineCol: "&H00000000", back: "&H00000000", outline: 0.1, upper: true, marginV: 0.2, emphasis: "&H0000D7FF"},
 	Clean:     {font: fonts.Sans, size: 0.04, primary: "&H00FFFFFF", outlineCol: "&H99000000", back: "&H99000000", outline: 0.25, box: true, marginV: 0.16, emphasis: "&H0000D7FF"},
 	Minimal:   {font: fonts.Sans, size: 0.03, primary: "&H00F0F0F0", outlineCol: "&H80000000", back: "&H80000000", outline: 0.03, shadow: 0.04, marginV: 0.07, emphasis: "&H00A0E0FF"},
-	Energetic: {font: fonts.Display, size: 0.075, primary: "&H00FFFFFF", outlineCol: "&H00000000", back: "&H00000000", outline: 0.09, shadow: 0.05, upper: true, marginV: 0.24, active: "&H0000F0FF", emphasis: "&H0060FF60", activeScale: 115},
+	Energetic: {font: fonts.Display, size: 0.075, primary: "&H00FFFFFF", outlineCol: "&H00000000", back: "&H00000000", outline: 0.09, shadow: 0.05, upper: true, marginV: 0.24, active: "&H0000F0FF", emphasis: "&H0060FF60", activeScale: 110},
 	Glow:      {font: fonts.Heavy, size: 0.048, primary: "&H00FFFFFF", outlineCol: "&H00FFC000", back: "&H00000000", outline: 0.12, marginV: 0.19, emphasis: "&H00FFE0A0", blur: 6},
 }
 
@@ -180,6 +203,12 @@ func ASS(s Spec) string {
 	fmt.Fprintf(&b, "Style: Caption,%s,%.0f,%s,%s,%s,%s,0,0,0,0,100,100,0,0,%d,%.1f,%.1f,2,%d,%d,%d,1\n",
 		fonts.Families[lk.font], size, lk.primary, lk.primary, lk.outlineCol, lk.back, border, lk.outline*size, lk.shadow*size,
 		capMargin, capMargin, int(lk.marginV*h))
+	if lk.active != "" {
+		// BorderStyle 3 draws an opaque box around each run of text in
+		// this style: \rActive puts one behind the spoken word alone.
+		fmt.Fprintf(&b, "Style: Active,%s,%.0f,%s,%s,%s,%s,0,0,0,0,100,100,0,0,3,%.1f,0,2,%d,%d,%d,1\n",
+			fonts.Families[lk.font], size, activeInk, activeInk, lk.active, lk.active, activePad*size, capMargin, capMargin, int(lk.marginV*h))
+	}
 	fmt.Fprintf(&b, "Style: Hook,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00101010,&HC0101010,0,0,0,0,100,100,0,0,3,%.0f,0,8,%d,%d,%d,1\n",
 		fonts.Families[fonts.Heavy], hookSize, hookBox, hookMargin, hookMargin, int(0.14*h))
 	fmt.Fprintf(&b, "Style: Card,%s,%.0f,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,%.0f,0,5,%d,%d,0,1\n\n",
@@ -198,6 +227,13 @@ func ASS(s Spec) string {
 	// The hook is placed first; captions shown meanwhile avoid it too.
 	hookDef, capDef := spot{an: 8, marginV: int(0.14 * h)}, spot{an: 2, marginV: int(lk.marginV * h)}
 	hookSpot, hookBand := s.hookSpot(hookDef, hookFit, hookSize, hookBox)
+	if hook := strings.TrimSpace(s.Hook); hook != "" && !s.clearOfLogo(s.hookBox(hookSpot, hookFit, hookMargin, hookSize, hookBox)) {
+		// The hook's box would run under the logo: it ends left of it,
+		// wrapping into more lines where it must.
+		hookDef.marginR = s.Width - s.Logo.Min.X + int(math.Ceil(hookBox+logoGap*h))
+		hookFit = newFitter(fonts.Heavy, hookSize, 1, float64(s.Width-hookMargin-hookDef.marginR), hookBox)
+		hookSpot, hookBand = s.hookSpot(hookDef, hookFit, hookSize, hookBox)
+	}
 	capPad := (lk.outline+lk.shadow)*size + lk.blur
 
 	keys := KeywordKeys(s.Keywords)
@@ -206,7 +242,7 @@ func ASS(s Spec) string {
 		blur = fmt.Sprintf("{\\blur%.0f}", lk.blur)
 	}
 	for _, line := range Lines(s.Words, s.MaxWords()) {
-		sp := s.lineSpot(line, lk.upper, capDef, capFit, size, capPad, hookBand)
+		sp := s.lineSpot(line, lk, capDef, capFit, size, capPad, hookBand)
 		if lk.active == "" {
 			placedEvent(&b, 2, line[0].Start, line[len(line)-1].End, "Caption", sp, capDef, blur+s.lineText(line, -1, lk, keys, capFit))
 			continue
@@ -235,28 +271,107 @@ func ASS(s Spec) string {
 	if card := strings.TrimSpace(s.EndCard); card != "" && s.EndSeconds > 0 {
 		event(&b, 4, s.EndStart, s.EndStart+s.EndSeconds, "Card", "{\\fad(300,0)}"+Escape(cardFit.fit(card)))
 	}
+	s.decor(&b)
 	return b.String()
 }
 
-// lineText is a caption line with the active word (index, or -1) and the
-// keywords coloured.
+// barColour is the progress bar's (#FFD000); untilTheEnd is a time
+// past the end of any clip, seconds.
+const (
+	barColour   = "&H0000D0FF&"
+	untilTheEnd = 10 * 3600.0
+)
+
+// decor writes the frame, shown from the first frame to the last, and
+// the progress bar, as drawings.
+func (s Spec) decor(b *strings.Builder) {
+	w, h := s.Width, s.Height
+	if f := s.Frame; f.Border > 0 {
+		// One event an edge: libass blends each event over its bounds,
+		// and one drawing of the four edges, blended over the whole
+		// frame, costs more than the drawbox it replaces.
+		t := f.Border
+		colour := fmt.Sprintf("&H00%02X%02X%02X&", f.RGB&0xff, f.RGB>>8&0xff, f.RGB>>16)
+		for _, e := range []image.Rectangle{image.Rect(0, 0, w, t), image.Rect(0, h-t, w, h), image.Rect(0, t, t, h-t), image.Rect(w-t, t, w, h-t)} {
+			event(b, 5, 0, untilTheEnd, "Card", rect(e, colour, ""))
+		}
+	}
+	if s.Bar > 0 {
+		// The bar is uncovered left to right as the clip plays: an
+		// animated clip over a full-width bar.
+		bar := max(6, h/160)
+		grow := fmt.Sprintf("\\clip(0,%d,0,%d)\\t(\\clip(0,%d,%d,%d))", h-bar, h, h-bar, w, h)
+		event(b, 6, 0, s.Bar, "Card", rect(image.Rect(0, h-bar, w, h), barColour, grow))
+	}
+}
+
+// rect is the text of an event drawing r filled in colour, with more
+// override tags.
+func rect(r image.Rectangle, colour, tags string) string {
+	return fmt.Sprintf("{\\an7\\pos(%d,%d)\\bord0\\shad0\\1c%s%s\\p1}m 0 0 l %d 0 %d %d 0 %d{\\p0}",
+		r.Min.X, r.Min.Y, colour, tags, r.Dx(), r.Dx(), r.Dy(), r.Dy())
+}
+
+// The spoken word's box: its padding (of the font size), its ink, and
+// how long the word takes to grow, ms. The box differs from a keyword's
+// colour at a glance, so a lit stop word does not read as stressed; a
+// spoken keyword's box takes the keyword's colour.
+const (
+	activePad = 0.06
+	activeInk = "&H00101010"
+	activePop = 90
+)
+
+// lineText is a caption line with the active word (index, or -1) boxed
+// and the keywords coloured.
 func (s Spec) lineText(line []Word, active int, lk look, keys Keys, fit fitter) string {
+	shown := lk.shown(line, fit)
 	parts := make([]string, len(line))
+	for i, w := range line {
+		t := Escape(shown[i])
+		keyword := s.Emphasis && keys.Emphasises(w.Text)
+		switch {
+		case i == active:
+			box := ""
+			if keyword {
+				box = fmt.Sprintf("\\3c%s", lk.emphasis)
+			}
+			// The box's height is the font's line, with no padding above
+			// or below.
+			t = fmt.Sprintf("{\\rActive\\ybord0%s\\t(0,%d,\\fscx%d\\fscy%d)}%s{\\r}", box, activePop, lk.activeScale, lk.activeScale, t)
+		case keyword:
+			t = fmt.Sprintf("{\\c%s}%s{\\r}", lk.emphasis, t)
+		}
+		parts[i] = t
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i == 0:
+		case i == active || i-1 == active:
+			// The spaces beside the box widen by an outline, which would
+			// otherwise touch it.
+			fmt.Fprintf(&b, "{\\fsp%.0f} {\\fsp0}", lk.outline*fit.size)
+		default:
+			b.WriteByte(' ')
+		}
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// shown are the words of line as drawn: in capitals if the style wants
+// them, each cut to fit.
+func (lk look) shown(line []Word, fit fitter) []string {
+	out := make([]string, len(line))
 	for i, w := range line {
 		t := w.Text
 		if lk.upper {
 			t = strings.ToUpper(t)
 		}
-		t = Escape(fit.fit(t))
-		switch {
-		case i == active:
-			t = fmt.Sprintf("{\\c%s\\fscx%d\\fscy%d}%s{\\r}", lk.active, lk.activeScale, lk.activeScale, t)
-		case s.Emphasis && keys.Emphasises(w.Text):
-			t = fmt.Sprintf("{\\c%s}%s{\\r}", lk.emphasis, t)
-		}
-		parts[i] = t
+		out[i] = fit.fit(t)
 	}
-	return strings.Join(parts, " ")
+	return out
 }
 
 // Keys are the stems of the keywords a caption emphasises.

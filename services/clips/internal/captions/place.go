@@ -18,8 +18,9 @@ type FaceBox struct {
 }
 
 // spot is where a block of text sits: its ASS alignment (2 at the
-// bottom, 8 at the top) and its distance from that edge.
-type spot struct{ an, marginV int }
+// bottom, 8 at the top), its distance from that edge and, when not 0,
+// its right margin (else its style's).
+type spot struct{ an, marginV, marginR int }
 
 // Text stays inside these shares of the frame's height, clear of the
 // platforms' own buttons and titles.
@@ -28,6 +29,8 @@ const (
 	safeBottom = 0.07
 	// facePad is the gap kept between text and a face, of the height.
 	facePad = 0.01
+	// logoGap is the gap kept between text and the logo, of the height.
+	logoGap = 0.008
 )
 
 // place is the spot of a block height pixels tall shown from start to
@@ -58,9 +61,9 @@ func (s Spec) place(start, end float64, def spot, height float64, avoid [][2]flo
 		case y == y0:
 			return def
 		case y+height/2 < h/2:
-			return spot{an: 8, marginV: max(1, int(math.Round(y)))}
+			return spot{an: 8, marginV: max(1, int(math.Round(y))), marginR: def.marginR}
 		default:
-			return spot{an: 2, marginV: max(1, int(math.Round(h-y-height)))}
+			return spot{an: 2, marginV: max(1, int(math.Round(h-y-height))), marginR: def.marginR}
 		}
 	}
 	for _, bands := range [][][2]float64{append(heads, avoid...), append(features, avoid...), features} {
@@ -129,17 +132,17 @@ func blockHeight(fit fitter, text string, size, pad float64) float64 {
 }
 
 // placedEvent writes an event at sp: with the style's alignment and
-// margin when sp is def, else with its own margin and, when it moves to
-// the other edge, an alignment tag.
+// margins when sp is def with no right margin of its own, else with its
+// own margins and, when it moves to the other edge, an alignment tag.
 func placedEvent(b *strings.Builder, layer int, start, end float64, style string, sp, def spot, text string) {
-	if sp == def {
+	if sp == def && sp.marginR == 0 {
 		event(b, layer, start, end, style, text)
 		return
 	}
 	if sp.an != def.an {
 		text = fmt.Sprintf("{\\an%d}", sp.an) + text
 	}
-	fmt.Fprintf(b, "Dialogue: %d,%s,%s,%s,,0,0,%d,,%s\n", layer, stamp(start, '.', 2), stamp(end, '.', 2), style, sp.marginV, text)
+	fmt.Fprintf(b, "Dialogue: %d,%s,%s,%s,,0,%d,%d,,%s\n", layer, stamp(start, '.', 2), stamp(end, '.', 2), style, sp.marginR, sp.marginV, text)
 }
 
 // hookSpot places the hook title (def when there is none) and returns
@@ -158,20 +161,48 @@ func (s Spec) hookSpot(def spot, fit fitter, size, pad float64) (spot, [][2]floa
 	return sp, [][2]float64{{top, top + height}}
 }
 
+// hookBox bounds the box of the hook drawn by fit at size with pad
+// around, shown at sp (top-aligned at its margin, or bottom-aligned),
+// its text centred between the left margin and the right one (sp's,
+// else margin).
+func (s Spec) hookBox(sp spot, fit fitter, margin int, size, pad float64) image.Rectangle {
+	hook := fit.fit(strings.TrimSpace(s.Hook))
+	right := margin
+	if sp.marginR != 0 {
+		right = sp.marginR
+	}
+	// The fitter measures wider than libass draws, so its widths and
+	// line count are bounds: a line is no wider than the whole text nor
+	// than the room between the margins.
+	widest := math.Min(fit.measure(hook), float64(s.Width-margin-right))
+	height := blockHeight(fit, hook, size, pad)
+	centre := float64(margin+s.Width-right) / 2
+	top := float64(sp.marginV) - pad
+	if sp.an != 8 {
+		top = float64(s.Height-sp.marginV) - height
+	}
+	half := widest/2 + pad
+	return image.Rect(int(math.Floor(centre-half)), int(math.Floor(top)), int(math.Ceil(centre+half)), int(math.Ceil(top+height)))
+}
+
+// clearOfLogo reports whether box keeps logoGap away from the logo.
+func (s Spec) clearOfLogo(box image.Rectangle) bool {
+	if s.Logo.Empty() {
+		return true
+	}
+	gap := int(math.Ceil(logoGap * float64(s.Height)))
+	return !box.Overlaps(s.Logo.Inset(-gap))
+}
+
 // lineSpot places a caption line, clear of the hook's band while the
-// hook is shown.
-func (s Spec) lineSpot(line []Word, upper bool, def spot, fit fitter, size, pad float64, hook [][2]float64) spot {
+// hook is shown and of the logo's rows.
+func (s Spec) lineSpot(line []Word, lk look, def spot, fit fitter, size, pad float64, hook [][2]float64) spot {
 	start, end := line[0].Start, line[len(line)-1].End
 	if start >= s.HookSeconds {
 		hook = nil
 	}
-	texts := make([]string, len(line))
-	for i, w := range line {
-		texts[i] = fit.fit(w.Text)
+	if !s.Logo.Empty() {
+		hook = append(hook[:len(hook):len(hook)], [2]float64{float64(s.Logo.Min.Y), float64(s.Logo.Max.Y)})
 	}
-	text := strings.Join(texts, " ")
-	if upper {
-		text = strings.ToUpper(text)
-	}
-	return s.place(start, end, def, blockHeight(fit, text, size, pad), hook)
+	return s.place(start, end, def, blockHeight(fit, strings.Join(lk.shown(line, fit), " "), size, pad), hook)
 }

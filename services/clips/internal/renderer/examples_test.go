@@ -7,6 +7,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -135,7 +136,32 @@ func TestStylesLookDifferent(t *testing.T) {
 			t.Errorf("no red logo in the corner: #%02x%02x%02x", r>>8, g>>8, b>>8)
 		}
 	}
-	if d := differ(still(t, all, 0.6), card); d < 0.3 {
+	// The hook ends left of the logo: the corners of the logo's square
+	// around its disc show the picture, not the hook's dark box, and the
+	// whole disc shows.
+	hooked := still(t, all, 0.6)
+	border := max(8, 540/40)
+	side := 540 * 16 / 100 / 2 * 2
+	square := image.Rect(540-2*border-side, 2*border, 540-2*border, 2*border+side)
+	dark, red := 0, 0
+	for y := square.Min.Y; y < square.Max.Y; y++ {
+		for x := square.Min.X; x < square.Max.X; x++ {
+			r, g, b, _ := hooked.At(x, y).RGBA()
+			switch {
+			case max(r, g, b)>>8 < 0x20:
+				dark++
+			case r>>8 > 0xc0 && g>>8 < 0x60 && b>>8 < 0x60:
+				red++
+			}
+		}
+	}
+	if dark > square.Dx()*square.Dy()/100 {
+		t.Errorf("%d pixels of the hook's dark box in the logo's square %v", dark, square)
+	}
+	if disc := math.Pi * math.Pow(float64(side)*95/200, 2); float64(red) < 0.9*disc {
+		t.Errorf("%d red pixels of the logo's %.0f show", red, disc)
+	}
+	if d := differ(hooked, card); d < 0.3 {
 		t.Errorf("the keyword cutaway covers only %.2f of the frame", d)
 	}
 	if examples != "" {

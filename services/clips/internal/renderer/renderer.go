@@ -64,8 +64,9 @@ type Job struct {
 	Text        captions.Spec
 	ProgressBar bool
 	// Frame, when set, is a border of this colour (0xRRGGBB) around the
-	// picture; Logo, when set, is a local image placed in the top-right
-	// corner for the whole clip, end card included.
+	// picture; Logo, when set, is a local image fitted in a square in the
+	// top-right corner for the whole clip, end card included, which the
+	// hook and captions leave free (brand).
 	Frame, Logo string
 	// Footage are b-roll cutaways: a video file shown full-frame from
 	// Start to End (seconds of the clip), under the captions.
@@ -219,6 +220,9 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		}()
 	}
 	j.Text.Width, j.Text.Height = j.Width, j.Height
+	if err := j.brand(); err != nil {
+		return Result{}, err
+	}
 	portraitOut, portraitSrc := j.Height > j.Width, j.SrcH > j.SrcW
 	var video string
 	var path []CropPoint
@@ -271,6 +275,9 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	}
 	clip := j.End - j.Start - res.SecondsRemoved
 	j.Text.EndStart, j.Text.EndSeconds = clip, j.EndCardSeconds
+	if j.ProgressBar {
+		j.Text.Bar = clip
+	}
 	assPath := filepath.Join(j.Dir, "captions.ass")
 	if err := os.WriteFile(assPath, []byte(captions.ASS(j.Text)), 0o600); err != nil {
 		return res, err
@@ -300,29 +307,19 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		graph += fmt.Sprintf("[v%d];[%d:v]scale=%d:%d:force_original_aspect_ratio=increase,crop=%d:%d,fps=30,setsar=1,setpts=PTS-STARTPTS+%.3f/TB[b%d];"+
 			"[v%d][b%d]overlay=enable='between(t,%.3f,%.3f)':shortest=1", k, inputCount(inputs)-1, j.Width, j.Height, j.Width, j.Height, f.Start, k, k, k, f.Start, f.End)
 	}
+	// The frame and the progress bar are drawn by libass with the text.
 	graph += fmt.Sprintf(",subtitles=filename=%s", assPath)
-	border := max(8, j.Width/40)
-	if j.Frame != "" {
-		graph += fmt.Sprintf(",drawbox=x=0:y=0:w=iw:h=ih:color=%s:t=%d", j.Frame, border)
-	}
-	cur := "pic"
-	graph += "[" + cur + "]"
 	if j.Logo != "" {
 		if !safePath.MatchString(j.Logo) {
 			return res, fmt.Errorf("renderer: logo path %q has characters the command cannot take", j.Logo)
 		}
 		inputs = append(inputs, "-loop", "1", "-framerate", "30", "-i", "file:"+j.Logo)
-		graph += fmt.Sprintf(";[%d:v]scale=%d:-2,format=rgba[logo];[%s][logo]overlay=x=W-w-%d:y=%d:shortest=1[logoed]",
-			inputCount(inputs)-1, j.Width*16/100/2*2, cur, 2*border, 2*border)
-		cur = "logoed"
+		// The logo fits its square, against the right edge of it.
+		box := j.Text.Logo
+		graph += fmt.Sprintf("[pic];[%d:v]scale=%d:%d:force_original_aspect_ratio=decrease:force_divisible_by=2,format=rgba[logo];[pic][logo]overlay=x=%d-w:y=%d:shortest=1",
+			inputCount(inputs)-1, box.Dx(), box.Dy(), box.Max.X, box.Min.Y)
 	}
-	if j.ProgressBar {
-		bar := max(6, j.Height/160)
-		graph += fmt.Sprintf(";color=c=0xFFD000:s=%dx%d:r=30[bar];[%s][bar]overlay=x='-W+W*t/%.3f':y=H-%d:enable='lt(t,%.3f)':shortest=1[v]",
-			j.Width, bar, cur, clip, bar, clip)
-	} else {
-		graph += fmt.Sprintf(";[%s]null[v]", cur)
-	}
+	graph += "[v]"
 	const norm = "aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo"
 	cut := ""
 	if len(edit.Removed) > 0 {
@@ -363,6 +360,25 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		return res, err
 	}
 	return res, nil
+}
+
+// brand sets the frame and the logo's box of j's text: the frame is a
+// border of a 40th of the width (at least 8 pixels); the logo fits a
+// square of 16 % of the width, two borders in from the top-right corner.
+func (j *Job) brand() error {
+	border := max(8, j.Width/40)
+	if j.Frame != "" {
+		rgb, err := strconv.ParseUint(strings.TrimPrefix(j.Frame, "0x"), 16, 24)
+		if err != nil || !strings.HasPrefix(j.Frame, "0x") {
+			return fmt.Errorf("renderer: frame colour %q is not 0xRRGGBB", j.Frame)
+		}
+		j.Text.Frame = captions.Frame{RGB: uint32(rgb), Border: border}
+	}
+	if j.Logo != "" {
+		side := j.Width * 16 / 100 / 2 * 2
+		j.Text.Logo = image.Rect(j.Width-2*border-side, 2*border, j.Width-2*border, 2*border+side)
+	}
+	return nil
 }
 
 // inputCount is how many inputs (-i) args has.
