@@ -68,13 +68,24 @@ const (
 // word spaces are narrow) pull it into joining words ("ITFOR") or
 // dropping them; alone, a line reads as it is set.
 func Ink(g *image.Gray) []*image.Gray {
+	lines := tallest(inkLines(g), maxLines)
+	pages := make([]*image.Gray, len(lines))
+	for i, line := range lines {
+		pages[i] = linePage(line, g.Rect.Dx(), g.Rect.Dy())
+	}
+	return pages
+}
+
+// inkLines are the lines of letters of g, light ink first, as Ink
+// describes them.
+func inkLines(g *image.Gray) [][]shape {
 	w, h := g.Rect.Dx(), g.Rect.Dy()
 	if w == 0 || h == 0 {
 		return nil
 	}
 	r := max(2, int(inkWindow*float64(max(w, h))+0.5))
 	lo, hi := minMax(g, r)
-	var pages []*image.Gray
+	var lines [][]shape
 	for _, light := range [2]bool{true, false} {
 		mask := make([]bool, w*h)
 		for y := range h {
@@ -89,11 +100,49 @@ func Ink(g *image.Gray) []*image.Gray {
 		}
 		for _, line := range lineUp(shapes(mask, w, h), g) {
 			if lineLike(line) {
-				pages = append(pages, linePage(line, w, h))
+				lines = append(lines, line)
 			}
 		}
 	}
-	return pages
+	return lines
+}
+
+// medianHeight is the median height of a line's letters.
+func medianHeight(line []shape) int {
+	hs := make([]int, len(line))
+	for i, s := range line {
+		hs[i] = s.box.Dy()
+	}
+	slices.Sort(hs)
+	return hs[len(hs)/2]
+}
+
+// maxLines is the most lines Ink gives the engine, one read each: a
+// thumbnail carries a few lines of big words, while a picture of a page
+// of small print (or texture lined up by chance) would otherwise cost a
+// read per line, the work growing with what the picture shows rather
+// than its size.
+const maxLines = 24
+
+// tallest is the n lines of lines with the tallest letters (by median
+// height), in their order.
+func tallest(lines [][]shape, n int) [][]shape {
+	if len(lines) <= n {
+		return lines
+	}
+	height := make([]int, len(lines))
+	order := make([]int, len(lines))
+	for i, l := range lines {
+		height[i], order[i] = medianHeight(l), i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return height[b] - height[a] })
+	keep := order[:n]
+	slices.Sort(keep)
+	out := make([][]shape, n)
+	for k, i := range keep {
+		out[k] = lines[i]
+	}
+	return out
 }
 
 // lineLike reports whether the shapes of a line sit like letters: most
@@ -110,13 +159,12 @@ func lineLike(line []shape) bool {
 		}
 		return true
 	}
-	bottoms, heights := make([]int, len(line)), make([]int, len(line))
+	bottoms := make([]int, len(line))
 	for i, s := range line {
-		bottoms[i], heights[i] = s.box.Max.Y, s.box.Dy()
+		bottoms[i] = s.box.Max.Y
 	}
 	slices.Sort(bottoms)
-	slices.Sort(heights)
-	base, tol := bottoms[len(line)/2], lineAlign*float64(heights[len(line)/2])
+	base, tol := bottoms[len(line)/2], lineAlign*float64(medianHeight(line))
 	on := 0
 	for _, s := range line {
 		if float64(abs(s.box.Max.Y-base)) <= tol {

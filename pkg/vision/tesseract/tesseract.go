@@ -110,7 +110,7 @@ func New(dir string, size int) (*Reader, error) {
 // MinConfidence, holding a letter or digit), in the engine's reading
 // order, with boxes in img's coordinates. Text 15 to 100 px tall reads
 // best: callers shrink large pictures first (it is faster too).
-// Errors: ctx's while waiting for a handle, ErrClosed, a model that
+// Errors: ctx's while waiting for a handle or between lines, ErrClosed, a model that
 // fails to load for a new handle, or a recognition the engine reports
 // as failed.
 func (r *Reader) Read(ctx context.Context, img image.Image) ([]Word, error) {
@@ -122,6 +122,9 @@ func (r *Reader) Read(ctx context.Context, img image.Image) ([]Word, error) {
 	b := img.Bounds()
 	var all []Word
 	for _, page := range Ink(Normalise(img)) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		words, err := h.read(zoom(page, lineZoom), ppi)
 		if err != nil {
 			return nil, err
