@@ -3,16 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -21,6 +16,7 @@ import (
 
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/principal"
+	hookline "hookline.dev/sdk/go"
 )
 
 // webhookLoad is one run of `loadgen webhooks`: clips.project.ready
@@ -48,7 +44,7 @@ type arrivals struct {
 	latencies []time.Duration
 	seen      map[string]bool
 	dups, bad int
-	secret    []byte // the endpoint's key; nil: no signature check
+	verifier  *hookline.WebhookVerifier // the endpoint's secret; nil: no signature check
 }
 
 func (a *arrivals) expect(project string, at time.Time) {
@@ -73,7 +69,7 @@ func (a *arrivals) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.secret != nil && !signed(a.secret, r.Header, body) {
+	if a.verifier != nil && a.verifier.Verify(r.Header, body) != nil {
 		a.bad++
 		w.WriteHeader(http.StatusUnauthorized)
 		return
@@ -92,22 +88,6 @@ func (a *arrivals) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.latencies = append(a.latencies, now.Sub(at))
 	}
 	w.WriteHeader(http.StatusNoContent)
-}
-
-// signed checks a Standard Webhooks signature, as a receiver would.
-func signed(key []byte, h http.Header, body []byte) bool {
-	mac := hmac.New(sha256.New, key)
-	mac.Write([]byte(h.Get("webhook-id") + "." + h.Get("webhook-timestamp") + "."))
-	mac.Write(body)
-	want := mac.Sum(nil)
-	for _, sig := range strings.Fields(h.Get("webhook-signature")) {
-		v, b64, _ := strings.Cut(sig, ",")
-		got, err := base64.StdEncoding.DecodeString(b64)
-		if v == "v1" && err == nil && hmac.Equal(got, want) {
-			return true
-		}
-	}
-	return false
 }
 
 func (a *arrivals) delivered() int {
@@ -130,11 +110,11 @@ func (l *load) webhooks(ctx context.Context, w webhookLoad) error {
 
 	org := uuid.NewString()
 	if w.service != "" {
-		key, err := createEndpoint(ctx, w.service, w.secret, org, "http://"+ln.Addr().String()+"/hook")
+		v, err := createEndpoint(ctx, w.service, w.secret, org, "http://"+ln.Addr().String()+"/hook")
 		if err != nil {
 			return err
 		}
-		rec.secret = key
+		rec.verifier = v
 	}
 	sent := 0
 	load0, cpu0 := loadAverage(), cpuTicks(w.pid)
@@ -174,7 +154,7 @@ func (l *load) webhooks(ctx context.Context, w webhookLoad) error {
 // createEndpoint registers url for clips.project.ready in org, straight at
 // the webhooks service (with a principal, as the gateway would), and
 // returns the key its deliveries are signed with.
-func createEndpoint(ctx context.Context, service, secret, org, url string) ([]byte, error) {
+func createEndpoint(ctx context.Context, service, secret, org, url string) (*hookline.WebhookVerifier, error) {
 	p, err := principal.Sign([]byte(secret), principal.Principal{OrgID: org, KeyID: "bench", Tier: "pro", Expires: time.Now().Add(time.Hour)})
 	if err != nil {
 		return nil, err
@@ -202,11 +182,7 @@ func createEndpoint(ctx context.Context, service, secret, org, url string) ([]by
 	if err := json.NewDecoder(resp.Body).Decode(&ep); err != nil {
 		return nil, fmt.Errorf("creating the endpoint: %w", err)
 	}
-	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(ep.Data.Secret, "whsec_"))
-	if err != nil || len(key) == 0 {
-		return nil, errors.New("the endpoint's secret is not a whsec_ key")
-	}
-	return key, nil
+	return hookline.NewWebhookVerifier(ep.Data.Secret)
 }
 
 // summary95 is summary with the 95th percentile, the figures the
