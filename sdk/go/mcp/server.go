@@ -100,6 +100,11 @@ func NewServer(doc []byte, cfg Config) (*sdk.Server, error) {
 		Instructions: "Hookline makes YouTube thumbnails and short clips. Paid tools say their price in credits; " +
 			"get_credits shows the balance. Images are passed by URL: an https address or the publicUrl of create_upload_url.",
 		Logger: cfg.Logger,
+		// Only what the server does: tools, a fixed list (it never
+		// sends tools/list_changed: over Streamable HTTP it is
+		// stateless and has no stream to send it on), and no logging
+		// notifications.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	for _, t := range tools {
 		srv.AddTool(t.def, s.handler(t))
@@ -239,12 +244,18 @@ func (s *server) handler(t *tool) sdk.ToolHandler {
 	}
 }
 
-// failure is a tool error: the model sees it and may correct its call.
-// An API error also carries its envelope as structured content.
+// failure is a tool error, as the MCP specification has them (isError,
+// the message in content): the model sees it and may correct its call.
+// An API error also carries its envelope as structured content, which the
+// tool's output schema admits, and as JSON text for clients that read
+// only content.
 func failure(err error) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}
 	if apiErr, ok := errors.AsType[*APIError](err); ok {
 		res.StructuredContent = apiErr
+		if raw, err := json.Marshal(apiErr); err == nil {
+			res.Content = append(res.Content, &sdk.TextContent{Text: string(raw)})
+		}
 	}
 	return res
 }
