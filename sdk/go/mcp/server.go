@@ -178,6 +178,9 @@ type APIError struct {
 	Code    string         `json:"code"`
 	Message string         `json:"error"`
 	Details map[string]any `json:"details"`
+	// enveloped: the API answered with its error envelope, which the
+	// output schemas admit; any other body is only told in the text.
+	enveloped bool
 }
 
 func (e *APIError) Error() string {
@@ -251,7 +254,7 @@ func (s *server) handler(t *tool) sdk.ToolHandler {
 // only content.
 func failure(err error) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}
-	if apiErr, ok := errors.AsType[*APIError](err); ok {
+	if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.enveloped {
 		res.StructuredContent = apiErr
 		if raw, err := json.Marshal(apiErr); err == nil {
 			res.Content = append(res.Content, &sdk.TextContent{Text: string(raw)})
@@ -358,8 +361,10 @@ func (s *server) call(ctx context.Context, req *sdk.CallToolRequest, op *operati
 	a := &answer{status: resp.StatusCode}
 	if resp.StatusCode >= 400 {
 		a.apiErr = &APIError{Status: resp.StatusCode}
-		if json.Unmarshal(raw, a.apiErr) != nil || a.apiErr.Code == "" {
+		if json.Unmarshal(raw, a.apiErr) != nil || a.apiErr.Code == "" || a.apiErr.Details == nil {
 			a.apiErr.Code, a.apiErr.Message = "http_"+fmt.Sprint(resp.StatusCode), strings.TrimSpace(string(raw))
+		} else {
+			a.apiErr.enveloped = true
 		}
 		a.apiErr.Status = resp.StatusCode
 		return a, nil

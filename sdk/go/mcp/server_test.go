@@ -184,6 +184,26 @@ func conforms(schema, v any) error {
 	return resolved.Validate(instance)
 }
 
+// An error answer that is not the envelope (a proxy's 502 page) is a tool
+// error in text only: as structured content it would contradict the
+// output schema.
+func TestAnErrorWithoutTheEnvelopeIsTextOnly(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html>502 Bad Gateway</html>"))
+	}))
+	t.Cleanup(api.Close)
+	session := connect(t, Config{BaseURL: api.URL})
+	res, err := session.CallTool(t.Context(), &sdk.CallToolParams{Name: "list_things", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !res.IsError || res.StructuredContent != nil || len(res.Content) != 1 ||
+		!strings.Contains(text, "502 Bad Gateway") || !strings.Contains(text, "http_502") {
+		t.Fatalf("502: error=%v structured=%v %q", res.IsError, res.StructuredContent, text)
+	}
+}
+
 // The server advertises what it does: tools, whose list never changes,
 // and nothing else (no list_changed notification, no logging).
 func TestCapabilitiesAreOnlyTools(t *testing.T) {
