@@ -40,7 +40,8 @@ check(created === 201 && ep.data.secret.startsWith("whsec_"), `endpoint ${ep.dat
 const [queued] = await api("POST", `/api/v1/webhooks/${ep.data.id}/test`);
 check(queued === 202, "test message queued");
 
-const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("no delivery within 30 s")), 30000));
+// unref: a pending timer must not keep the process alive after the delivery.
+const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error("no delivery within 30 s")), 30000).unref());
 const { headers, body } = await Promise.race([delivered, timeout]);
 const wh = new Webhook(ep.data.secret);
 const msg = wh.verify(body, headers);
