@@ -10,6 +10,7 @@
 #   scripts/deps.sh env       print the environment for tests and services
 #   scripts/deps.sh bench-tools  install wrk (and nginx, a peer proxy) for make bench
 #   scripts/deps.sh lint-tools   install golangci-lint for make lint
+#   scripts/deps.sh client-tools install oapi-codegen and ogen (make test-clients)
 #   scripts/deps.sh chart-tools  install helm, kustomize and kubeconform (scripts/chart-check.sh)
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 set -euo pipefail
@@ -23,6 +24,11 @@ NATS_VERSION=v2.11.9
 MINIO_RELEASE=RELEASE.2025-09-07T16-13-09Z
 MINIO_VERSION=v0.0.0-20250907161309-07c3a429bfed
 GOLANGCI_LINT_VERSION=v2.15.0
+# The Go client generators make test-clients builds clients with
+# (scripts/test-clients.sh; their npm counterparts are pinned in
+# scripts/clients/package-lock.json).
+OAPI_CODEGEN_VERSION=v2.8.2
+OGEN_VERSION=v1.25.0
 # The Helm chart's offline checks (scripts/chart-check.sh).
 HELM_VERSION=v3.22.0
 KUSTOMIZE_VERSION=v5.8.1
@@ -287,6 +293,8 @@ case "${1:-start}" in
   install) install ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
+  client-tools) install_go_bin oapi-codegen github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen "$OAPI_CODEGEN_VERSION"
+                install_go_bin ogen github.com/ogen-go/ogen/cmd/ogen "$OGEN_VERSION" ;;
   chart-tools) install_go_bin helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
                install_go_bin kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
                install_go_bin kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" ;;
@@ -300,5 +308,5 @@ case "${1:-start}" in
   # For scripts/up.sh: the pinned binaries and MinIO's credentials.
   up-env) echo "export HOOKLINE_BIN='$BIN' HOOKLINE_MINIO_USER='$MINIO_USER' HOOKLINE_MINIO_PASSWORD='$MINIO_PASSWORD'" ;;
   run-minio) shift; run_minio "$@" ;;
-  *) echo "usage: $0 install|start|stop|env|up-env|run-minio|bench-tools|lint-tools|chart-tools|media" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|up-env|run-minio|bench-tools|lint-tools|client-tools|chart-tools|media" >&2; exit 2 ;;
 esac

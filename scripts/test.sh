@@ -48,6 +48,7 @@ if [ "$status" -eq 0 ]; then
   # make up in a fresh clone with 4222, 8080 and 9000 taken (~100 s).
   echo "== make up-test"
   scripts/up-test.sh
+  echo "== make test-clients" && scripts/test-clients.sh
 fi
 pass=$(grep -c '^ok ' .hookline/test.log || true)
 fail=$(grep -c "^FAIL	" .hookline/test.log || true)

@@ -125,9 +125,11 @@ type Usage struct {
 // UploadRequest describes a file to upload.
 type UploadRequest struct {
 	FileName string `json:"fileName"`
-	// FileType is image/jpeg or image/png.
+	// FileType is image/jpeg or image/png, compared case-insensitively;
+	// the PUT sends its lower-case form (SignedContentType).
 	FileType string `json:"fileType"`
-	FileSize int64  `json:"fileSize"`
+	// FileSize is the exact length of the PUT's body (1 byte to 5 MB).
+	FileSize int64 `json:"fileSize"`
 }
 
 // PresignedUpload is where to PUT a file and how to name it afterwards.

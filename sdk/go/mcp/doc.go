@@ -13,7 +13,11 @@
 //
 // Tools call the public API over HTTP with the caller's API key (Config),
 // so credits, rate limits and errors are the API's own; an error answer
-// becomes a tool error carrying the envelope's code and message. Tools
+// becomes a tool error (isError) with the envelope's message and code in
+// its text content and the envelope as structured content, which each
+// tool's output schema admits beside the success body: MCP clients such
+// as the official TypeScript SDK validate structured content even on
+// errors. Tools
 // that start long work (start_render, create_clip_project) poll it until
 // it ends and report MCP progress notifications on the way.
 //

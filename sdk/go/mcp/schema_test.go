@@ -61,7 +61,9 @@ const fixture = `{
         {"type": "object", "minProperties": 1, "additionalProperties": false, "properties": {"name": {"$ref": "#/components/schemas/Name"}, "colors": {"type": "array", "items": {"type": "string"}}}},
         {"type": "object", "required": ["domain"], "additionalProperties": false, "properties": {"name": {"$ref": "#/components/schemas/Name"}, "domain": {"type": "string"}}}
       ]},
-      "Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}}}
+      "Node": {"type": "object", "properties": {"next": {"$ref": "#/components/schemas/Node"}}},
+      "Error": {"type": "object", "required": ["error", "code", "details"], "additionalProperties": false,
+        "properties": {"error": {"type": "string"}, "code": {"type": "string"}, "details": {"type": "object"}}}
     }
   }
 }`

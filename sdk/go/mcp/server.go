@@ -100,6 +100,11 @@ func NewServer(doc []byte, cfg Config) (*sdk.Server, error) {
 		Instructions: "Hookline makes YouTube thumbnails and short clips. Paid tools say their price in credits; " +
 			"get_credits shows the balance. Images are passed by URL: an https address or the publicUrl of create_upload_url.",
 		Logger: cfg.Logger,
+		// Only what the server does: tools, a fixed list (it never
+		// sends tools/list_changed: over Streamable HTTP it is
+		// stateless and has no stream to send it on), and no logging
+		// notifications.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
 	})
 	for _, t := range tools {
 		srv.AddTool(t.def, s.handler(t))
@@ -173,6 +178,9 @@ type APIError struct {
 	Code    string         `json:"code"`
 	Message string         `json:"error"`
 	Details map[string]any `json:"details"`
+	// enveloped: the API answered with its error envelope, which the
+	// output schemas admit; any other body is only told in the text.
+	enveloped bool
 }
 
 func (e *APIError) Error() string {
@@ -239,12 +247,18 @@ func (s *server) handler(t *tool) sdk.ToolHandler {
 	}
 }
 
-// failure is a tool error: the model sees it and may correct its call.
-// An API error also carries its envelope as structured content.
+// failure is a tool error, as the MCP specification has them (isError,
+// the message in content): the model sees it and may correct its call.
+// An API error also carries its envelope as structured content, which the
+// tool's output schema admits, and as JSON text for clients that read
+// only content.
 func failure(err error) *sdk.CallToolResult {
 	res := &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: err.Error()}}}
-	if apiErr, ok := errors.AsType[*APIError](err); ok {
+	if apiErr, ok := errors.AsType[*APIError](err); ok && apiErr.enveloped {
 		res.StructuredContent = apiErr
+		if raw, err := json.Marshal(apiErr); err == nil {
+			res.Content = append(res.Content, &sdk.TextContent{Text: string(raw)})
+		}
 	}
 	return res
 }
@@ -347,8 +361,10 @@ func (s *server) call(ctx context.Context, req *sdk.CallToolRequest, op *operati
 	a := &answer{status: resp.StatusCode}
 	if resp.StatusCode >= 400 {
 		a.apiErr = &APIError{Status: resp.StatusCode}
-		if json.Unmarshal(raw, a.apiErr) != nil || a.apiErr.Code == "" {
+		if json.Unmarshal(raw, a.apiErr) != nil || a.apiErr.Code == "" || a.apiErr.Details == nil {
 			a.apiErr.Code, a.apiErr.Message = "http_"+fmt.Sprint(resp.StatusCode), strings.TrimSpace(string(raw))
+		} else {
+			a.apiErr.enveloped = true
 		}
 		a.apiErr.Status = resp.StatusCode
 		return a, nil

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -102,6 +103,23 @@ func TestToolsSendTheOperationAndReturnTheEnvelope(t *testing.T) {
 		!strings.Contains(text, "not enough credits (code insufficient_credits, HTTP 402)") {
 		t.Fatalf("402 as %v %v %q", res.IsError, res.StructuredContent, text)
 	}
+	// The envelope is what the tool's output schema admits: clients
+	// validate structured content even when isError is set.
+	var updateBrand *sdk.Tool
+	for _, tool := range tools.Tools {
+		if tool.Name == "update_brand" {
+			updateBrand = tool
+		}
+	}
+	if err := conforms(updateBrand.OutputSchema, res.StructuredContent); err != nil {
+		t.Fatalf("the 402's structured content contradicts the output schema: %v", err)
+	}
+	if err := conforms(updateBrand.OutputSchema, map[string]any{"data": "Acme"}); err != nil {
+		t.Fatalf("the output schema refuses a success: %v", err)
+	}
+	if conforms(updateBrand.OutputSchema, map[string]any{"code": "insufficient_credits"}) == nil {
+		t.Fatal("the output schema admits an envelope without its message")
+	}
 	call("list_things", map[string]any{"page": 2, "tag": []any{"a", "b c"}})
 	call("create_things", map[string]any{"body": []any{map[string]any{"name": "x"}}})
 	// Arguments that do not fit are refused before any request.
@@ -138,6 +156,61 @@ func TestToolsSendTheOperationAndReturnTheEnvelope(t *testing.T) {
 		if w.body != nil && (len(g.body) != len(w.body) || g.body["domain"] != w.body["domain"]) {
 			t.Errorf("request %d: body %v, want %v", i, g.body, w.body)
 		}
+	}
+}
+
+// conforms validates v, as JSON, against a schema as a client receives it.
+func conforms(schema, v any) error {
+	raw, err := json.Marshal(schema)
+	if err != nil {
+		return err
+	}
+	var js jsonschema.Schema
+	if err := json.Unmarshal(raw, &js); err != nil {
+		return err
+	}
+	resolved, err := js.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	raw, err = json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	var instance any
+	if err := json.Unmarshal(raw, &instance); err != nil {
+		return err
+	}
+	return resolved.Validate(instance)
+}
+
+// An error answer that is not the envelope (a proxy's 502 page) is a tool
+// error in text only: as structured content it would contradict the
+// output schema.
+func TestAnErrorWithoutTheEnvelopeIsTextOnly(t *testing.T) {
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte("<html>502 Bad Gateway</html>"))
+	}))
+	t.Cleanup(api.Close)
+	session := connect(t, Config{BaseURL: api.URL})
+	res, err := session.CallTool(t.Context(), &sdk.CallToolParams{Name: "list_things", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*sdk.TextContent).Text; !res.IsError || res.StructuredContent != nil || len(res.Content) != 1 ||
+		!strings.Contains(text, "502 Bad Gateway") || !strings.Contains(text, "http_502") {
+		t.Fatalf("502: error=%v structured=%v %q", res.IsError, res.StructuredContent, text)
+	}
+}
+
+// The server advertises what it does: tools, whose list never changes,
+// and nothing else (no list_changed notification, no logging).
+func TestCapabilitiesAreOnlyTools(t *testing.T) {
+	session := connect(t, Config{BaseURL: "http://api.test"})
+	raw, err := json.Marshal(session.InitializeResult().Capabilities)
+	if err != nil || string(raw) != `{"tools":{}}` {
+		t.Fatalf("capabilities %s %v, want only tools", raw, err)
 	}
 }
 

@@ -1,7 +1,9 @@
 package mcp
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,6 +105,10 @@ func buildTools(d *document) ([]*tool, error) {
 	if err != nil {
 		return nil, err
 	}
+	failed, err := errorSchema(d)
+	if err != nil {
+		return nil, err
+	}
 	tools := make([]*tool, 0, len(catalogue))
 	for _, c := range catalogue {
 		op, ok := ops[c.operationID]
@@ -134,13 +140,43 @@ func buildTools(d *document) ([]*tool, error) {
 			Annotations: annotate(op),
 		}
 		// MCP wants structured output to be an object; a list response
-		// of the API is wrapped in {data, pagination}, so all are.
+		// of the API is wrapped in {data, pagination}, so all are. A
+		// failed call carries the error envelope as structured content,
+		// and clients (the official TypeScript SDK among them) validate
+		// it against the output schema even when isError is set: the
+		// schema admits either.
 		if op.Output != nil && op.Output["type"] == "object" {
-			t.def.OutputSchema = op.Output
+			t.def.OutputSchema = map[string]any{
+				"type":  "object",
+				"anyOf": []any{op.Output, deepCopy(failed)},
+			}
 		}
 		tools = append(tools, t)
 	}
 	return tools, nil
+}
+
+// errorSchema is the structured content of a failed call: the document's
+// error envelope (components/schemas/Error) with the HTTP status beside
+// it, as APIError marshals it. An argument refused before any request
+// carries no structured content.
+func errorSchema(d *document) (map[string]any, error) {
+	s, err := d.schema(map[string]any{"$ref": "#/components/schemas/Error"})
+	if err != nil {
+		return nil, fmt.Errorf("mcp: the error envelope: %w", err)
+	}
+	props, _ := s["properties"].(map[string]any)
+	if s["type"] != "object" || props == nil {
+		return nil, errors.New("mcp: components/schemas/Error is not an object schema")
+	}
+	props["status"] = map[string]any{"type": "integer", "description": "The HTTP status of the API's answer."}
+	s["required"] = append(slices.Clone(anySlice(s["required"])), "status")
+	return s, nil
+}
+
+func anySlice(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 func describe(op *operation, w *waiter) string {

@@ -86,6 +86,9 @@ Usage: hookline [--json] <command> [arguments]
   webhooks create --url URL [--event TYPE]... [--description D] [--credits-low N] [--disabled]
   webhooks update ID [--url URL] [--event TYPE]... [--description D] [--enable|--disable]
   webhooks deliveries ID | retry ID DELIVERY
+  upload FILE [--type image/jpeg|image/png] a JPEG or PNG (≤ 5 MB) through a presigned PUT; prints its publicUrl.
+                                            The PUT must be exactly the file's size with its signed type:
+                                            a --type the bytes contradict is refused before any request
   mcp                                       an MCP server on stdin/stdout (tools from the server's OpenAPI document)
   version
 
@@ -144,6 +147,7 @@ func init() {
 		"faces":      faces,
 		"clips":      clips,
 		"webhooks":   webhooks,
+		"upload":     upload,
 	}
 }
 

@@ -53,7 +53,14 @@ func TestMCPToolsFromTheDocument(t *testing.T) {
 		}
 		schemas[tool.Name] = in
 		if tool.OutputSchema != nil {
-			validSchema(t, tool.Name+" output", tool.OutputSchema)
+			// A failed call's structured content is the envelope and its
+			// status; clients validate it against the output schema.
+			if out := validSchema(t, tool.Name+" output", tool.OutputSchema); out != nil {
+				envelope := map[string]any{"error": "thumbnail not found", "code": "not_found", "details": map[string]any{}, "status": 404}
+				if err := out.Validate(envelope); err != nil {
+					t.Errorf("%s: the output schema refuses the error envelope: %v", tool.Name, err)
+				}
+			}
 		}
 	}
 	for opID, name := range want {
