@@ -167,7 +167,7 @@ func TestOpenAIAnswersDistinctPictures(t *testing.T) {
 func TestGeminiRefusesWhatTheAPIRefuses(t *testing.T) {
 	fake := providerfake.NewGemini(t)
 	key := map[string]string{"x-goog-api-key": fake.Key()}
-	url := fake.URL() + "/v1beta/models/gemini-2.5-flash-image:generateContent"
+	url := fake.URL() + "/v1beta/models/gemini-3.1-flash-image:generateContent"
 	img := base64.StdEncoding.EncodeToString(providerfake.PNG(16, 16, "g"))
 	body := func(parts, config string) string {
 		return `{"contents":[{"role":"user","parts":[` + parts + `]}],"generationConfig":` + config + `}`
@@ -182,7 +182,7 @@ func TestGeminiRefusesWhatTheAPIRefuses(t *testing.T) {
 		{"no key", url, body(`{"text":"x"}`, okConfig), nil, 403, "unregistered callers"},
 		{"wrong key", url, body(`{"text":"x"}`, okConfig), map[string]string{"x-goog-api-key": "nope"}, 400, "API key not valid"},
 		{"key in the query", url + "?key=" + fake.Key(), body(`{"text":"x"}`, okConfig), key, 400, "header only"},
-		{"wrong method path", fake.URL() + "/v1beta/models/gemini-2.5-flash-image:predict", body(`{"text":"x"}`, okConfig), key, 404, "not a generateContent"},
+		{"wrong method path", fake.URL() + "/v1beta/models/gemini-3.1-flash-image:predict", body(`{"text":"x"}`, okConfig), key, 404, "not a generateContent"},
 		{"unknown part field", url, body(`{"text":"x"},{"inlinedata2":{"mime_type":"image/png","data":"`+img+`"}}`, okConfig), key, 400, `Unknown name "inlinedata2"`},
 		{"unknown config field", url, body(`{"text":"x"}`, `{"responseModalities":["IMAGE"],"aspect_ratio":"16:9"}`), key, 400, `Unknown name "aspect_ratio"`},
 		{"no image modality", url, body(`{"text":"x"}`, `{"imageConfig":{"aspectRatio":"16:9"}}`), key, 400, "responseModalities"},
