@@ -94,8 +94,8 @@ type Contract struct {
 	Operations  map[string]Operation `json:"operations"`
 	Definitions map[string]*Schema   `json:"definitions"`
 	Error       struct {
-		Status []int             `json:"status"`
-		Body   *Schema           `json:"body"`
+		Status []int               `json:"status"`
+		Body   *Schema             `json:"body"`
 		Codes  map[string][]string `json:"codes"`
 	} `json:"error"`
 }

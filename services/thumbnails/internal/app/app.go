@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"runtime/debug"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/pkg/messaging"
@@ -34,6 +36,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/fallback"
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/httpapi"
@@ -77,6 +80,11 @@ type Config struct {
 	ImageBaseURL  string        `env:"HOOKLINE_IMAGE_BASE_URL"`
 	ImageModel    string        `env:"HOOKLINE_IMAGE_MODEL"`
 	ImageTimeout  time.Duration `env:"HOOKLINE_IMAGE_TIMEOUT" default:"60s"`
+	// ImageModelCheck is how often the provider is asked whether the
+	// model still exists (and once at start-up): a retired model makes
+	// the local engine draw, /readyz say degraded and
+	// hookline_provider_model_missing 1, until a check finds it again.
+	ImageModelCheck time.Duration `env:"HOOKLINE_IMAGE_MODEL_CHECK_INTERVAL" default:"10m"`
 
 	// RecoveryInterval is how often unsettled reservations are looked for;
 	// RecoveryGrace is how long one may stay open before the recovery pass
@@ -178,16 +186,28 @@ const cutoutCacheSize = 256
 const previewRetry = 10 * time.Second
 
 // newEngine builds the engine cfg selects; the compositor draws template
-// previews and serves generations when the provider is local.
-func newEngine(cfg *Config, local *compose.Engine) (engine.Engine, error) {
+// previews and serves generations when the provider is local, and stands
+// in for a provider whose model is missing (fallback). The watch is nil
+// for the local engine.
+func newEngine(cfg *Config, local *compose.Engine, log *slog.Logger) (engine.Engine, *fallback.Engine, error) {
 	pc := openai.Config{APIKey: cfg.ImageAPIKey, BaseURL: cfg.ImageBaseURL, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout}
+	var (
+		p   fallback.Provider
+		err error
+	)
 	switch cfg.ImageProvider {
 	case ProviderOpenAI:
-		return openai.New(pc)
+		p, err = openai.New(pc)
 	case ProviderGemini:
-		return gemini.New(gemini.Config(pc))
+		p, err = gemini.New(gemini.Config(pc))
+	default:
+		return local, nil, nil
 	}
-	return local, nil
+	if err != nil {
+		return nil, nil, err
+	}
+	fb := fallback.New(p, local, log)
+	return fb, fb, nil
 }
 
 // Run starts the thumbnails service and blocks until ctx is cancelled or a
@@ -216,7 +236,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	eng, err := newEngine(&cfg, local)
+	eng, watched, err := newEngine(&cfg, local, p.Log)
 	if err != nil {
 		return err
 	}
@@ -285,8 +305,14 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
-	handler := telemetry.HTTPMiddleware("thumbnails", p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
-	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
+	var parts []httpx.Component
+	var workers []platform.Worker
+	if watched != nil {
+		parts = append(parts, watched)
+		workers = append(workers, func(ctx context.Context) error { return watched.Watch(ctx, cfg.ImageModelCheck) })
+	}
+	handler := telemetry.HTTPMiddleware("thumbnails", p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log, parts...))
+	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
 				Durable: service.AssetsConsumer, Stream: events.StreamAssets, Subjects: service.AssetsSubjects,
@@ -297,7 +323,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		func(ctx context.Context) error {
 			return budget.Idle(ctx, reclaimEvery, reclaimAfter, debug.FreeOSMemory)
 		},
-	)
+	)...)
 }
 
 // newRemover is the background remover cfg selects: the user's ONNX

@@ -158,6 +158,13 @@ func (o *Outage) Error() string {
 	return o.Reason
 }
 
+// Refusal is the provider's reason for an ErrRejected, in its own words
+// (a block reason, a moderation code and message): errors wrapping
+// ErrRejected from a provider carry one (errors.As).
+type Refusal struct{ Reason string }
+
+func (r *Refusal) Error() string { return r.Reason }
+
 // ModelChecker is an engine that can ask its provider whether its model
 // exists.
 type ModelChecker interface {

@@ -14,8 +14,8 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
-	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
+	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
 func client(t *testing.T, fake *providerfake.OpenAI, timeout time.Duration) *openai.Client {

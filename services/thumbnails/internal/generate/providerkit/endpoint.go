@@ -37,7 +37,7 @@ const MaxResponseBytes = 64 << 20
 // Config configures a provider adapter, as the operator gives it:
 // openai.Config and gemini.Config are this type.
 type Config struct {
-	APIKey  string        // required
+	APIKey string // required
 	// BaseURL is the API's origin, with or without its version (/v1,
 	// /v1beta); tests point it at a fake. Empty means the provider's.
 	BaseURL string
@@ -153,7 +153,7 @@ func (e *Endpoint) Call(ctx context.Context, u, contentType string, body []byte,
 // Refused is the error of a request whose content the provider refused;
 // why is its reason, which the client is shown.
 func (e *Endpoint) Refused(why string) error {
-	return fmt.Errorf("%s: %w: %s", e.provider, engine.ErrRejected, apierr.Detail(why, e.key))
+	return fmt.Errorf("%s: %w: %w", e.provider, engine.ErrRejected, &engine.Refusal{Reason: apierr.Detail(why, e.key)})
 }
 
 // Unavailable is the error of a provider that cannot draw now: reason is
