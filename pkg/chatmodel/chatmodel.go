@@ -55,7 +55,7 @@ const (
 	DefaultOpenAIBaseURL = "https://api.openai.com"
 	DefaultOpenAIModel   = "gpt-4o-mini"
 	DefaultGeminiBaseURL = "https://generativelanguage.googleapis.com"
-	DefaultGeminiModel   = "gemini-2.0-flash"
+	DefaultGeminiModel   = "gemini-3.5-flash" // gemini-2.0-flash shut down 2026-06-01 (contract testdata)
 	// maxAnswer bounds what is read of one answer: a JSON object of a few
 	// kilobytes is what is asked for.
 	maxAnswer = 4 << 20
