@@ -29,6 +29,7 @@ import (
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/pkg/vision/tesseract"
@@ -80,11 +81,11 @@ type Config struct {
 	ImageBaseURL  string        `env:"HOOKLINE_IMAGE_BASE_URL"`
 	ImageModel    string        `env:"HOOKLINE_IMAGE_MODEL"`
 	ImageTimeout  time.Duration `env:"HOOKLINE_IMAGE_TIMEOUT" default:"60s"`
-	// ImageModelCheck is how often the provider is asked whether the
-	// model still exists (and once at start-up): a retired model makes
-	// the local engine draw, /readyz say degraded and
+	// ModelCheck is how often the image and text providers are asked
+	// whether their models still exist (and once at start-up): a retired
+	// model makes the local engine stand in, /readyz say degraded and
 	// hookline_provider_model_missing 1, until a check finds it again.
-	ImageModelCheck time.Duration `env:"HOOKLINE_IMAGE_MODEL_CHECK_INTERVAL" default:"10m"`
+	ModelCheck time.Duration `env:"HOOKLINE_MODEL_CHECK_INTERVAL" default:"10m"`
 
 	// RecoveryInterval is how often unsettled reservations are looked for;
 	// RecoveryGrace is how long one may stay open before the recovery pass
@@ -187,9 +188,9 @@ const previewRetry = 10 * time.Second
 
 // newEngine builds the engine cfg selects; the compositor draws template
 // previews and serves generations when the provider is local, and stands
-// in for a provider whose model is missing (fallback). The watch is nil
-// for the local engine.
-func newEngine(cfg *Config, local *compose.Engine, log *slog.Logger) (engine.Engine, *fallback.Engine, error) {
+// in for a provider whose model is missing (fallback). The provider's
+// model watch is nil for the local engine.
+func newEngine(cfg *Config, local *compose.Engine, log *slog.Logger) (engine.Engine, *vendorapi.ModelWatch, error) {
 	pc := openai.Config{APIKey: cfg.ImageAPIKey, BaseURL: cfg.ImageBaseURL, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout}
 	var (
 		p   fallback.Provider
@@ -207,7 +208,7 @@ func newEngine(cfg *Config, local *compose.Engine, log *slog.Logger) (engine.Eng
 		return nil, nil, err
 	}
 	fb := fallback.New(p, local, log)
-	return fb, fb, nil
+	return fb, fb.ModelWatch, nil
 }
 
 // Run starts the thumbnails service and blocks until ctx is cancelled or a
@@ -305,11 +306,15 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
-	var parts []httpx.Component
-	var workers []platform.Worker
-	if watched != nil {
-		parts = append(parts, watched)
-		workers = append(workers, func(ctx context.Context) error { return watched.Watch(ctx, cfg.ImageModelCheck) })
+	var (
+		parts   []httpx.Component
+		workers []platform.Worker
+	)
+	for _, w := range []*vendorapi.ModelWatch{watched, textai.ModelWatch(chat, p.Log)} {
+		if w != nil {
+			parts = append(parts, w)
+			workers = append(workers, func(ctx context.Context) error { return w.Watch(ctx, cfg.ModelCheck) })
+		}
 	}
 	handler := telemetry.HTTPMiddleware("thumbnails", p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log, parts...))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,

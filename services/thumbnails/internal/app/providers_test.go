@@ -3,10 +3,13 @@ package app_test
 import (
 	"io"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/chatmodel"
+	"hookline.dev/pkg/chatmodel/chatfake"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
@@ -28,36 +31,46 @@ func get(t *testing.T, method, url string) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get("Retry-After"), string(body)
 }
 
-// The day Gemini shuts the configured model down: /readyz says degraded
-// with the model's name (still 200, so the pod keeps serving), the
-// metric is 1, POST /thumbnails answers 201 from the local engine with a
-// warning; restoring the model clears it all without a restart.
+// The day Gemini shuts the configured models down: /readyz says degraded
+// with each model's name (still 200, so the pod keeps serving), the
+// metric is 1 for each, POST /thumbnails answers 201 from the local
+// engine with a warning; restoring the models clears it all without a
+// restart.
 func TestMissingModelFallsBackToLocalAndRecovers(t *testing.T) {
 	fake := providerfake.NewGemini(t)
 	model := providerkit.GeminiImages.Default
 	fake.Retire(model)
+	text := chatfake.New(t, "AIza-text")
+	textModel := chatmodel.Catalogues[chatmodel.Gemini].Default
+	text.Retire(textModel)
 	debug := testkit.FreeAddr(t)
 	h := newHarness(t, "HOOKLINE_IMAGE_PROVIDER", "gemini", "HOOKLINE_IMAGE_BASE_URL", fake.URL()+"/v1beta",
-		"HOOKLINE_IMAGE_API_KEY", fake.Key(), "HOOKLINE_IMAGE_MODEL_CHECK_INTERVAL", "200ms", "HOOKLINE_DEBUG_ADDR", debug)
+		"HOOKLINE_IMAGE_API_KEY", fake.Key(), "HOOKLINE_MODEL_CHECK_INTERVAL", "200ms", "HOOKLINE_DEBUG_ADDR", debug,
+		"HOOKLINE_TEXT_PROVIDER", "gemini", "HOOKLINE_TEXT_BASE_URL", text.URL, "HOOKLINE_TEXT_API_KEY", "AIza-text")
 	org := h.openAccount("pro")
 
-	metric := `hookline_provider_model_missing{model="` + model + `",`
-	state := func() (string, string) {
+	// gauge is the metric's value for a model, "" when it is not exported.
+	series := regexp.MustCompile(`(?m)^hookline_provider_model_missing\{([^}]*)\} (\d+)$`)
+	state := func() (body string, gauge map[string]string) {
 		status, _, body := get(t, http.MethodGet, h.URL+"/readyz")
 		if status != 200 {
 			t.Fatalf("readyz %d %s", status, body)
 		}
 		_, _, metrics := get(t, http.MethodGet, "http://"+debug+"/metrics")
-		i := strings.Index(metrics, metric)
-		if i < 0 {
-			return body, ""
+		gauge = map[string]string{}
+		for _, m := range series.FindAllStringSubmatch(metrics, -1) {
+			for _, name := range []string{model, textModel} {
+				if strings.Contains(m[1], `model="`+name+`"`) {
+					gauge[name] = m[2]
+				}
+			}
 		}
-		line := metrics[i:]
-		return body, strings.TrimSpace(line[strings.LastIndexByte(line[:strings.IndexByte(line, '\n')], ' '):strings.IndexByte(line, '\n')])
+		return body, gauge
 	}
 	testkit.Eventually(t, 20*time.Second, "readyz degraded", func() bool {
 		body, gauge := state()
-		return strings.Contains(body, `"status":"degraded"`) && strings.Contains(body, model) && gauge == "1"
+		return strings.Contains(body, `"status":"degraded"`) && strings.Contains(body, model) && strings.Contains(body, textModel) &&
+			gauge[model] == "1" && gauge[textModel] == "1"
 	})
 
 	var th thumb
@@ -78,9 +91,10 @@ func TestMissingModelFallsBackToLocalAndRecovers(t *testing.T) {
 
 	out.Warning = ""
 	fake.Restore(model)
+	text.Restore(textModel)
 	testkit.Eventually(t, 20*time.Second, "readyz ready again", func() bool {
 		body, gauge := state()
-		return strings.Contains(body, `"status":"ready"`) && gauge == "0"
+		return strings.Contains(body, `"status":"ready"`) && gauge[model] == "0" && gauge[textModel] == "0"
 	})
 	h.Must(201, "POST", "/thumbnails", org, map[string]any{"prompt": "budget GPUs ranked again", "aspectRatio": "16:9"}).Into(t, &out)
 	if out.Engine != "gemini" || out.Warning != "" {

@@ -171,9 +171,9 @@ type ModelChecker interface {
 	// Model is the configured model's name.
 	Model() string
 	// CheckModel returns nil when the provider knows the model, an error
-	// wrapping ErrModelMissing when it answers that it does not, and any
-	// other error when it could not tell (which says nothing about the
-	// model).
+	// wrapping vendorapi.ErrModelMissing when it answers that it does not,
+	// and any other error when it could not tell (which says nothing
+	// about the model).
 	CheckModel(ctx context.Context) error
 }
 

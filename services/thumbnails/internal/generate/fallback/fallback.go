@@ -1,11 +1,9 @@
 // Package fallback keeps the thumbnails service drawing on the day a
-// provider retires the configured model. It wraps the provider engine:
-// the model is looked up at start-up and then periodically, and a model
-// the provider does not know (the lookup's 404, or a call's) makes the
-// local engine draw instead, each result marked engine "local" with a
-// warning, until a lookup finds the model again. A lookup that fails for
-// any other reason (5xx, a timeout) changes nothing: it says nothing
-// about the model.
+// provider retires the configured model. It wraps the provider engine
+// with a vendorapi.ModelWatch: while the provider does not know the model
+// (a lookup's or a call's answer), the local engine draws instead, each
+// result marked engine "local" with a warning, until a lookup finds the
+// model again.
 package fallback
 
 import (
@@ -13,10 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"time"
 
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
@@ -26,28 +22,22 @@ type Provider interface {
 	engine.ModelChecker
 }
 
-// missingGauge is 1 while a provider's configured model is missing.
-var missingGauge = telemetry.NewGauge("hookline.dev/services/thumbnails", "hookline.provider.model.missing",
-	"1 while the configured model of an AI provider is unknown to the provider (retired, misspelt); requests then use the local engine.")
-
 // Engine is the provider with the local engine standing in.
 type Engine struct {
+	*vendorapi.ModelWatch
 	provider Provider
 	local    engine.Engine
-	log      *slog.Logger
-	gauge    telemetry.Gauge
-
-	mu     sync.Mutex
-	reason string // why the model is missing; "" while it is there
 }
 
 var _ engine.Engine = (*Engine)(nil)
 
-// New wraps provider; local draws while its model is missing.
+// New wraps provider; local draws while its model is missing. The caller
+// runs Watch.
 func New(provider Provider, local engine.Engine, log *slog.Logger) *Engine {
-	g := missingGauge.With("provider", provider.Name()).With("model", provider.Model())
-	g.Record(0)
-	return &Engine{provider: provider, local: local, log: log, gauge: g}
+	return &Engine{
+		ModelWatch: vendorapi.NewModelWatch("image", provider.Name(), provider.Model(), provider.CheckModel, log),
+		provider:   provider, local: local,
+	}
 }
 
 // Name is the provider's: the engine the operator configured.
@@ -71,97 +61,14 @@ func (e *Engine) draw(ctx context.Context, req engine.Request, provider, local f
 			return res, err
 		}
 		// The provider retired the model between two lookups.
-		e.markMissing(ctx, err)
+		e.MarkMissing(ctx, err)
 	}
 	res, err := local(ctx, req)
 	if err != nil {
 		return res, err
 	}
 	res.Engine = e.local.Name()
-	res.Warning = fmt.Sprintf("drawn by the local engine: the %s model %q is not available at %s (%s); an operator must configure a current model",
-		e.provider.Name(), e.provider.Model(), e.provider.Name(), e.Missing())
+	res.Warning = fmt.Sprintf("drawn by the local engine: %s no longer serves the model %q; the operator must configure a current model",
+		e.provider.Name(), e.provider.Model())
 	return res, nil
-}
-
-// Missing says why the model is missing; "" while it is there.
-func (e *Engine) Missing() string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.reason
-}
-
-// Status is what /readyz reports of the provider.
-type Status struct {
-	Provider string `json:"provider"`
-	Model    string `json:"model"`
-	// Status is "ok" or "degraded" (the model is missing; the local
-	// engine draws).
-	Status string `json:"status"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// Status reports the provider's state.
-func (e *Engine) Status() Status {
-	s := Status{Provider: e.provider.Name(), Model: e.provider.Model(), Status: "ok"}
-	if r := e.Missing(); r != "" {
-		s.Status, s.Reason = "degraded", r
-	}
-	return s
-}
-
-// Degraded implements httpx.Component: the Status while the model is
-// missing, nil otherwise.
-func (e *Engine) Degraded() any {
-	if s := e.Status(); s.Status != "ok" {
-		return s
-	}
-	return nil
-}
-
-// Check looks the model up once: found clears a missing model, missing
-// marks it, anything else changes nothing.
-func (e *Engine) Check(ctx context.Context) {
-	err := e.provider.CheckModel(ctx)
-	switch {
-	case err == nil:
-		e.mu.Lock()
-		was := e.reason
-		e.reason = ""
-		e.mu.Unlock()
-		if was != "" {
-			e.gauge.Record(0)
-			e.log.InfoContext(ctx, "image provider model available again", "provider", e.provider.Name(), "model", e.provider.Model())
-		}
-	case errors.Is(err, engine.ErrModelMissing):
-		e.markMissing(ctx, err)
-	case ctx.Err() == nil:
-		e.log.WarnContext(ctx, "image provider model lookup failed; state unchanged", "provider", e.provider.Name(), "model", e.provider.Model(), "err", err)
-	}
-}
-
-// markMissing records why the model is missing, logging the change once.
-func (e *Engine) markMissing(ctx context.Context, err error) {
-	e.mu.Lock()
-	was := e.reason
-	e.reason = "the provider does not know the model"
-	e.mu.Unlock()
-	if was == "" {
-		e.gauge.Record(1)
-		e.log.ErrorContext(ctx, "image provider model missing: generations use the local engine until it is back or reconfigured",
-			"provider", e.provider.Name(), "model", e.provider.Model(), "err", err)
-	}
-}
-
-// Watch checks the model now and then every interval until ctx ends.
-func (e *Engine) Watch(ctx context.Context, interval time.Duration) error {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		e.Check(ctx)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
@@ -181,7 +182,7 @@ func TestShutDownModel(t *testing.T) {
 	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Model = "gemini-2.5-flash-image" })
 	_, err := c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
 	providerfake.CheckError(t, err, engine.ErrModelMissing, fake.Key())
-	if err := c.CheckModel(t.Context()); !errors.Is(err, engine.ErrModelMissing) {
+	if err := c.CheckModel(t.Context()); !errors.Is(err, vendorapi.ErrModelMissing) {
 		t.Errorf("CheckModel = %v, want ErrModelMissing", err)
 	}
 	if err := newClient(t, fake, nil).CheckModel(t.Context()); err != nil {

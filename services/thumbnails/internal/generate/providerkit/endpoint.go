@@ -196,17 +196,14 @@ func (e *Endpoint) post(ctx context.Context, u, contentType string, body []byte)
 }
 
 // CheckModel asks the provider whether the configured model exists.
-// Errors: one wrapping engine.ErrModelMissing when it answers that it
-// does not; any other error says nothing about the model.
+// Errors: one wrapping vendorapi.ErrModelMissing when it answers that it
+// does not; any other error says nothing about the model. Neither shows
+// the key: the lookup's errors hold the vendor's message only.
 func (e *Endpoint) CheckModel(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
-	err := e.dialect.LookupModel(ctx, e.client, e.base, e.model.Name, e.header)
-	if errors.Is(err, vendorapi.ErrModelMissing) {
-		return fmt.Errorf("%s: %w: %s", e.provider, engine.ErrModelMissing, apierr.Detail(err.Error(), e.key))
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %s", e.provider, apierr.Detail(err.Error(), e.key))
+	if err := e.dialect.LookupModel(ctx, e.client, e.base, e.model.Name, e.header); err != nil {
+		return fmt.Errorf("%s: %w", e.provider, err)
 	}
 	return nil
 }
