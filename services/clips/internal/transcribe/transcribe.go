@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/pkg/videosite"
 )
 
@@ -33,6 +34,8 @@ type Engine interface {
 // "" for pocketsphinx_continuous on PATH); "openai" is an
 // OpenAI-compatible server at baseURL ("" for api.openai.com), which
 // needs apiKey unless baseURL is set (a whisper.cpp server needs none).
+// A model whose answers carry no timestamps (gpt-4o-transcribe) is
+// refused here, at start-up, with what to use instead.
 func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxBin string) (Engine, error) {
 	switch provider {
 	case "", "local":
@@ -40,6 +43,12 @@ func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxB
 	case "openai":
 		if apiKey == "" && baseURL == "" {
 			return nil, errors.New("transcribe: the openai provider needs an API key or a base URL")
+		}
+		if _, err := vendorapi.Base(baseURL, DefaultOpenAIBaseURL); err != nil {
+			return nil, fmt.Errorf("transcribe: HOOKLINE_TRANSCRIBE_BASE_URL: %w", err)
+		}
+		if err := checkModel(model); err != nil {
+			return nil, err
 		}
 		return &OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, nil
 	}
