@@ -210,3 +210,31 @@ func TestCataloguesFollowTheVendorContracts(t *testing.T) {
 		}
 	}
 }
+
+// One tested configuration for each self-hosted OpenAI-compatible server
+// the README documents: the base URL as each one's documentation writes
+// it, its own model names (a slash in vLLM's), no key.
+func TestSelfHostedServers(t *testing.T) {
+	for _, tc := range []struct{ name, base, model string }{
+		{"Ollama", "/v1", "llama3.1:8b"},                        // http://localhost:11434/v1
+		{"vLLM", "/v1/", "Qwen/Qwen2.5-7B-Instruct"},            // http://localhost:8000/v1
+		{"LocalAI", "", "hermes-2-pro-mistral"},                 // http://localhost:8080
+		{"llama.cpp server", "/v1", "qwen2.5-7b-instruct.gguf"}, // http://localhost:8080/v1
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := chatfake.New(t, "")
+			fake.Serve(tc.model)
+			c, err := chatmodel.New(chatmodel.Config{Provider: chatmodel.OpenAI, BaseURL: fake.URL + tc.base, Model: tc.model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake.Push(chatfake.Reply{Content: `{"title":"x","tags":["a"]}`})
+			if a, err := ask(c, t); err != nil || a.Title != "x" {
+				t.Fatalf("%+v %v", a, err)
+			}
+			if calls := fake.Calls(); len(calls) != 1 || calls[0].Model != tc.model {
+				t.Fatalf("calls %+v", calls)
+			}
+		})
+	}
+}
