@@ -10,8 +10,10 @@ import (
 	"hookline.dev/pkg/telemetry"
 )
 
+const scope = "hookline.dev/pkg/vendorapi"
+
 // missingGauge is 1 while a provider's configured model is missing.
-var missingGauge = telemetry.NewGauge("hookline.dev/pkg/vendorapi", "hookline.provider.model.missing",
+var missingGauge = telemetry.NewGauge(scope, "hookline.provider.model.missing",
 	"1 while the configured model of an AI provider is unknown to the provider (retired, misspelt); the service then uses its local engine.")
 
 // ModelWatch follows whether a provider still serves the configured
