@@ -201,7 +201,8 @@ func (c *Contract) walk(s *Schema, v any, at string, problems *[]string) {
 		}
 		*problems = append(*problems, where+": "+fmt.Sprintf(format, args...))
 	}
-	if len(s.Type) > 0 && !slices.Contains(s.Type, typeOf(v)) && !(typeOf(v) == "integer" && slices.Contains(s.Type, "number")) {
+	integerAsNumber := typeOf(v) == "integer" && slices.Contains(s.Type, "number")
+	if len(s.Type) > 0 && !slices.Contains(s.Type, typeOf(v)) && !integerAsNumber {
 		fail("%s, want %s", typeOf(v), strings.Join(s.Type, " or "))
 		return
 	}

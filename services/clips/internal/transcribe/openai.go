@@ -113,11 +113,12 @@ func (o *OpenAI) request(ctx context.Context, wavPath string) ([]videosite.Segme
 	case f == nil:
 		return segs, nil
 	case f.Kind == vendorapi.ModelMissing:
-		return nil, fmt.Errorf("transcribe: %w: %s: %.200s", ErrModelMissing, o.model(), f)
+		return nil, fmt.Errorf("transcribe: %w: %s: %w", ErrModelMissing, o.model(), f)
 	case f.Kind == vendorapi.Fault:
-		return nil, fmt.Errorf("transcribe: %.200s", f)
+		return nil, fmt.Errorf("transcribe: %w", f)
 	}
-	return nil, fmt.Errorf("%w: %s: %.200s", ErrUnavailable, f.Kind, f)
+	// Classify keeps at most 300 bytes of the server's message.
+	return nil, fmt.Errorf("%w: %s: %w", ErrUnavailable, f.Kind, f)
 }
 
 // post sends one upload and reads a 2xx answer, or returns the server's
