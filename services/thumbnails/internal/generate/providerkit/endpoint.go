@@ -147,7 +147,14 @@ func (e *Endpoint) Call(ctx context.Context, u, contentType string, body []byte,
 	case f.Kind == vendorapi.Fault:
 		return nil, fmt.Errorf("%s: %s", e.provider, detail)
 	}
-	return nil, e.Unavailable(f.Kind.String(), f.RetryAfter, detail)
+	reason := engine.ReasonUnreachable
+	switch f.Kind {
+	case vendorapi.RateLimited:
+		reason = engine.ReasonRateLimited
+	case vendorapi.QuotaExhausted:
+		reason = engine.ReasonQuotaExhausted
+	}
+	return nil, e.Unavailable(reason, f.RetryAfter, detail)
 }
 
 // Refused is the error of a request whose content the provider refused;
