@@ -348,3 +348,11 @@ func TestSelfHostedServers(t *testing.T) {
 		})
 	}
 }
+
+// The default model is one OpenAI's contract lists.
+func TestDefaultModelIsInTheContract(t *testing.T) {
+	model := strings.TrimPrefix((&transcribe.OpenAI{}).Name(), "openai:")
+	if why := contract.OpenAI.CheckModel("transcription", model); why != "" {
+		t.Error(why)
+	}
+}
