@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,7 +167,7 @@ func TestOpenAI(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fake(t, upload, "sk-test", whisperForm("whisper-1"), answer{status: http.StatusOK, body: tc.body})
-			eng, err := transcribe.New("openai", srv.URL+"/v1/", "sk-test", "", time.Minute, "")
+			eng, err := transcribe.New("openai", srv.URL+"/v1/", "sk-test", "", time.Minute, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -249,7 +251,7 @@ func TestNew(t *testing.T) {
 		{"azure", "", "sk", "", false},
 		{"openai", "ftp://whisper", "", "", false},
 	} {
-		eng, err := transcribe.New(tc.provider, tc.baseURL, tc.key, "", 0, "")
+		eng, err := transcribe.New(tc.provider, tc.baseURL, tc.key, "", 0, "", nil)
 		if (err == nil) != tc.ok || (err == nil && eng.Name() != tc.name) {
 			t.Errorf("New(%q, %q, %q): %v %v", tc.provider, tc.baseURL, tc.key, eng, err)
 		}
@@ -260,13 +262,13 @@ func TestNew(t *testing.T) {
 // to use instead; the diarizing model is taken, for its segment timings.
 func TestModelsWithoutTimestamps(t *testing.T) {
 	for _, model := range contract.OpenAI.Models.TranscriptionJSONOnly {
-		_, err := transcribe.New("openai", "", "sk", model, 0, "")
+		_, err := transcribe.New("openai", "", "sk", model, 0, "", nil)
 		if err == nil || !strings.Contains(err.Error(), model) || !strings.Contains(err.Error(), "whisper-1") {
 			t.Errorf("%s: %v, want a refusal naming the model and whisper-1", model, err)
 		}
 	}
 	for _, model := range append([]string{"whisper-1"}, contract.OpenAI.Models.TranscriptionDiarized...) {
-		if _, err := transcribe.New("openai", "", "sk", model, 0, ""); err != nil {
+		if _, err := transcribe.New("openai", "", "sk", model, 0, "", nil); err != nil {
 			t.Errorf("%s: %v", model, err)
 		}
 	}
@@ -280,7 +282,7 @@ func TestDiarizeUsesSegmentTimings(t *testing.T) {
 		answer{status: http.StatusOK, body: `{"task":"transcribe","duration":4.2,"text":"Hello there. General Kenobi!","segments":[
 			{"type":"transcript.text.segment","id":"seg_001","start":0.0,"end":1.4,"text":"Hello there.","speaker":"A"},
 			{"type":"transcript.text.segment","id":"seg_002","start":1.8,"end":4.2,"text":"General Kenobi!","speaker":"B"}]}`})
-	eng, err := transcribe.New("openai", srv.URL, "sk", "gpt-4o-transcribe-diarize", time.Minute, "")
+	eng, err := transcribe.New("openai", srv.URL, "sk", "gpt-4o-transcribe-diarize", time.Minute, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +339,7 @@ func TestSelfHostedServers(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fake(t, upload, "", whisperForm(tc.model), answer{status: http.StatusOK, body: tc.body})
-			eng, err := transcribe.New("openai", srv.URL+tc.base, "", tc.model, time.Minute, "")
+			eng, err := transcribe.New("openai", srv.URL+tc.base, "", tc.model, time.Minute, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -354,5 +356,52 @@ func TestDefaultModelIsInTheContract(t *testing.T) {
 	model := strings.TrimPrefix((&transcribe.OpenAI{}).Name(), "openai:")
 	if why := contract.OpenAI.CheckModel("transcription", model); why != "" {
 		t.Error(why)
+	}
+}
+
+// stubLocal stands for pocketsphinx.
+type stubLocal struct{ calls int }
+
+func (*stubLocal) Name() string { return "pocketsphinx" }
+func (s *stubLocal) Transcribe(context.Context, string) ([]videosite.Segment, error) {
+	s.calls++
+	return []videosite.Segment{{Start: 0, End: 1, Text: "local"}}, nil
+}
+
+// A model the server no longer knows: the call finds it, the local
+// engine transcribes (and names itself with the reason), the watch
+// reports it; a lookup that finds the model again restores the server.
+func TestMissingModelFallsBackToLocal(t *testing.T) {
+	path, upload := wav(t)
+	var known atomic.Bool
+	srv := fake(t, upload, "sk", whisperForm("whisper-1"), answer{status: http.StatusNotFound,
+		body: `{"error":{"message":"The model 'whisper-1' does not exist","type":"invalid_request_error","param":null,"code":"model_not_found"}}`})
+	lookups := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models/whisper-1" {
+			srv.Config.Handler.ServeHTTP(w, r)
+			return
+		}
+		if !known.Load() {
+			w.WriteHeader(http.StatusNotFound)
+			_, _ = io.WriteString(w, `{"error":{"message":"The model 'whisper-1' does not exist","type":"invalid_request_error","param":null,"code":"model_not_found"}}`)
+			return
+		}
+		_, _ = io.WriteString(w, `{"id":"whisper-1","object":"model","created":1,"owned_by":"system"}`)
+	}))
+	defer lookups.Close()
+	local := &stubLocal{}
+	fb := transcribe.NewFallback(&transcribe.OpenAI{BaseURL: lookups.URL, APIKey: "sk"}, local, slog.New(slog.DiscardHandler))
+	got, err := fb.Transcribe(context.Background(), path)
+	if err != nil || len(got) != 1 || got[0].Text != "local" || fb.Degraded() == nil || !strings.Contains(fb.Name(), "pocketsphinx (fallback: openai:whisper-1") {
+		t.Fatalf("%+v %v, name %q, degraded %v", got, err, fb.Name(), fb.Degraded())
+	}
+	fb.Check(context.Background())
+	if fb.Degraded() == nil {
+		t.Fatal("a lookup answering 404 cleared the state")
+	}
+	known.Store(true)
+	fb.Check(context.Background())
+	if fb.Degraded() != nil || fb.Name() != "openai:whisper-1" {
+		t.Fatalf("after the restore: %v %q", fb.Degraded(), fb.Name())
 	}
 }

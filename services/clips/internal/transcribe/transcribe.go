@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -36,7 +37,12 @@ type Engine interface {
 // needs apiKey unless baseURL is set (a whisper.cpp server needs none).
 // A model whose answers carry no timestamps (gpt-4o-transcribe) is
 // refused here, at start-up, with what to use instead.
-func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxBin string) (Engine, error) {
+// The OpenAI engine comes wrapped in a Fallback to Sphinx, whose
+// ModelWatch the caller runs; log receives its reports (nil: discarded).
+func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxBin string, log *slog.Logger) (Engine, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	switch provider {
 	case "", "local":
 		return &Sphinx{Bin: sphinxBin}, nil
@@ -50,7 +56,7 @@ func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxB
 		if err := checkModel(model); err != nil {
 			return nil, err
 		}
-		return &OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, nil
+		return NewFallback(&OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, &Sphinx{Bin: sphinxBin}, log), nil
 	}
 	return nil, fmt.Errorf("transcribe: unknown provider %q (want local or openai)", provider)
 }
