@@ -27,6 +27,10 @@ const (
 	RateLimited          Code = "rate_limited"
 	Internal             Code = "internal"
 	Unavailable          Code = "unavailable"
+	// ProviderUnavailable: the operator's AI provider cannot serve the
+	// request now (its quota is spent, it rate limits, it answered without
+	// a result); nothing was charged.
+	ProviderUnavailable Code = "provider_unavailable"
 )
 
 var statuses = map[Code]int{
@@ -43,6 +47,7 @@ var statuses = map[Code]int{
 	RateLimited:          429,
 	Internal:             500,
 	Unavailable:          503,
+	ProviderUnavailable:  503,
 }
 
 // Status returns the HTTP status of a code; unknown codes are internal errors.

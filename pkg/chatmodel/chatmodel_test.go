@@ -8,6 +8,7 @@ import (
 
 	"hookline.dev/pkg/chatmodel"
 	"hookline.dev/pkg/chatmodel/chatfake"
+	"hookline.dev/pkg/vendorapi/contract"
 )
 
 type answer struct {
@@ -81,15 +82,21 @@ func TestFailures(t *testing.T) {
 		{"wrong fields", chatfake.Reply{Content: `{"heading":"x","tags":[]}`}, chatmodel.ErrMalformed},
 		{"truncated", chatfake.Reply{Content: `{"title":"x","tags":["a"`}, chatmodel.ErrMalformed},
 		{"trailing", chatfake.Reply{Content: `{"title":"x","tags":[]} {"title":"y"}`}, chatmodel.ErrMalformed},
-		{"rate limited", chatfake.Reply{Status: http.StatusTooManyRequests, Content: "slow down"}, chatmodel.ErrUnavailable},
-		{"server error", chatfake.Reply{Status: http.StatusBadGateway, Content: "upstream"}, chatmodel.ErrUnavailable},
+		{"quota spent", chatfake.Reply{Status: http.StatusTooManyRequests, Content: "You exceeded your current quota."}, chatmodel.ErrUnavailable},
+		{"server error", chatfake.Reply{Status: http.StatusServiceUnavailable, Content: "The server is overloaded."}, chatmodel.ErrUnavailable},
 	} {
 		for _, p := range []string{chatmodel.OpenAI, chatmodel.Gemini} {
 			t.Run(tc.name+"/"+p, func(t *testing.T) {
 				c, fake := client(t, p)
+				if tc.name == "quota spent" {
+					tc.reply.Code = map[string]string{chatmodel.OpenAI: "insufficient_quota", chatmodel.Gemini: "RESOURCE_EXHAUSTED"}[p]
+				}
 				fake.Push(tc.reply)
 				if _, err := ask(c, t); !errors.Is(err, tc.want) {
 					t.Fatalf("err %v, want %v", err, tc.want)
+				}
+				if n := len(fake.Calls()); n != 1 {
+					t.Errorf("%d calls, want 1: a spent quota or a 5xx is not retried", n)
 				}
 			})
 		}
@@ -127,11 +134,107 @@ func TestConfig(t *testing.T) {
 		{chatmodel.Config{Provider: "gemini", BaseURL: "http://127.0.0.1:8080"}, false}, // Gemini always does
 		{chatmodel.Config{Provider: "claude", APIKey: "k"}, false},
 		{chatmodel.Config{Provider: "openai", APIKey: "k", BaseURL: "ftp://x"}, false},
-		{chatmodel.Config{Provider: "openai", APIKey: "k", Model: "a/b"}, false},
+		{chatmodel.Config{Provider: "openai", APIKey: "k", Model: "Qwen/Qwen2.5-7B-Instruct"}, true}, // vLLM's names
+		{chatmodel.Config{Provider: "gemini", APIKey: "k", Model: "a/b"}, false},                     // a path segment
+		{chatmodel.Config{Provider: "openai", APIKey: "k", Model: "a b"}, false},
 	} {
 		_, err := chatmodel.New(tc.cfg)
 		if (err == nil) != tc.ok {
 			t.Errorf("%+v: err %v", tc.cfg, err)
 		}
+	}
+}
+
+// A rate limit is waited out (the provider's Retry-After) and the
+// question asked again.
+func TestRateLimitIsRetried(t *testing.T) {
+	for _, p := range []string{chatmodel.OpenAI, chatmodel.Gemini} {
+		t.Run(p, func(t *testing.T) {
+			c, fake := client(t, p)
+			code := map[string]string{chatmodel.OpenAI: "rate_limit_exceeded", chatmodel.Gemini: "UNAVAILABLE"}[p]
+			fake.Push(chatfake.Reply{Status: http.StatusTooManyRequests, Code: code, Content: "slow down", Header: http.Header{"Retry-After-Ms": {"20"}}},
+				chatfake.Reply{Content: `{"title":"x","tags":[]}`})
+			if a, err := ask(c, t); err != nil || a.Title != "x" || len(fake.Calls()) != 2 {
+				t.Fatalf("%+v %v after %d calls", a, err, len(fake.Calls()))
+			}
+		})
+	}
+}
+
+// A model the provider does not know (a retired default, a typo) is
+// ErrModelMissing, from a call and from the lookup; a served one is
+// found; a base URL written with /v1 works the same.
+func TestMissingModel(t *testing.T) {
+	for _, p := range []string{chatmodel.OpenAI, chatmodel.Gemini} {
+		t.Run(p, func(t *testing.T) {
+			fake := chatfake.New(t, "sk-test-123")
+			base := fake.URL + map[string]string{chatmodel.OpenAI: "/v1", chatmodel.Gemini: "/v1beta/"}[p]
+			old := map[string]string{chatmodel.OpenAI: "gpt-3.5-turbo-0301", chatmodel.Gemini: "gemini-2.0-flash"}[p]
+			c, err := chatmodel.New(chatmodel.Config{Provider: p, APIKey: "sk-test-123", BaseURL: base, Model: old})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ask(c, t); !errors.Is(err, chatmodel.ErrModelMissing) {
+				t.Fatalf("call: %v, want ErrModelMissing", err)
+			}
+			if err := c.CheckModel(t.Context()); !errors.Is(err, chatmodel.ErrModelMissing) {
+				t.Fatalf("lookup: %v, want ErrModelMissing", err)
+			}
+			c, err = chatmodel.New(chatmodel.Config{Provider: p, APIKey: "sk-test-123", BaseURL: base})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.CheckModel(t.Context()); err != nil {
+				t.Fatalf("lookup of the default %s: %v", c.Model(), err)
+			}
+			fake.Push(chatfake.Reply{Content: `{"title":"x","tags":[]}`})
+			if _, err := ask(c, t); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// Every catalogue model, defaults first, is one the vendor's contract
+// lists as a chat model and has not shut down.
+func TestCataloguesFollowTheVendorContracts(t *testing.T) {
+	for p, con := range map[string]*contract.Contract{chatmodel.OpenAI: contract.OpenAI, chatmodel.Gemini: contract.Gemini} {
+		cat := chatmodel.Catalogues[p]
+		if len(cat.Models) == 0 || cat.Models[0] != cat.Default {
+			t.Errorf("%s: default %q is not first of %v", p, cat.Default, cat.Models)
+		}
+		for _, m := range cat.Models {
+			if why := con.CheckModel("chat", m); why != "" {
+				t.Errorf("%s: %s", p, why)
+			}
+		}
+	}
+}
+
+// One tested configuration for each self-hosted OpenAI-compatible server
+// the README documents: the base URL as each one's documentation writes
+// it, its own model names (a slash in vLLM's), no key.
+func TestSelfHostedServers(t *testing.T) {
+	for _, tc := range []struct{ name, base, model string }{
+		{"Ollama", "/v1", "llama3.1:8b"},                        // http://localhost:11434/v1
+		{"vLLM", "/v1/", "Qwen/Qwen2.5-7B-Instruct"},            // http://localhost:8000/v1
+		{"LocalAI", "", "hermes-2-pro-mistral"},                 // http://localhost:8080
+		{"llama.cpp server", "/v1", "qwen2.5-7b-instruct.gguf"}, // http://localhost:8080/v1
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fake := chatfake.New(t, "")
+			fake.Serve(tc.model)
+			c, err := chatmodel.New(chatmodel.Config{Provider: chatmodel.OpenAI, BaseURL: fake.URL + tc.base, Model: tc.model})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fake.Push(chatfake.Reply{Content: `{"title":"x","tags":["a"]}`})
+			if a, err := ask(c, t); err != nil || a.Title != "x" {
+				t.Fatalf("%+v %v", a, err)
+			}
+			if calls := fake.Calls(); len(calls) != 1 || calls[0].Model != tc.model {
+				t.Fatalf("calls %+v", calls)
+			}
+		})
 	}
 }

@@ -52,44 +52,20 @@ type openAIAnswer struct {
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
-	providerError
 }
 
-// providerError is the error object both providers answer with.
-type providerError struct {
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// decodeAnswer reads a provider's answer into a: a status other than 2xx
-// is a statusError carrying the provider's message when it sent one, an
-// answer that is not JSON is ErrMalformed.
-func decodeAnswer(status int, data []byte, a interface{ message() string }) error {
-	jsonErr := json.Unmarshal(data, a)
-	if status < 200 || status > 299 {
-		detail := string(data)
-		if m := a.message(); jsonErr == nil && m != "" {
-			detail = m
-		}
-		return &statusError{status: status, detail: detail}
-	}
-	if jsonErr != nil {
+// decodeAnswer reads a 2xx answer into a; one that is not JSON is
+// ErrMalformed.
+func decodeAnswer(data []byte, a any) error {
+	if err := json.Unmarshal(data, a); err != nil {
 		return fmt.Errorf("%w: the response is not JSON", ErrMalformed)
 	}
 	return nil
 }
 
-func (e *providerError) message() string {
-	if e.Error == nil {
-		return ""
-	}
-	return e.Error.Message
-}
-
-func openAIContent(status int, data []byte) (string, error) {
+func openAIContent(data []byte) (string, error) {
 	var a openAIAnswer
-	if err := decodeAnswer(status, data, &a); err != nil {
+	if err := decodeAnswer(data, &a); err != nil {
 		return "", err
 	}
 	if len(a.Choices) == 0 {
@@ -184,12 +160,11 @@ type geminiAnswer struct {
 	PromptFeedback *struct {
 		BlockReason string `json:"blockReason"`
 	} `json:"promptFeedback"`
-	providerError
 }
 
-func geminiContent(status int, data []byte) (string, error) {
+func geminiContent(data []byte) (string, error) {
 	var a geminiAnswer
-	if err := decodeAnswer(status, data, &a); err != nil {
+	if err := decodeAnswer(data, &a); err != nil {
 		return "", err
 	}
 	if a.PromptFeedback != nil && a.PromptFeedback.BlockReason != "" {

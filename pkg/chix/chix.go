@@ -18,7 +18,8 @@ import (
 
 // ServiceRouter returns the service's handler; routes registers the
 // service's own endpoints, all of which require a valid principal.
-func ServiceRouter(a httpx.Adapter, ready func(context.Context) error, secret []byte, routes func(r chi.Router)) http.Handler {
+// parts, when given, are reported by /readyz (httpx.ReadyzWith).
+func ServiceRouter(a httpx.Adapter, ready func(context.Context) error, secret []byte, routes func(r chi.Router), parts ...httpx.Component) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.GetHead)
 	// The service's telemetry middleware wraps this router; it learns the
@@ -27,7 +28,7 @@ func ServiceRouter(a httpx.Adapter, ready func(context.Context) error, secret []
 	r.NotFound(httpx.NotFound)
 	r.MethodNotAllowed(httpx.MethodNotAllowed)
 	r.Get("/healthz", a.Wrap(httpx.Healthz))
-	r.Get("/readyz", a.Wrap(httpx.Readyz(ready)))
+	r.Get("/readyz", a.Wrap(httpx.ReadyzWith(ready, parts...)))
 	r.Group(func(r chi.Router) {
 		r.Use(principal.Require(secret))
 		routes(r)

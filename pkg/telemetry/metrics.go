@@ -205,3 +205,36 @@ func (h Histogram) Record(d time.Duration) {
 		h.inst.Record(context.Background(), d.Seconds(), h.opt)
 	}
 }
+
+// Gauge is an int64 gauge with fixed attributes: a state that is
+// recorded, not counted (1 while a provider's model is missing, else 0).
+type Gauge struct {
+	inst  metric.Int64Gauge
+	attrs []attribute.KeyValue
+	opt   metric.RecordOption
+}
+
+// NewGauge returns the gauge name of the meter scope. An invalid name is a
+// programming error, reported through otel.Handle; the gauge then records
+// nothing.
+func NewGauge(scope, name, description string) Gauge {
+	g, err := otel.Meter(scope).Int64Gauge(name, metric.WithDescription(description))
+	if err != nil {
+		otel.Handle(err)
+		return Gauge{}
+	}
+	return Gauge{inst: g, opt: metric.WithAttributeSet(*attribute.EmptySet())}
+}
+
+// With returns the gauge with one more attribute.
+func (g Gauge) With(key, value string) Gauge {
+	attrs := append(slices.Clip(g.attrs), attribute.String(key, value))
+	return Gauge{inst: g.inst, attrs: attrs, opt: metric.WithAttributeSet(attribute.NewSet(attrs...))}
+}
+
+// Record sets the gauge to v.
+func (g Gauge) Record(v int64) {
+	if g.inst != nil {
+		g.inst.Record(context.Background(), v, g.opt)
+	}
+}

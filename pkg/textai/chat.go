@@ -70,11 +70,16 @@ func Ask(ctx context.Context, m Completer, system, name, user string, schema map
 			break // unreachable or misconfigured: asking again now will not help
 		}
 	}
-	reason := "was unavailable"
-	if errors.Is(last, chatmodel.ErrMalformed) {
+	reason := "failed"
+	switch {
+	case errors.Is(last, chatmodel.ErrMalformed):
 		reason = "answered malformed JSON twice"
-	} else if !errors.Is(last, chatmodel.ErrUnavailable) {
-		reason = "failed"
+	case errors.Is(last, chatmodel.ErrModelMissing):
+		// Said in the engine field of every answer, as /readyz and
+		// hookline_provider_model_missing say it to the operator.
+		reason = "is a model the provider does not know"
+	case errors.Is(last, chatmodel.ErrUnavailable):
+		reason = "was unavailable"
 	}
 	return fmt.Sprintf("local (fallback: %s %s)", m.Name(), reason), last
 }

@@ -17,6 +17,7 @@ package textai
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +25,7 @@ import (
 	"hookline.dev/pkg/chatmodel"
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/vendorapi"
 )
 
 // Limits of what is written (Unicode code points).
@@ -185,6 +187,17 @@ func New(c config.Text) (Engine, error) {
 		return local, err
 	}
 	return &Chat{Model: m, Local: local}, nil
+}
+
+// ModelWatch follows m's model at its provider (vendorapi.ModelWatch),
+// for /readyz and hookline_provider_model_missing; nil when m is not a
+// hosted chat model (the local engine).
+func ModelWatch(m Completer, log *slog.Logger) *vendorapi.ModelWatch {
+	c, ok := m.(*chatmodel.Client)
+	if !ok {
+		return nil
+	}
+	return vendorapi.NewModelWatch("text", c.Provider(), c.Model(), c.CheckModel, log)
 }
 
 // Model is the chat model c configures, nil for the local engine

@@ -224,6 +224,17 @@ func TestChatEngine(t *testing.T) {
 			t.Fatalf("%+v %v calls %d", got, err, len(fake.Calls()))
 		}
 	})
+	t.Run("a retired model falls back at once and says so", func(t *testing.T) {
+		c, fake := chat(t)
+		fake.Retire("gpt-4o-mini")
+		got, err := c.Concepts(t.Context(), source(t))
+		if err != nil || got.Engine != "local (fallback: openai:gpt-4o-mini is a model the provider does not know)" || len(got.Concepts) != 3 {
+			t.Fatalf("%+v %v", got, err)
+		}
+		if n := len(fake.Calls()); n != 0 {
+			t.Errorf("%d calls recorded, want none served", n)
+		}
+	})
 	t.Run("description keeps measured chapters", func(t *testing.T) {
 		c, fake := chat(t)
 		fake.Push(chatfake.Reply{Content: `{"hook":"Three skills in one video.","summary":"Bread, bikes and Rome.","tags":["sourdough","bike chain"],"hashtags":["#Sourdough","#Bike","#Rome"]}`})

@@ -19,11 +19,11 @@ import (
 // histograms (unit s) through pkg/messaging's histogram("name", ...),
 // pkg/telemetry's Float64Histogram("name", ... WithUnit("s")) and
 // telemetry.NewHistogram(scope, "name", ...), and gauges through
-// Int64ObservableGauge("name", ...).
+// Int64ObservableGauge("name", ...) and telemetry.NewGauge(scope, "name", ...).
 var (
 	counterDecl   = regexp.MustCompile(`NewCounter\(\s*\w+\s*,\s*"([a-z0-9_.]+)"`)
 	histogramDecl = regexp.MustCompile(`(?:\bhistogram\(|Float64Histogram\(|NewHistogram\(\s*\w+\s*,)\s*"([a-z0-9_.]+)"`)
-	gaugeDecl     = regexp.MustCompile(`Int64ObservableGauge\(\s*"([a-z0-9_.]+)"`)
+	gaugeDecl     = regexp.MustCompile(`(?:Int64ObservableGauge\(|NewGauge\(\s*\w+\s*,)\s*"([a-z0-9_.]+)"`)
 )
 
 // runMetrics checks that the alerts of a render name only exported series.

@@ -13,6 +13,7 @@ var (
 	reserves = telemetry.NewCounter(scope, "hookline.billing.reserves", "Reserve answers.")
 	lag      = histogram("hookline.messaging.relay.lag", "Age of an outbox row.")
 	dur, _   = otel.Meter(scopeName).Float64Histogram("http.server.request.duration", metric.WithUnit("s"))
+	missing  = telemetry.NewGauge(scope, "hookline.provider.model.missing", "1 while missing.")
 )
 `
 
@@ -44,6 +45,7 @@ func TestMetricsDeclared(t *testing.T) {
 	}{
 		{`sum(rate(hookline_billing_reserves_total{outcome="ok"}[5m])) / sum(rate(http_server_request_duration_seconds_count[5m]))`, ""},
 		{`histogram_quantile(0.99, sum by (le) (rate(hookline_messaging_relay_lag_seconds_bucket{service_name="x.y_total"}[10m]))) > 5`, ""},
+		{`max by (model) (hookline_provider_model_missing{use="image"}) > 0`, ""},
 		{`sum(rate(hookline_billing_reserves{outcome="ok"}[5m]))`, "hookline_billing_reserves"},
 		{`increase(only_in_tests_total[5m])`, "only_in_tests_total"},
 		{`rate(hookline_billing_reserves_total[5m]) / rate(hookline_render_failures_total{kind="clip"}[5m])`, "hookline_render_failures_total"},

@@ -15,6 +15,7 @@ import (
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/s3store"
@@ -30,6 +31,7 @@ import (
 	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
 	"hookline.dev/services/clips/internal/slots"
+	"hookline.dev/services/clips/internal/transcribe"
 	"hookline.dev/services/clips/migrations"
 )
 
@@ -69,7 +71,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
-	stt, err := cfg.transcriber()
+	stt, err := cfg.transcriber(p.Log)
 	if err != nil {
 		return err
 	}
@@ -142,15 +144,24 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 				}, svc.HandleAssetEvent)
 			})
 	}
-	handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
-	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
+	// The worker transcribes: it watches the transcription model (at
+	// start-up, then every HOOKLINE_MODEL_CHECK_INTERVAL) and reports a
+	// missing one on /readyz while pocketsphinx stands in.
+	var parts []httpx.Component
+	workers := []platform.Worker{}
+	if fb, ok := stt.(*transcribe.Fallback); ok {
+		parts = append(parts, fb)
+		workers = append(workers, func(ctx context.Context) error { return fb.Watch(ctx, cfg.ModelCheck) })
+	}
+	handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log, parts...))
+	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsPrepare, events.ClipsJobPrepareSource, cfg.Preparations, svc.PrepareMaxDeliveries()), svc.HandlePrepare)
 		},
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, cfg.Workers, svc.MaxDeliveries()), svc.HandleRender)
 		},
-	)
+	)...)
 }
 
 // jobConsumer is the durable consumer of one kind of CLIPS_JOBS job:

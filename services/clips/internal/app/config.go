@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"hookline.dev/pkg/config"
@@ -82,7 +83,10 @@ type Config struct {
 	TranscribeBaseURL  string        `env:"HOOKLINE_TRANSCRIBE_BASE_URL"`
 	TranscribeModel    string        `env:"HOOKLINE_TRANSCRIBE_MODEL"`
 	TranscribeTimeout  time.Duration `env:"HOOKLINE_TRANSCRIBE_TIMEOUT" default:"10m"`
-	Pocketsphinx       string        `env:"HOOKLINE_POCKETSPHINX"`
+	// ModelCheck is how often the worker asks the transcription server
+	// whether the model still exists (and once at start-up).
+	ModelCheck   time.Duration `env:"HOOKLINE_MODEL_CHECK_INTERVAL" default:"10m"`
+	Pocketsphinx string        `env:"HOOKLINE_POCKETSPHINX"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -119,7 +123,7 @@ func (c *Config) Validate() error {
 	if c.DownloadIdleTimeout <= 0 || c.DownloadMinRateKiB < 0 || c.DownloadRateWindow <= 0 {
 		errs = append(errs, errors.New("HOOKLINE_CLIPS_DOWNLOAD_IDLE_TIMEOUT and _RATE_WINDOW must be positive, _MIN_RATE_KIB not negative"))
 	}
-	if _, err := c.transcriber(); err != nil {
+	if _, err := c.transcriber(nil); err != nil {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
@@ -134,8 +138,8 @@ func (c *Config) moments() (moments.Engine, error) {
 	return moments.NewEngine(m), nil
 }
 
-func (c *Config) transcriber() (transcribe.Engine, error) {
-	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout, c.Pocketsphinx)
+func (c *Config) transcriber(log *slog.Logger) (transcribe.Engine, error) {
+	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout, c.Pocketsphinx, log)
 }
 
 // assetsTimeout bounds the wait for the assets service's answer about a

@@ -25,7 +25,8 @@ import (
 
 // Handler serves the clips API; ready answers /readyz. With svc nil it
 // serves only the probes (a worker).
-func Handler(svc *service.Service, secret []byte, ready func(context.Context) error, log *slog.Logger) http.Handler {
+// parts, when given, are reported by /readyz (a provider model missing).
+func Handler(svc *service.Service, secret []byte, ready func(context.Context) error, log *slog.Logger, parts ...httpx.Component) http.Handler {
 	h := &api{svc: svc}
 	a := httpx.Adapter{Log: log, MapError: MapError}
 	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
@@ -43,7 +44,7 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		r.Get("/admin/v1/music-tracks", a.Wrap(h.listTracks))
 		r.Post("/admin/v1/broll", a.Wrap(h.addFootage))
 		r.Get("/admin/v1/broll", a.Wrap(h.listFootage))
-	})
+	}, parts...)
 }
 
 type api struct{ svc *service.Service }

@@ -15,13 +15,56 @@ import (
 	"time"
 
 	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/pkg/videosite"
 )
 
+// DefaultOpenAIBaseURL is OpenAI's own API.
+const DefaultOpenAIBaseURL = "https://api.openai.com"
+
+// timing is what a transcription model's answer holds (AudioResponseFormat
+// and CreateTranscriptionRequest.timestamp_granularities of OpenAI's
+// openapi.yaml; pkg/vendorapi/contract/testdata/openai.json).
+type timing int
+
+const (
+	// wordTimings: verbose_json with segment and word timestamps
+	// (whisper-1, and the self-hosted Whisper servers).
+	wordTimings timing = iota
+	// segmentTimings: diarized_json, whose segments carry start and end
+	// but no words (gpt-4o-transcribe-diarize).
+	segmentTimings
+	// noTimings: json or text only (gpt-4o-transcribe, -mini): nothing
+	// to cut clips or time captions by.
+	noTimings
+)
+
+// openAIModels are OpenAI's transcription models and what they answer; a
+// name it does not list (a self-hosted server's) is taken to speak
+// verbose_json with words, as Whisper servers do.
+var openAIModels = map[string]timing{
+	"whisper-1":                         wordTimings,
+	"gpt-4o-transcribe-diarize":         segmentTimings,
+	"gpt-4o-transcribe":                 noTimings,
+	"gpt-4o-mini-transcribe":            noTimings,
+	"gpt-4o-mini-transcribe-2025-12-15": noTimings,
+	"gpt-transcribe":                    noTimings, // the API documents no timestamps for it
+}
+
+// checkModel refuses, at start-up, a model whose answers carry no
+// timings.
+func checkModel(model string) error {
+	if t, listed := openAIModels[model]; listed && t == noTimings {
+		return fmt.Errorf("transcribe: HOOKLINE_TRANSCRIBE_MODEL=%s answers text without timestamps (response_format json only), "+
+			"and clips are cut and captioned by timed words: use whisper-1 (word timings) or gpt-4o-transcribe-diarize (segment timings)", model)
+	}
+	return nil
+}
+
 // OpenAI is an OpenAI-compatible transcription server (OpenAI itself, or
-// a whisper.cpp or faster-whisper server).
+// a speaches/faster-whisper, whisper.cpp or LocalAI server).
 type OpenAI struct {
-	BaseURL string // "" is https://api.openai.com; a trailing /v1 is allowed
+	BaseURL string // "" is https://api.openai.com; with or without /v1
 	APIKey  string // sent as a bearer token when set
 	Model   string // "" is whisper-1
 	// Timeout bounds each request (0: only the context does).
@@ -44,21 +87,46 @@ func (o *OpenAI) model() string {
 }
 
 // Transcribe uploads wavPath, in ten-minute chunks, and reads
-// verbose_json with segment and word timestamps. Transport failures,
-// timeouts, 429, 5xx and answers that are not verbose_json are
-// ErrUnavailable.
+// verbose_json with segment and word timestamps (diarized_json's segments
+// for gpt-4o-transcribe-diarize). A rate limit is waited out while ctx
+// allows. Transport failures, timeouts, a spent quota, 5xx and answers
+// that cannot be read are ErrUnavailable; a model the server does not
+// know is ErrModelMissing.
 func (o *OpenAI) Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error) {
 	return inChunks(ctx, wavPath, openaiChunk, 1, o.request)
 }
 
+// ErrModelMissing: the server does not know the model.
+var ErrModelMissing = vendorapi.ErrModelMissing
+
 func (o *OpenAI) request(ctx context.Context, wavPath string) ([]videosite.Segment, error) {
+	base, err := vendorapi.Base(o.BaseURL, DefaultOpenAIBaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("transcribe: %w", err)
+	}
+	segs, f, err := vendorapi.Retry(ctx, 3, func() ([]videosite.Segment, *vendorapi.Failure, error) {
+		return o.post(ctx, vendorapi.OpenAI.URL(base, "audio", "transcriptions"), wavPath)
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case f == nil:
+		return segs, nil
+	case f.Kind == vendorapi.ModelMissing:
+		return nil, fmt.Errorf("transcribe: %w: %s: %w", ErrModelMissing, o.model(), f)
+	case f.Kind == vendorapi.Fault:
+		return nil, fmt.Errorf("transcribe: %w", f)
+	}
+	// Classify keeps at most 300 bytes of the server's message.
+	return nil, fmt.Errorf("%w: %s: %w", ErrUnavailable, f.Kind, f)
+}
+
+// post sends one upload and reads a 2xx answer, or returns the server's
+// failure, classified.
+func (o *OpenAI) post(ctx context.Context, u, wavPath string) ([]videosite.Segment, *vendorapi.Failure, error) {
 	body, ctype, err := o.form(wavPath)
 	if err != nil {
-		return nil, err
-	}
-	base := strings.TrimSuffix(strings.TrimRight(o.BaseURL, "/"), "/v1")
-	if base == "" {
-		base = "https://api.openai.com"
+		return nil, nil, err
 	}
 	rctx := ctx
 	if o.Timeout > 0 {
@@ -66,9 +134,9 @@ func (o *OpenAI) request(ctx context.Context, wavPath string) ([]videosite.Segme
 		rctx, cancel = context.WithTimeout(ctx, o.Timeout)
 		defer cancel()
 	}
-	req, err := http.NewRequestWithContext(rctx, http.MethodPost, base+"/v1/audio/transcriptions", body)
+	req, err := http.NewRequestWithContext(rctx, http.MethodPost, u, body)
 	if err != nil {
-		return nil, fmt.Errorf("transcribe: building the request: %w", err)
+		return nil, nil, fmt.Errorf("transcribe: building the request: %w", err)
 	}
 	req.Header.Set("Content-Type", ctype)
 	if o.APIKey != "" {
@@ -81,26 +149,25 @@ func (o *OpenAI) request(ctx context.Context, wavPath string) ([]videosite.Segme
 	resp, err := client.Do(req)
 	if err != nil {
 		if ctx.Err() != nil { // the caller gave up, not the server
-			return nil, fmt.Errorf("transcribe: %w", ctx.Err())
+			return nil, nil, fmt.Errorf("transcribe: %w", ctx.Err())
 		}
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if err != nil {
-		return nil, fmt.Errorf("%w: reading the answer: %w", ErrUnavailable, err)
+		return nil, nil, fmt.Errorf("%w: reading the answer: %w", ErrUnavailable, err)
 	}
-	switch {
-	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
-		return nil, fmt.Errorf("%w: HTTP %d: %.200s", ErrUnavailable, resp.StatusCode, data)
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("transcribe: HTTP %d: %.200s", resp.StatusCode, data)
+	if resp.StatusCode/100 != 2 {
+		return nil, vendorapi.Classify(vendorapi.OpenAI, resp.StatusCode, resp.Header, data), nil
 	}
-	return parseVerbose(data)
+	segs, err := parseVerbose(data)
+	return segs, nil, err
 }
 
-// form builds the multipart body: the file, the model, verbose_json and
-// both timestamp granularities.
+// form builds the multipart body: the file, the model, and verbose_json
+// with both timestamp granularities (diarized_json, with the automatic
+// chunking the API requires past 30 s, for a diarizing model).
 func (o *OpenAI) form(wavPath string) (io.Reader, string, error) {
 	f, err := os.Open(wavPath) //nolint:gosec // G304: the caller's own audio file
 	if err != nil {
@@ -113,10 +180,14 @@ func (o *OpenAI) form(wavPath string) (io.Reader, string, error) {
 	if err == nil {
 		_, err = io.Copy(part, f)
 	}
-	for _, kv := range [][2]string{
+	fields := [][2]string{
 		{"model", o.model()}, {"response_format", "verbose_json"},
 		{"timestamp_granularities[]", "word"}, {"timestamp_granularities[]", "segment"},
-	} {
+	}
+	if openAIModels[o.model()] == segmentTimings {
+		fields = [][2]string{{"model", o.model()}, {"response_format", "diarized_json"}, {"chunking_strategy", "auto"}}
+	}
+	for _, kv := range fields {
 		if err == nil {
 			err = w.WriteField(kv[0], kv[1])
 		}

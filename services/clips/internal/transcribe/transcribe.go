@@ -12,10 +12,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
 
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/pkg/videosite"
 )
 
@@ -33,7 +35,14 @@ type Engine interface {
 // "" for pocketsphinx_continuous on PATH); "openai" is an
 // OpenAI-compatible server at baseURL ("" for api.openai.com), which
 // needs apiKey unless baseURL is set (a whisper.cpp server needs none).
-func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxBin string) (Engine, error) {
+// A model whose answers carry no timestamps (gpt-4o-transcribe) is
+// refused here, at start-up, with what to use instead.
+// The OpenAI engine comes wrapped in a Fallback to Sphinx, whose
+// ModelWatch the caller runs; log receives its reports (nil: discarded).
+func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxBin string, log *slog.Logger) (Engine, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	switch provider {
 	case "", "local":
 		return &Sphinx{Bin: sphinxBin}, nil
@@ -41,7 +50,13 @@ func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxB
 		if apiKey == "" && baseURL == "" {
 			return nil, errors.New("transcribe: the openai provider needs an API key or a base URL")
 		}
-		return &OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, nil
+		if _, err := vendorapi.Base(baseURL, DefaultOpenAIBaseURL); err != nil {
+			return nil, fmt.Errorf("transcribe: HOOKLINE_TRANSCRIBE_BASE_URL: %w", err)
+		}
+		if err := checkModel(model); err != nil {
+			return nil, err
+		}
+		return NewFallback(&OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, &Sphinx{Bin: sphinxBin}, log), nil
 	}
 	return nil, fmt.Errorf("transcribe: unknown provider %q (want local or openai)", provider)
 }

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"runtime/debug"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/credits"
 	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/pkg/messaging"
@@ -27,6 +29,7 @@ import (
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/telemetry"
 	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/pkg/vision/tesseract"
@@ -34,6 +37,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/fallback"
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/httpapi"
@@ -77,6 +81,11 @@ type Config struct {
 	ImageBaseURL  string        `env:"HOOKLINE_IMAGE_BASE_URL"`
 	ImageModel    string        `env:"HOOKLINE_IMAGE_MODEL"`
 	ImageTimeout  time.Duration `env:"HOOKLINE_IMAGE_TIMEOUT" default:"60s"`
+	// ModelCheck is how often the image and text providers are asked
+	// whether their models still exist (and once at start-up): a retired
+	// model makes the local engine stand in, /readyz say degraded and
+	// hookline_provider_model_missing 1, until a check finds it again.
+	ModelCheck time.Duration `env:"HOOKLINE_MODEL_CHECK_INTERVAL" default:"10m"`
 
 	// RecoveryInterval is how often unsettled reservations are looked for;
 	// RecoveryGrace is how long one may stay open before the recovery pass
@@ -178,16 +187,28 @@ const cutoutCacheSize = 256
 const previewRetry = 10 * time.Second
 
 // newEngine builds the engine cfg selects; the compositor draws template
-// previews and serves generations when the provider is local.
-func newEngine(cfg *Config, local *compose.Engine) (engine.Engine, error) {
+// previews and serves generations when the provider is local, and stands
+// in for a provider whose model is missing (fallback). The provider's
+// model watch is nil for the local engine.
+func newEngine(cfg *Config, local *compose.Engine, log *slog.Logger) (engine.Engine, *vendorapi.ModelWatch, error) {
 	pc := openai.Config{APIKey: cfg.ImageAPIKey, BaseURL: cfg.ImageBaseURL, Model: cfg.ImageModel, Timeout: cfg.ImageTimeout}
+	var (
+		p   fallback.Provider
+		err error
+	)
 	switch cfg.ImageProvider {
 	case ProviderOpenAI:
-		return openai.New(pc)
+		p, err = openai.New(pc)
 	case ProviderGemini:
-		return gemini.New(gemini.Config(pc))
+		p, err = gemini.New(gemini.Config(pc))
+	default:
+		return local, nil, nil
 	}
-	return local, nil
+	if err != nil {
+		return nil, nil, err
+	}
+	fb := fallback.New(p, local, log)
+	return fb, fb.ModelWatch, nil
 }
 
 // Run starts the thumbnails service and blocks until ctx is cancelled or a
@@ -216,7 +237,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	eng, err := newEngine(&cfg, local)
+	eng, watched, err := newEngine(&cfg, local, p.Log)
 	if err != nil {
 		return err
 	}
@@ -285,8 +306,18 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
-	handler := telemetry.HTTPMiddleware("thumbnails", p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
-	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
+	var (
+		parts   []httpx.Component
+		workers []platform.Worker
+	)
+	for _, w := range []*vendorapi.ModelWatch{watched, textai.ModelWatch(chat, p.Log)} {
+		if w != nil {
+			parts = append(parts, w)
+			workers = append(workers, func(ctx context.Context) error { return w.Watch(ctx, cfg.ModelCheck) })
+		}
+	}
+	handler := telemetry.HTTPMiddleware("thumbnails", p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log, parts...))
+	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
 				Durable: service.AssetsConsumer, Stream: events.StreamAssets, Subjects: service.AssetsSubjects,
@@ -297,7 +328,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		func(ctx context.Context) error {
 			return budget.Idle(ctx, reclaimEvery, reclaimAfter, debug.FreeOSMemory)
 		},
-	)
+	)...)
 }
 
 // newRemover is the background remover cfg selects: the user's ONNX

@@ -31,7 +31,7 @@ func TestEditsBeyondTheGrammarGoToTheProvider(t *testing.T) {
 	if out.Engine != "local" || len(fake.Calls()) != 1 {
 		t.Fatalf("grammar edit %+v, %d provider calls", out, len(fake.Calls()))
 	}
-	fake.FailNext(500, `{"error":{"message":"boom","type":"server_error"}}`)
+	fake.FailNext(500, providerfake.OpenAIError("server_error", "", "boom"))
 	h.Must(503, "POST", "/thumbnails/edit", org, map[string]any{"imageUrl": src, "prompt": "paint it like van gogh"})
 	h.settledInBilling(org)
 	if b := h.balance(org); b != proCredits-2 {

@@ -23,8 +23,9 @@ import (
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
-// Handler serves the thumbnails API; ready answers /readyz.
-func Handler(svc *service.Service, secret []byte, ready func(context.Context) error, log *slog.Logger) http.Handler {
+// Handler serves the thumbnails API; ready answers /readyz, which also
+// reports parts (a provider whose model is missing).
+func Handler(svc *service.Service, secret []byte, ready func(context.Context) error, log *slog.Logger, parts ...httpx.Component) http.Handler {
 	h := &api{svc: svc}
 	a := httpx.Adapter{Log: log, MapError: MapError}
 	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
@@ -46,7 +47,7 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 
 		r.Get("/templates", a.Wrap(h.listTemplates))
 		r.Post("/templates/{id}/remix", a.Wrap(h.remix))
-	})
+	}, parts...)
 }
 
 type api struct{ svc *service.Service }

@@ -26,6 +26,9 @@ type thumbnailDTO struct {
 	CollectionID *string  `json:"collectionId"`
 	TemplateID   *string  `json:"templateId"`
 	Engine       string   `json:"engine"`
+	// Warning is set, only in the answer that made it, when the local
+	// engine stood in for a provider whose model is missing.
+	Warning string `json:"warning,omitempty"`
 	// Operation, Params and Applied: the edit that made it and what it
 	// applied (null, {} and [] for the other kinds).
 	Operation *string           `json:"operation"`
@@ -49,7 +52,7 @@ func (h *api) thumbnailOut(t thumbnail.Thumbnail) thumbnailDTO {
 	}
 	return thumbnailDTO{ID: t.ID, ImageURL: h.svc.URL(t.ImageKey), Prompt: t.Prompt, Kind: string(t.Kind), ParentID: strOrNil(t.ParentID),
 		AspectRatio: strOrNil(string(t.Aspect)), Width: t.Width, Height: t.Height, StyleID: strOrNil(t.StyleID), BrandID: strOrNil(t.BrandID),
-		FaceIDs: faces, CollectionID: strOrNil(t.CollectionID), TemplateID: strOrNil(t.TemplateID), Engine: t.Engine,
+		FaceIDs: faces, CollectionID: strOrNil(t.CollectionID), TemplateID: strOrNil(t.TemplateID), Engine: t.Engine, Warning: t.Warning,
 		Operation: strOrNil(string(t.Operation)), Params: params, Applied: applied, CreatedAt: utc(t.CreatedAt)}
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/google/uuid"
@@ -167,6 +168,9 @@ func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumb
 		s.fail(ctx, t, &r, "engine: "+err.Error(), outcomeOf(err))
 		return t, engineError(err)
 	}
+	if res.Engine != "" {
+		t.Engine, t.Warning = res.Engine, res.Warning
+	}
 	return s.keep(ctx, t, res, &r)
 }
 
@@ -275,13 +279,39 @@ func (s *Service) removeOrphan(ctx context.Context, r credits.Reservation) {
 	}
 }
 
-// engineError is the client's view of an engine failure.
+// engineError is the client's view of an engine failure: a provider that
+// cannot draw now is 503 provider_unavailable with details.engine the
+// reason (quota_exhausted, rate_limited, no_image, unavailable) and the
+// provider's own Retry-After when it gave one (never an invented one);
+// a refusal is 400 unsupported_prompt with the provider's reason.
 func engineError(err error) error {
 	switch {
 	case errors.Is(err, engine.ErrUnavailable):
-		return apierr.Wrap(apierr.Unavailable, "the image engine is unavailable; nothing was charged, retry later", err).With("engine", "unavailable")
+		reason, msg := engine.ReasonUnreachable, "the image provider is unavailable; nothing was charged, retry later"
+		var o *engine.Outage
+		if errors.As(err, &o) {
+			reason = o.Reason
+		}
+		switch reason {
+		case engine.ReasonQuotaExhausted:
+			msg = "the image provider's quota for this service is exhausted; nothing was charged, retry once the operator has restored it"
+		case engine.ReasonRateLimited:
+			msg = "the image provider is rate limiting this service; nothing was charged, retry later"
+		case engine.ReasonNoImage:
+			msg = "the image provider answered without a picture; nothing was charged, retry"
+		}
+		e := apierr.Wrap(apierr.ProviderUnavailable, msg, err).With("engine", reason)
+		if o != nil && o.RetryAfter > 0 {
+			e = e.With("retryAfter", int64(math.Ceil(o.RetryAfter.Seconds())))
+		}
+		return e
 	case errors.Is(err, engine.ErrRejected):
-		return apierr.Wrap(apierr.UnsupportedPrompt, "the image engine refused this request; nothing was charged", err)
+		e := apierr.Wrap(apierr.UnsupportedPrompt, "the image provider refused this request; nothing was charged", err)
+		var r *engine.Refusal
+		if errors.As(err, &r) {
+			e = e.With("reason", r.Reason)
+		}
+		return e
 	}
 	return fmt.Errorf("engine: %w", err)
 }

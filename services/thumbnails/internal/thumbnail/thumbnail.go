@@ -56,7 +56,10 @@ type Thumbnail struct {
 	CollectionID string
 	TemplateID   string
 	// Engine is the name of the engine that drew it (local, openai, gemini).
-	Engine   string
+	Engine string
+	// Warning tells the client, in the answer that made it, why another
+	// engine than the configured one drew it. Not stored.
+	Warning  string
 	ImageKey string
 	// Seed is what drove the engine's choices, derived from ID.
 	Seed uint64

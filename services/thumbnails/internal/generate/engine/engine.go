@@ -9,8 +9,10 @@ package engine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
+	"time"
 
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
@@ -110,6 +112,11 @@ type Result struct {
 	ContentType string // image/jpeg, or image/png when transparency matters
 	Width       int
 	Height      int
+	// Engine names what drew it when that is not the configured engine
+	// (the local engine standing in for a provider); empty otherwise.
+	Engine string
+	// Warning tells the client why, when Engine is set.
+	Warning string
 }
 
 // Errors an engine returns (wrapped, with detail). Any other error is an
@@ -121,15 +128,62 @@ var (
 	// ErrRejected: the provider refused the request's content (a safety
 	// system, a prompt it will not draw).
 	ErrRejected = errors.New("engine: request rejected by the provider")
+	// ErrModelMissing: the provider does not know the configured model
+	// (retired, misspelt, not open to the key). No retry helps until the
+	// operator changes the model or the provider restores it.
+	ErrModelMissing = errors.New("engine: the provider does not know the model")
 )
+
+// Outage says why a provider could not draw: errors wrapping
+// ErrUnavailable carry one (errors.As).
+type Outage struct {
+	Reason string // one of the Reason constants
+	// RetryAfter is the wait the provider asked for; 0 when it gave none,
+	// and then nobody should invent one.
+	RetryAfter time.Duration
+}
+
+// The reasons of an Outage.
+const (
+	ReasonUnreachable    = "unavailable"     // no answer, a timeout, 408 or 5xx
+	ReasonRateLimited    = "rate_limited"    // still rate limited when the request's time ran out
+	ReasonQuotaExhausted = "quota_exhausted" // the operator's quota or credit at the provider is spent
+	ReasonNoImage        = "no_image"        // the provider answered, without a picture, for no content reason
+)
+
+func (o *Outage) Error() string {
+	if o.RetryAfter > 0 {
+		return fmt.Sprintf("%s (retry after %s)", o.Reason, o.RetryAfter)
+	}
+	return o.Reason
+}
+
+// Refusal is the provider's reason for an ErrRejected, in its own words
+// (a block reason, a moderation code and message): errors wrapping
+// ErrRejected from a provider carry one (errors.As).
+type Refusal struct{ Reason string }
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// ModelChecker is an engine that can ask its provider whether its model
+// exists.
+type ModelChecker interface {
+	// Model is the configured model's name.
+	Model() string
+	// CheckModel returns nil when the provider knows the model, an error
+	// wrapping vendorapi.ErrModelMissing when it answers that it does not,
+	// and any other error when it could not tell (which says nothing
+	// about the model).
+	CheckModel(ctx context.Context) error
+}
 
 // Generator draws a new picture.
 type Generator interface {
 	// Name is the engine's name as the API reports it: local, openai,
 	// gemini.
 	Name() string
-	// Generate draws req. Errors: ErrUnavailable, ErrRejected, or a fault;
-	// ctx's deadline bounds it.
+	// Generate draws req. Errors: ErrUnavailable, ErrRejected,
+	// ErrModelMissing, or a fault; ctx's deadline bounds it.
 	Generate(ctx context.Context, req Request) (Result, error)
 }
 

@@ -10,22 +10,17 @@ import (
 	"net/http"
 	"strings"
 
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
-// DefaultBaseURL and DefaultModel fill a Config that leaves them empty.
-const (
-	DefaultBaseURL = "https://generativelanguage.googleapis.com"
-	DefaultModel   = "gemini-2.5-flash-image"
-)
-
-// limits keep one request under the API's 20 MB inline-data limit, with
-// room for base64's third more; the image models take up to 14 inputs.
-var limits = providerkit.Limits{Images: 14, Bytes: 14 << 20}
+// DefaultBaseURL fills a Config that leaves it empty; the default model
+// is providerkit.GeminiImages.Default.
+const DefaultBaseURL = "https://generativelanguage.googleapis.com"
 
 // Config configures the adapter: APIKey is required; BaseURL defaults to
-// DefaultBaseURL, Model to DefaultModel, Timeout to
+// DefaultBaseURL, Model to the catalogue's default, Timeout to
 // providerkit.DefaultTimeout.
 type Config = providerkit.Config
 
@@ -38,7 +33,10 @@ var _ engine.Engine = (*Client)(nil)
 
 // New checks cfg and returns a client. The errors never show the key.
 func New(cfg Config) (*Client, error) {
-	ep, err := providerkit.NewEndpoint(cfg, providerkit.Defaults{Provider: "gemini", BaseURL: DefaultBaseURL, Model: DefaultModel})
+	ep, err := providerkit.NewEndpoint(cfg, providerkit.Defaults{
+		Provider: "gemini", BaseURL: DefaultBaseURL, Dialect: vendorapi.Gemini, Catalogue: providerkit.GeminiImages,
+		Header: func(key string) http.Header { return http.Header{"X-Goog-Api-Key": {key}} },
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +46,17 @@ func New(cfg Config) (*Client, error) {
 // Name is "gemini".
 func (*Client) Name() string { return "gemini" }
 
+// Model is the configured model's name.
+func (c *Client) Model() string { return c.ep.Model().Name }
+
+// CheckModel looks the model up (GET /v1beta/models/{model}); errors as
+// engine.ModelChecker.
+func (c *Client) CheckModel(ctx context.Context) error { return c.ep.CheckModel(ctx) }
+
 // Generate draws req. Errors as engine.Generator; an answer without a
-// picture (a safety block, a refusal in words) is engine.ErrRejected.
+// picture is engine.ErrRejected when the prompt or the candidate was
+// blocked for its content, and engine.ErrUnavailable (ReasonNoImage)
+// when it stopped for any other reason.
 func (c *Client) Generate(ctx context.Context, req engine.Request) (engine.Result, error) {
 	return c.call(ctx, req)
 }
@@ -120,17 +127,10 @@ type (
 		Mime     string `json:"mime_type"`
 		Data     string `json:"data"`
 	}
-	errorResponse struct {
-		Error struct {
-			Code    int    `json:"code"`
-			Message string `json:"message"`
-			Status  string `json:"status"`
-		} `json:"error"`
-	}
 )
 
 func (c *Client) call(ctx context.Context, req engine.Request) (engine.Result, error) {
-	p := providerkit.Build(req, limits)
+	p := providerkit.Build(req, c.ep.Model())
 	parts := []part{{Text: p.Text}}
 	for _, im := range p.Images {
 		parts = append(parts, part{InlineData: &blob{MimeType: im.ContentType, Data: im.Data}})
@@ -146,34 +146,43 @@ func (c *Client) call(ctx context.Context, req engine.Request) (engine.Result, e
 	if err != nil {
 		return engine.Result{}, c.ep.Faultf("encode request: %v", err)
 	}
-	u := c.ep.URL("v1beta", "models", c.ep.Model()+":generateContent")
-	status, data, err := c.ep.Post(ctx, u, "application/json", body, http.Header{"X-Goog-Api-Key": {c.ep.Key()}})
+	data, err := c.ep.Call(ctx, c.ep.URL("models", c.ep.Model().Name+":generateContent"), "application/json", body, nil)
 	if err != nil {
 		return engine.Result{}, err
-	}
-	if status/100 != 2 {
-		return engine.Result{}, c.failure(status, data)
 	}
 	var resp response
 	if err := json.Unmarshal(data, &resp); err != nil {
 		return engine.Result{}, c.ep.Faultf("decode answer: %v", err)
 	}
-	pic, why := picture(resp)
-	if pic == "" {
-		return engine.Result{}, c.ep.Failure(status, why, true)
+	pic, why, refusal := picture(resp)
+	switch {
+	case pic != "":
+		return c.ep.Picture(pic, req.Aspect)
+	case refusal:
+		return engine.Result{}, c.ep.Refused(why)
 	}
-	return c.ep.Picture(pic, req.Aspect)
+	return engine.Result{}, c.ep.Unavailable(engine.ReasonNoImage, 0, why)
+}
+
+// contentStops are the finish and block reasons that are a refusal of
+// the request's content (go-genai's FinishReason and BlockedReason):
+// anything else (NO_IMAGE, OTHER, MAX_TOKENS, RECITATION, IMAGE_OTHER...)
+// is the model failing to draw, which a retry may mend.
+var contentStops = map[string]bool{
+	"SAFETY": true, "BLOCKLIST": true, "PROHIBITED_CONTENT": true, "SPII": true,
+	"IMAGE_SAFETY": true, "IMAGE_PROHIBITED_CONTENT": true, "MODEL_ARMOR": true, "JAILBREAK": true,
 }
 
 // picture finds the first image of the first candidate (skipping the
 // drafts thinking models show as thought parts), or says why there is
-// none: a blocked prompt, a stopped candidate, or the model's words.
-func picture(resp response) (data, why string) {
+// none (a blocked prompt, a stopped candidate, or the model's words) and
+// whether that is a refusal of the content.
+func picture(resp response) (data, why string, refusal bool) {
 	if r := resp.PromptFeedback.BlockReason; r != "" {
-		return "", strings.TrimSpace("prompt blocked: " + r + " " + resp.PromptFeedback.BlockReasonMessage)
+		return "", strings.TrimSpace("prompt blocked: " + r + " " + resp.PromptFeedback.BlockReasonMessage), r != "OTHER"
 	}
 	if len(resp.Candidates) == 0 {
-		return "", "no candidate"
+		return "", "no candidate", false
 	}
 	cand := resp.Candidates[0]
 	var said []string
@@ -185,7 +194,7 @@ func picture(resp response) (data, why string) {
 		switch {
 		case p.Thought:
 		case b != nil && b.Data != "" && strings.HasPrefix(b.MimeType+b.Mime, "image/"):
-			return b.Data, ""
+			return b.Data, "", false
 		case p.Text != "":
 			said = append(said, p.Text)
 		}
@@ -200,16 +209,8 @@ func picture(resp response) (data, why string) {
 	if len(said) > 0 {
 		why += "; the model said: " + strings.Join(said, " ")
 	}
-	return "", why
-}
-
-// failure maps an error answer. Gemini reports safety in 200 answers, so
-// no status here is a rejection.
-func (c *Client) failure(status int, data []byte) error {
-	var e errorResponse
-	detail := string(data)
-	if json.Unmarshal(data, &e) == nil && e.Error.Message != "" {
-		detail = e.Error.Status + ": " + e.Error.Message
-	}
-	return c.ep.Failure(status, detail, false)
+	// A candidate that stopped normally with words instead of a picture
+	// is the model declining in words.
+	inWords := len(said) > 0 && (cand.FinishReason == "STOP" || cand.FinishReason == "")
+	return "", why, contentStops[cand.FinishReason] || inWords
 }

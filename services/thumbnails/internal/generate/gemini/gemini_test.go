@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
+	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
 func newClient(t *testing.T, fake *providerfake.Gemini, mod func(*gemini.Config)) *gemini.Client {
@@ -53,7 +55,7 @@ func TestGenerate(t *testing.T) {
 			}
 			providerfake.CheckThumbnail(t, res, a)
 			c := lastCall(t, fake)
-			if c.Model != "gemini-2.5-flash-image" || c.AspectRatio != string(a) || !slices.Equal(c.Modalities, []string{"IMAGE"}) ||
+			if c.Model != providerkit.GeminiImages.Default || c.AspectRatio != string(a) || !slices.Equal(c.Modalities, []string{"IMAGE"}) ||
 				c.Seed == nil || *c.Seed != 42 || c.Status != http.StatusOK {
 				t.Errorf("call %+v", c)
 			}
@@ -76,7 +78,7 @@ func TestGenerate(t *testing.T) {
 
 func TestConfiguredModelAndVary(t *testing.T) {
 	fake := providerfake.NewGemini(t)
-	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Model = "gemini-3-pro-image-preview" })
+	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Model = "gemini-3-pro-image"; cfg.BaseURL += "/v1beta" })
 	req := engine.Request{Prompt: "budget GPUs", Tweak: "night scene", Aspect: engine.Landscape, Seed: 1<<40 | 9,
 		Parent: &engine.Picture{Data: providerfake.JPEG(1280, 720, "parent")}}
 	res, err := c.Vary(t.Context(), req)
@@ -85,7 +87,7 @@ func TestConfiguredModelAndVary(t *testing.T) {
 	}
 	providerfake.CheckThumbnail(t, res, engine.Landscape)
 	call := lastCall(t, fake)
-	if call.Model != "gemini-3-pro-image-preview" || len(call.Images) != 1 || call.Images[0].Width != 1280 || *call.Seed != 9 {
+	if call.Model != "gemini-3-pro-image" || len(call.Images) != 1 || call.Images[0].Width != 1280 || *call.Seed != 9 {
 		t.Errorf("call %+v", call)
 	}
 	for _, s := range []string{"Image 1 is the thumbnail to vary", "Change requested: night scene"} {
@@ -141,7 +143,13 @@ func TestErrors(t *testing.T) {
 		{"image safety", 200, `{"candidates":[{"finishReason":"IMAGE_SAFETY","index":0}]}`, engine.ErrRejected},
 		{"safety", 200, `{"candidates":[{"content":{"parts":[]},"finishReason":"SAFETY"}]}`, engine.ErrRejected},
 		{"words only", 200, `{"candidates":[{"content":{"role":"model","parts":[{"text":"I can't draw that."}]},"finishReason":"STOP"}]}`, engine.ErrRejected},
-		{"no candidates", 200, `{}`, engine.ErrRejected},
+		{"no candidates", 200, `{}`, engine.ErrUnavailable},
+		{"no image", 200, `{"candidates":[{"content":{"parts":[{"text":"Here you go"}]},"finishReason":"NO_IMAGE"}]}`, engine.ErrUnavailable},
+		{"other", 200, `{"candidates":[{"finishReason":"OTHER"}]}`, engine.ErrUnavailable},
+		{"image other", 200, `{"candidates":[{"finishReason":"IMAGE_OTHER"}]}`, engine.ErrUnavailable},
+		{"max tokens", 200, `{"candidates":[{"finishReason":"MAX_TOKENS"}]}`, engine.ErrUnavailable},
+		{"recitation", 200, `{"candidates":[{"finishReason":"RECITATION"}]}`, engine.ErrUnavailable},
+		{"model shut down", 404, providerfake.GeminiError(404, "NOT_FOUND", "models/gemini-3.1-flash-image is not found for API version v1beta"), engine.ErrModelMissing},
 		{"exhausted", 429, providerfake.GeminiError(429, "RESOURCE_EXHAUSTED", "You exceeded your current quota."), engine.ErrUnavailable},
 		{"internal", 500, providerfake.GeminiError(500, "INTERNAL", "An internal error has occurred."), engine.ErrUnavailable},
 		{"overloaded", 503, providerfake.GeminiError(503, "UNAVAILABLE", "The model is overloaded. Please try again later."), engine.ErrUnavailable},
@@ -155,11 +163,30 @@ func TestErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := providerfake.NewGemini(t)
-			fake.FailNext(tt.status, tt.body)
+			if tt.name == "not base64" {
+				fake.BreakNext(tt.status, tt.body)
+			} else {
+				fake.FailNext(tt.status, tt.body)
+			}
 			_, err := newClient(t, fake, nil).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
 			providerfake.CheckError(t, err, tt.want, fake.Key())
 			lastCall(t, fake)
 		})
+	}
+}
+
+// A shut-down model is refused by the fake the way the API refuses it,
+// and the adapter says the model is missing; the lookup agrees.
+func TestShutDownModel(t *testing.T) {
+	fake := providerfake.NewGemini(t)
+	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Model = "gemini-2.5-flash-image" })
+	_, err := c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	providerfake.CheckError(t, err, engine.ErrModelMissing, fake.Key())
+	if err := c.CheckModel(t.Context()); !errors.Is(err, vendorapi.ErrModelMissing) {
+		t.Errorf("CheckModel = %v, want ErrModelMissing", err)
+	}
+	if err := newClient(t, fake, nil).CheckModel(t.Context()); err != nil {
+		t.Errorf("CheckModel of the default = %v", err)
 	}
 }
 

@@ -1,5 +1,5 @@
 // Package openai is the image engine adapter for the OpenAI Images API:
-// gpt-image-1 through /v1/images/generations (text only) and
+// the GPT image models through /v1/images/generations (text only) and
 // /v1/images/edits (with input images: faces, references, a brand logo,
 // the parent of a variation). Both answer base64 pictures, which are
 // fitted to the thumbnail size.
@@ -13,18 +13,16 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
-	"strconv"
 	"strings"
 
+	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
-// DefaultBaseURL and DefaultModel fill a Config that leaves them empty.
-const (
-	DefaultBaseURL = "https://api.openai.com"
-	DefaultModel   = "gpt-image-1"
-)
+// DefaultBaseURL fills a Config that leaves it empty; the default model
+// is providerkit.OpenAIImages.Default.
+const DefaultBaseURL = "https://api.openai.com"
 
 // What every call asks for: "medium" quality is the price/quality point
 // for a thumbnail, and JPEG keeps answers small (gpt-image models answer
@@ -34,12 +32,8 @@ const (
 	outputFormat = "jpeg"
 )
 
-// limits are the API's own for edits (16 images; 50 MB each, kept far
-// lower in total to bound one request).
-var limits = providerkit.Limits{Images: 16, Bytes: 40 << 20}
-
 // Config configures the adapter: APIKey is required; BaseURL defaults to
-// DefaultBaseURL, Model to DefaultModel, Timeout to
+// DefaultBaseURL, Model to the catalogue's default, Timeout to
 // providerkit.DefaultTimeout.
 type Config = providerkit.Config
 
@@ -52,7 +46,10 @@ var _ engine.Engine = (*Client)(nil)
 
 // New checks cfg and returns a client. The errors never show the key.
 func New(cfg Config) (*Client, error) {
-	ep, err := providerkit.NewEndpoint(cfg, providerkit.Defaults{Provider: "openai", BaseURL: DefaultBaseURL, Model: DefaultModel})
+	ep, err := providerkit.NewEndpoint(cfg, providerkit.Defaults{
+		Provider: "openai", BaseURL: DefaultBaseURL, Dialect: vendorapi.OpenAI, Catalogue: providerkit.OpenAIImages,
+		Header: func(key string) http.Header { return http.Header{"Authorization": {"Bearer " + key}} },
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -62,11 +59,18 @@ func New(cfg Config) (*Client, error) {
 // Name is "openai".
 func (*Client) Name() string { return "openai" }
 
+// Model is the configured model's name.
+func (c *Client) Model() string { return c.ep.Model().Name }
+
+// CheckModel looks the model up (GET /v1/models/{model}); errors as
+// engine.ModelChecker.
+func (c *Client) CheckModel(ctx context.Context) error { return c.ep.CheckModel(ctx) }
+
 // Generate draws req: through generations when it has no input image,
 // through edits when it has faces, references or a logo to draw from.
 // Errors as engine.Generator.
 func (c *Client) Generate(ctx context.Context, req engine.Request) (engine.Result, error) {
-	p := providerkit.Build(req, limits)
+	p := providerkit.Build(req, c.ep.Model())
 	if len(p.Images) == 0 {
 		return c.generate(ctx, req, p)
 	}
@@ -79,7 +83,7 @@ func (c *Client) Vary(ctx context.Context, req engine.Request) (engine.Result, e
 	if req.Parent == nil {
 		return engine.Result{}, c.ep.Faultf("a variation needs its parent image")
 	}
-	return c.edit(ctx, req, providerkit.Build(req, limits))
+	return c.edit(ctx, req, providerkit.Build(req, c.ep.Model()))
 }
 
 // generationRequest is the body of POST /v1/images/generations.
@@ -94,25 +98,25 @@ type generationRequest struct {
 
 func (c *Client) generate(ctx context.Context, req engine.Request, p providerkit.Prompt) (engine.Result, error) {
 	body, err := json.Marshal(generationRequest{
-		Model: c.ep.Model(), Prompt: p.Text, N: 1, Size: size(req.Aspect),
+		Model: c.ep.Model().Name, Prompt: p.Text, N: 1, Size: c.ep.Model().Size(req.Aspect).String(),
 		Quality: quality, OutputFormat: outputFormat,
 	})
 	if err != nil {
 		return engine.Result{}, c.ep.Faultf("encode request: %v", err)
 	}
-	return c.call(ctx, req.Aspect, c.ep.URL("v1", "images", "generations"), "application/json", body)
+	return c.call(ctx, req.Aspect, c.ep.URL("images", "generations"), "application/json", body)
 }
 
 func (c *Client) edit(ctx context.Context, req engine.Request, p providerkit.Prompt) (engine.Result, error) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	fields := [][2]string{
-		{"model", c.ep.Model()}, {"prompt", p.Text}, {"n", "1"}, {"size", size(req.Aspect)},
+		{"model", c.ep.Model().Name}, {"prompt", p.Text}, {"n", "1"}, {"size", c.ep.Model().Size(req.Aspect).String()},
 		{"quality", quality}, {"output_format", outputFormat},
 	}
-	if len(req.Faces) > 0 && !strings.Contains(c.ep.Model(), "mini") {
+	if len(req.Faces) > 0 && c.ep.Model().InputFidelity {
 		// Keeps the supplied faces recognisable rather than redrawn; the
-		// mini models refuse the parameter.
+		// mini model refuses the parameter.
 		fields = append(fields, [2]string{"input_fidelity", "high"})
 	}
 	for _, f := range fields {
@@ -138,7 +142,7 @@ func (c *Client) edit(ctx context.Context, req engine.Request, p providerkit.Pro
 	if err := mw.Close(); err != nil {
 		return engine.Result{}, c.ep.Faultf("encode request: %v", err)
 	}
-	return c.call(ctx, req.Aspect, c.ep.URL("v1", "images", "edits"), mw.FormDataContentType(), body.Bytes())
+	return c.call(ctx, req.Aspect, c.ep.URL("images", "edits"), mw.FormDataContentType(), body.Bytes())
 }
 
 // imagesResponse is the answer of both endpoints.
@@ -148,55 +152,25 @@ type imagesResponse struct {
 	} `json:"data"`
 }
 
-// errorResponse is the API's error body.
-type errorResponse struct {
-	Error struct {
-		Message string `json:"message"`
-		Type    string `json:"type"`
-		Code    string `json:"code"`
-	} `json:"error"`
-}
-
 func (c *Client) call(ctx context.Context, a engine.Aspect, u, contentType string, body []byte) (engine.Result, error) {
-	status, data, err := c.ep.Post(ctx, u, contentType, body, http.Header{"Authorization": {"Bearer " + c.ep.Key()}})
+	data, err := c.ep.Call(ctx, u, contentType, body, refused)
 	if err != nil {
 		return engine.Result{}, err
-	}
-	if status/100 != 2 {
-		return engine.Result{}, c.failure(status, data)
 	}
 	var resp imagesResponse
 	if err := json.Unmarshal(data, &resp); err != nil {
 		return engine.Result{}, c.ep.Faultf("decode answer: %v", err)
 	}
 	if len(resp.Data) == 0 || resp.Data[0].B64JSON == "" {
-		return engine.Result{}, c.ep.Faultf("answer holds no image")
+		return engine.Result{}, c.ep.Unavailable(engine.ReasonNoImage, 0, "the answer holds no image")
 	}
 	return c.ep.Picture(resp.Data[0].B64JSON, a)
 }
 
-// failure maps an error answer: the safety system's refusals are
-// rejections, whatever the status says about the rest.
-func (c *Client) failure(status int, data []byte) error {
-	var e errorResponse
-	detail := string(data)
-	if json.Unmarshal(data, &e) == nil && e.Error.Message != "" {
-		detail = e.Error.Message
-		if e.Error.Code != "" {
-			detail = e.Error.Code + ": " + detail
-		}
-	}
-	rejected := status == http.StatusBadRequest &&
-		(e.Error.Code == "moderation_blocked" || e.Error.Code == "content_policy_violation" ||
-			e.Error.Type == "image_generation_user_error" && strings.Contains(strings.ToLower(e.Error.Message), "safety"))
-	return c.ep.Failure(status, detail, rejected)
-}
-
-// size is the gpt-image-1 size closest to the aspect; Fit crops the rest.
-func size(a engine.Aspect) string {
-	w, h := 1536, 1024
-	if a == engine.Portrait {
-		w, h = h, w
-	}
-	return strconv.Itoa(w) + "x" + strconv.Itoa(h)
+// refused tells the safety system's refusals, which are the request's
+// fault whatever the status says about the rest.
+func refused(f *vendorapi.Failure) bool {
+	return f.Status == http.StatusBadRequest &&
+		(f.Code == "moderation_blocked" || f.Code == "content_policy_violation" ||
+			f.Code == "image_generation_user_error" && strings.Contains(strings.ToLower(f.Message), "safety"))
 }

@@ -15,6 +15,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
+	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
 func client(t *testing.T, fake *providerfake.OpenAI, timeout time.Duration) *openai.Client {
@@ -50,7 +51,7 @@ func TestGenerateTextOnlyUsesGenerations(t *testing.T) {
 	providerfake.CheckThumbnail(t, res, engine.Landscape)
 	c := onlyCall(t, fake)
 	want := providerfake.OpenAICall{
-		Endpoint: "generations", Model: "gpt-image-1", Prompt: c.Prompt, N: 1, Size: "1536x1024",
+		Endpoint: "generations", Model: "gpt-image-2", Prompt: c.Prompt, N: 1, Size: "1536x864",
 		Quality: "medium", OutputFormat: "jpeg", Outcome: providerfake.Outcome{Status: http.StatusOK},
 	}
 	if !reflect.DeepEqual(c, want) {
@@ -64,10 +65,13 @@ func TestGenerateTextOnlyUsesGenerations(t *testing.T) {
 }
 
 func TestGenerateWithImagesUsesEdits(t *testing.T) {
-	for model, fidelity := range map[string]string{"": "high", "gpt-image-1-mini": ""} {
+	// Every model of the catalogue, each through a base URL written
+	// another way: with a trailing slash, with /v1.
+	for i, model := range append([]string{""}, providerkit.OpenAIImages.Names()...) {
 		t.Run(model, func(t *testing.T) {
 			fake := providerfake.NewOpenAI(t)
-			c, err := openai.New(openai.Config{APIKey: fake.Key(), BaseURL: fake.URL() + "/", Model: model})
+			base := []string{fake.URL() + "/", fake.URL() + "/v1", fake.URL() + "/v1/"}[i%3]
+			c, err := openai.New(openai.Config{APIKey: fake.Key(), BaseURL: base, Model: model})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -77,7 +81,9 @@ func TestGenerateWithImagesUsesEdits(t *testing.T) {
 			}
 			providerfake.CheckThumbnail(t, res, engine.Portrait)
 			call := onlyCall(t, fake)
-			if call.Endpoint != "edits" || call.Model != cmp.Or(model, "gpt-image-1") || call.Size != "1024x1536" ||
+			m, _ := providerkit.OpenAIImages.Lookup(cmp.Or(model, providerkit.OpenAIImages.Default))
+			fidelity := map[bool]string{true: "high"}[m.InputFidelity]
+			if call.Endpoint != "edits" || call.Model != m.Name || call.Size != m.Size(engine.Portrait).String() ||
 				call.Quality != "medium" || call.OutputFormat != "jpeg" || call.InputFidelity != fidelity || call.N != 1 {
 				t.Errorf("call %+v", call)
 			}
@@ -136,7 +142,8 @@ func TestErrors(t *testing.T) {
 		body   string
 		want   error // nil: a plain error, neither sentinel
 	}{
-		{"rate limited", 429, providerfake.OpenAIError("requests", "rate_limit_exceeded", "Rate limit reached for gpt-image-1"), engine.ErrUnavailable},
+		{"quota spent", 429, providerfake.OpenAIError("insufficient_quota", "insufficient_quota", "You exceeded your current quota, please check your plan and billing details."), engine.ErrUnavailable},
+		{"model gone", 404, providerfake.OpenAIError("invalid_request_error", "model_not_found", "The model 'gpt-image-2' does not exist or you do not have access to it."), engine.ErrModelMissing},
 		{"server error", 500, providerfake.OpenAIError("server_error", "", "The server had an error while processing your request."), engine.ErrUnavailable},
 		{"overloaded, HTML", 503, "<html>Service Unavailable</html>", engine.ErrUnavailable},
 		{"moderation", 400, moderation, engine.ErrRejected},
@@ -146,7 +153,7 @@ func TestErrors(t *testing.T) {
 		{"unauthorised", 401, providerfake.OpenAIError("invalid_request_error", "invalid_api_key", "Incorrect API key provided."), nil},
 		{"forbidden", 403, providerfake.OpenAIError("invalid_request_error", "", "Your organization must be verified to use gpt-image-1."), nil},
 		{"malformed JSON", 200, `{"created": 1, "data": [`, nil},
-		{"no image", 200, `{"created": 1, "data": []}`, nil},
+		{"no image", 200, `{"created": 1, "data": []}`, engine.ErrUnavailable},
 		{"not base64", 200, `{"created": 1, "data": [{"b64_json": "%%%"}]}`, nil},
 		{"not a picture", 200, `{"created": 1, "data": [{"b64_json": "aGVsbG8="}]}`, nil},
 	}
@@ -158,6 +165,21 @@ func TestErrors(t *testing.T) {
 			providerfake.CheckError(t, err, tt.want, fake.Key())
 			onlyCall(t, fake) // the request itself was valid
 		})
+	}
+}
+
+// A rate limit is waited out within the request's deadline: the second
+// call draws the picture.
+func TestRateLimitIsRetried(t *testing.T) {
+	fake := providerfake.NewOpenAI(t)
+	fake.FailNextWith(429, http.Header{"Retry-After-Ms": {"30"}}, providerfake.OpenAIError("requests", "rate_limit_exceeded", "Rate limit reached for gpt-image-2"))
+	res, err := client(t, fake, 0).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	if err != nil {
+		t.Fatal(err)
+	}
+	providerfake.CheckThumbnail(t, res, engine.Landscape)
+	if calls := fake.Calls(); len(calls) != 2 || calls[0].Status != 429 || calls[1].Status != 200 {
+		t.Errorf("calls %+v, want a 429 then a 200", calls)
 	}
 }
 

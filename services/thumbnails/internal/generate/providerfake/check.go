@@ -25,14 +25,14 @@ func CheckThumbnail(t testing.TB, res engine.Result, a engine.Aspect) {
 }
 
 // CheckError fails t unless err is an error that wraps want among
-// engine.ErrUnavailable and engine.ErrRejected (want nil: neither, a
-// plain fault) and does not show key.
+// engine.ErrUnavailable, engine.ErrRejected and engine.ErrModelMissing
+// (want nil: none, a plain fault) and does not show key.
 func CheckError(t testing.TB, err, want error, key string) {
 	t.Helper()
 	if err == nil {
 		t.Fatal("no error")
 	}
-	for _, sentinel := range []error{engine.ErrUnavailable, engine.ErrRejected} {
+	for _, sentinel := range []error{engine.ErrUnavailable, engine.ErrRejected, engine.ErrModelMissing} {
 		if errors.Is(err, sentinel) != errors.Is(want, sentinel) {
 			t.Errorf("err = %v; errors.Is(err, %q) = %v", err, sentinel, !errors.Is(want, sentinel))
 		}

@@ -22,32 +22,43 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
+
+	"hookline.dev/pkg/vendorapi/contract"
 
 	_ "golang.org/x/image/webp" // providers take WebP inputs; the fakes must decode it
 )
 
 // base is the part both fakes share: the server, the key it expects, the
-// queue of scripted answers and the record of calls.
+// vendor contract every answer is checked against, the models retired,
+// the queue of scripted answers and the record of calls.
 type base[C any] struct {
-	srv   *httptest.Server
-	key   string
-	quit  chan struct{}
-	mu    sync.Mutex
-	queue []scripted
-	calls []C
+	t        testing.TB
+	srv      *httptest.Server
+	key      string
+	contract *contract.Contract
+	quit     chan struct{}
+	mu       sync.Mutex
+	retired  map[string]bool
+	queue    []scripted
+	calls    []C
+	draw     func(w, h int, prompt string) image.Image
 }
 
 // scripted is an answer a test queued in place of a picture.
 type scripted struct {
 	stall  bool
+	broken bool // outside the vendor's contract on purpose
 	status int
+	header http.Header
 	body   string
 }
 
-func (b *base[C]) start(t testing.TB, keyPrefix string, h http.HandlerFunc) {
+func (b *base[C]) start(t testing.TB, keyPrefix string, c *contract.Contract, h http.HandlerFunc) {
 	t.Helper()
+	b.t, b.contract, b.retired = t, c, map[string]bool{}
 	var k [12]byte
 	_, _ = rand.Read(k[:])
 	b.key = keyPrefix + hex.EncodeToString(k[:])
@@ -74,12 +85,80 @@ func (b *base[C]) FailNext(status int, body string) {
 	b.queue = append(b.queue, scripted{status: status, body: body})
 }
 
+// FailNextWith is FailNext with response headers (Retry-After).
+func (b *base[C]) FailNextWith(status int, header http.Header, body string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.queue = append(b.queue, scripted{status: status, header: header, body: body})
+}
+
+// BreakNext makes the next valid call answer status and body, which
+// break the vendor's contract on purpose: for tests of an adapter's
+// defences against an answer the vendor should never give.
+func (b *base[C]) BreakNext(status int, body string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.queue = append(b.queue, scripted{status: status, body: body, broken: true})
+}
+
 // StallNext makes the next valid call hang without answering until the
 // client gives up (its timeout) or the test ends.
 func (b *base[C]) StallNext() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.queue = append(b.queue, scripted{stall: true})
+}
+
+// Retire makes the vendor forget model, as on the day it shuts a model
+// down: lookups and calls naming it answer the vendor's "not found".
+func (b *base[C]) Retire(model string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.retired[model] = true
+}
+
+// Restore undoes Retire.
+func (b *base[C]) Restore(model string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.retired, model)
+}
+
+func (b *base[C]) isRetired(model string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.retired[model]
+}
+
+// Draw replaces the fake's picture (a seeded gradient) with what draw
+// makes of the canvas size and the prompt, for tests that look at where
+// a model put things.
+func (b *base[C]) Draw(draw func(w, h int, prompt string) image.Image) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.draw = draw
+}
+
+// picture is the answer's picture: the test's drawing, or the seeded
+// gradient.
+func (b *base[C]) picture(w, h int, seed, prompt string) image.Image {
+	b.mu.Lock()
+	draw := b.draw
+	b.mu.Unlock()
+	if draw != nil {
+		return draw(w, h, prompt)
+	}
+	return picture(w, h, seed)
+}
+
+// reply writes an answer of operation op after checking it against the
+// vendor's contract: a fake that answers what the vendor never would
+// fails the test.
+func (b *base[C]) reply(w http.ResponseWriter, op string, status int, body []byte) {
+	if problems := b.contract.CheckResponse(op, status, body); len(problems) > 0 {
+		b.t.Errorf("providerfake: the %s answer (%d) breaks the %s contract: %s", op, status, b.contract.Vendor, strings.Join(problems, "; "))
+	}
+	writeBody(w, status, body)
 }
 
 // Calls returns every call received so far, in order.
@@ -99,7 +178,7 @@ func (b *base[C]) record(c C) int {
 
 // answer plays the next scripted answer, if any, and reports whether it
 // did. The status it reports is 0 for a stall.
-func (b *base[C]) answer(w http.ResponseWriter, r *http.Request) (status int, played bool) {
+func (b *base[C]) answer(w http.ResponseWriter, r *http.Request, op string) (status int, played bool) {
 	b.mu.Lock()
 	if len(b.queue) == 0 {
 		b.mu.Unlock()
@@ -117,7 +196,16 @@ func (b *base[C]) answer(w http.ResponseWriter, r *http.Request) (status int, pl
 		}
 		return 0, true
 	}
-	writeBody(w, s.status, []byte(s.body))
+	for k, v := range s.header {
+		w.Header()[k] = v
+	}
+	if s.broken || !json.Valid([]byte(s.body)) {
+		// What a proxy in front of the vendor may answer (an HTML 503, a
+		// cut-off body): outside the vendor's contract by nature.
+		writeBody(w, s.status, []byte(s.body))
+		return s.status, true
+	}
+	b.reply(w, op, s.status, []byte(s.body))
 	return s.status, true
 }
 
@@ -196,13 +284,14 @@ func encode(img image.Image, format string) []byte {
 	return buf.Bytes()
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
+// replyJSON is reply of v's JSON.
+func (b *base[C]) replyJSON(w http.ResponseWriter, op string, status int, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeBody(w, status, body)
+	b.reply(w, op, status, body)
 }
 
 func writeBody(w http.ResponseWriter, status int, body []byte) {

@@ -167,7 +167,7 @@ func TestOpenAIAnswersDistinctPictures(t *testing.T) {
 func TestGeminiRefusesWhatTheAPIRefuses(t *testing.T) {
 	fake := providerfake.NewGemini(t)
 	key := map[string]string{"x-goog-api-key": fake.Key()}
-	url := fake.URL() + "/v1beta/models/gemini-2.5-flash-image:generateContent"
+	url := fake.URL() + "/v1beta/models/gemini-3.1-flash-image:generateContent"
 	img := base64.StdEncoding.EncodeToString(providerfake.PNG(16, 16, "g"))
 	body := func(parts, config string) string {
 		return `{"contents":[{"role":"user","parts":[` + parts + `]}],"generationConfig":` + config + `}`
@@ -182,7 +182,7 @@ func TestGeminiRefusesWhatTheAPIRefuses(t *testing.T) {
 		{"no key", url, body(`{"text":"x"}`, okConfig), nil, 403, "unregistered callers"},
 		{"wrong key", url, body(`{"text":"x"}`, okConfig), map[string]string{"x-goog-api-key": "nope"}, 400, "API key not valid"},
 		{"key in the query", url + "?key=" + fake.Key(), body(`{"text":"x"}`, okConfig), key, 400, "header only"},
-		{"wrong method path", fake.URL() + "/v1beta/models/gemini-2.5-flash-image:predict", body(`{"text":"x"}`, okConfig), key, 404, "not a generateContent"},
+		{"wrong method path", fake.URL() + "/v1beta/models/gemini-3.1-flash-image:predict", body(`{"text":"x"}`, okConfig), key, 404, "not a generateContent"},
 		{"unknown part field", url, body(`{"text":"x"},{"inlinedata2":{"mime_type":"image/png","data":"`+img+`"}}`, okConfig), key, 400, `Unknown name "inlinedata2"`},
 		{"unknown config field", url, body(`{"text":"x"}`, `{"responseModalities":["IMAGE"],"aspect_ratio":"16:9"}`), key, 400, `Unknown name "aspect_ratio"`},
 		{"no image modality", url, body(`{"text":"x"}`, `{"imageConfig":{"aspectRatio":"16:9"}}`), key, 400, "responseModalities"},
@@ -203,5 +203,57 @@ func TestGeminiRefusesWhatTheAPIRefuses(t *testing.T) {
 	status, msg := post(t, url, "application/json", body(`{"text":"x"},{"inlineData":{"mimeType":"image/png","data":"`+img+`"}}`, okConfig), key)
 	if status != 200 || msg != "" {
 		t.Errorf("camelCase inline data: %d %q, want 200", status, msg)
+	}
+}
+
+// The fakes hold each model to its catalogue entry and refuse models the
+// vendor does not serve, with the vendor's status and error body.
+func TestFakesEnforceTheCatalogue(t *testing.T) {
+	g := providerfake.NewGemini(t)
+	key := map[string]string{"x-goog-api-key": g.Key()}
+	img := `{"inline_data":{"mime_type":"image/png","data":"` + base64.StdEncoding.EncodeToString(providerfake.PNG(8, 8, "i")) + `"}}`
+	body := func(n int) string {
+		parts := `{"text":"x"}` + strings.Repeat(","+img, n)
+		return `{"contents":[{"role":"user","parts":[` + parts + `]}],"generationConfig":{"responseModalities":["IMAGE"],"imageConfig":{"aspectRatio":"16:9"}}}`
+	}
+	at := func(model string) string { return g.URL() + "/v1beta/models/" + model + ":generateContent" }
+	for _, tc := range []struct {
+		name, url, body string
+		status          int
+		message         string
+	}{
+		{"14 images", at("gemini-3.1-flash-image"), body(14), 200, ""},
+		{"15 images", at("gemini-3.1-flash-image"), body(15), 400, "at most 14"},
+		{"a ratio only 3.1 flash takes", at("gemini-3-pro-image"), strings.Replace(body(0), "16:9", "4:1", 1), 400, "aspect ratio"},
+		{"shut down", at("gemini-2.5-flash-image"), body(1), 404, "is not found for API version v1beta"},
+		{"unknown", at("gemini-9-image"), body(1), 404, "is not found"},
+	} {
+		status, msg := post(t, tc.url, "application/json", tc.body, key)
+		if status != tc.status || !strings.Contains(msg, tc.message) {
+			t.Errorf("gemini %s: %d %q, want %d %q", tc.name, status, msg, tc.status, tc.message)
+		}
+	}
+
+	o := providerfake.NewOpenAI(t)
+	auth := map[string]string{"Authorization": "Bearer " + o.Key()}
+	gen := o.URL() + "/v1/images/generations"
+	for _, tc := range []struct {
+		name, body string
+		status     int
+		message    string
+	}{
+		{"gpt-image-2 draws 16:9", `{"model":"gpt-image-2","prompt":"x","size":"1536x864"}`, 200, ""},
+		{"gpt-image-1.5 does not", `{"model":"gpt-image-1.5","prompt":"x","size":"1536x864"}`, 400, "'size'"},
+		{"gpt-image-2 sides by 16", `{"model":"gpt-image-2","prompt":"x","size":"1530x860"}`, 400, "divisible by 16"},
+		{"unknown model", `{"model":"gpt-image-9","prompt":"x"}`, 400, "'model'"},
+	} {
+		status, msg := post(t, gen, "application/json", tc.body, auth)
+		if status != tc.status || !strings.Contains(msg, tc.message) {
+			t.Errorf("openai %s: %d %q, want %d %q", tc.name, status, msg, tc.status, tc.message)
+		}
+	}
+	o.Retire("gpt-image-2")
+	if status, msg := post(t, gen, "application/json", `{"model":"gpt-image-2","prompt":"x"}`, auth); status != 404 || !strings.Contains(msg, "does not exist") {
+		t.Errorf("retired: %d %q", status, msg)
 	}
 }

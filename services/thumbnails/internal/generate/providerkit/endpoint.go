@@ -22,6 +22,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/vendorapi"
 )
 
 // DefaultTimeout bounds one provider call when the configuration does not:
@@ -36,8 +37,10 @@ const MaxResponseBytes = 64 << 20
 // Config configures a provider adapter, as the operator gives it:
 // openai.Config and gemini.Config are this type.
 type Config struct {
-	APIKey  string        // required
-	BaseURL string        // the API's origin (tests point it at a fake); empty means the provider's
+	APIKey string // required
+	// BaseURL is the API's origin, with or without its version (/v1,
+	// /v1beta); tests point it at a fake. Empty means the provider's.
+	BaseURL string
 	Model   string        // empty means the adapter's default model
 	Timeout time.Duration // bounds one call; 0 means DefaultTimeout
 	// HTTPClient, when set, replaces the default client.
@@ -46,54 +49,48 @@ type Config struct {
 
 // Defaults are what an adapter fills an empty Config field with.
 type Defaults struct {
-	Provider string // "openai" or "gemini": prefixes every error
-	BaseURL  string
-	Model    string
+	Provider  string // "openai" or "gemini": prefixes every error
+	BaseURL   string
+	Dialect   vendorapi.Dialect
+	Catalogue Catalogue // its Default is the default model
+	// Header authenticates a call with the key.
+	Header func(key string) http.Header
 }
+
+// maxAttempts bounds the calls of one request to a rate-limited provider.
+const maxAttempts = 4
 
 // Endpoint is a checked provider configuration.
 type Endpoint struct {
 	provider string
+	dialect  vendorapi.Dialect
+	header   http.Header
 	key      string
 	base     *url.URL
-	model    string
+	model    Model
 	timeout  time.Duration
 	client   *http.Client
 }
 
 // NewEndpoint checks cfg: a key is required, the base URL must be an
-// absolute http(s) URL without query or fragment, the timeout must not be
-// negative. The errors never contain the key.
+// absolute http(s) URL without query or fragment, the model a name, the
+// timeout not negative. The errors never contain the key.
 func NewEndpoint(cfg Config, d Defaults) (*Endpoint, error) {
 	var problems []error
 	key := strings.TrimSpace(cfg.APIKey)
 	if key == "" {
 		problems = append(problems, errors.New("an API key is required"))
 	}
-	raw := strings.TrimSpace(cfg.BaseURL)
-	if raw == "" {
-		raw = d.BaseURL
+	base, err := vendorapi.Base(cfg.BaseURL, d.BaseURL)
+	if err != nil {
+		problems = append(problems, err)
 	}
-	// The URL itself stays out of the errors: a mistaken one may carry a
-	// key in its query or user info.
-	base, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		if urlErr := (*url.Error)(nil); errors.As(err, &urlErr) {
-			err = urlErr.Err // without the URL
-		}
-		problems = append(problems, fmt.Errorf("base URL: %w", err))
-	case base.Scheme != "http" && base.Scheme != "https", base.Host == "":
-		problems = append(problems, errors.New("base URL: want an absolute http or https URL"))
-	case base.RawQuery != "" || base.Fragment != "" || base.User != nil:
-		problems = append(problems, errors.New("base URL: want an origin and optional path, without credentials, query or fragment"))
+	name := strings.TrimSpace(cfg.Model)
+	if name == "" {
+		name = d.Catalogue.Default
 	}
-	model := strings.TrimSpace(cfg.Model)
-	if model == "" {
-		model = d.Model
-	}
-	if strings.ContainsAny(model, "/?# \t") {
-		problems = append(problems, fmt.Errorf("model %q: not a model name", model))
+	if strings.ContainsAny(name, "/?# \t") {
+		problems = append(problems, fmt.Errorf("model %q: not a model name", name))
 	}
 	timeout := cfg.Timeout
 	if timeout == 0 {
@@ -110,66 +107,112 @@ func NewEndpoint(cfg Config, d Defaults) (*Endpoint, error) {
 		// No client-wide timeout: every call carries its own deadline.
 		client = &http.Client{Transport: telemetry.Transport(nil)}
 	}
-	return &Endpoint{provider: d.Provider, key: key, base: base, model: model, timeout: timeout, client: client}, nil
+	model, _ := d.Catalogue.Lookup(name)
+	return &Endpoint{provider: d.Provider, dialect: d.Dialect, header: d.Header(key), key: key, base: base, model: model, timeout: timeout, client: client}, nil
 }
 
-// Key is the API key, for the adapter's authentication header only.
-func (e *Endpoint) Key() string { return e.key }
+// Model is the configured model and what it takes.
+func (e *Endpoint) Model() Model { return e.model }
 
-// Model is the configured model.
-func (e *Endpoint) Model() string { return e.model }
+// URL is the API's URL of path elements, after its version.
+func (e *Endpoint) URL(elem ...string) string { return e.dialect.URL(e.base, elem...) }
 
-// URL is the base URL joined with path elements.
-func (e *Endpoint) URL(elem ...string) string { return e.base.JoinPath(elem...).String() }
+// Call posts body to u and returns a 2xx answer's body. A rate limit is
+// waited out and retried while ctx's deadline allows. Failures:
+//   - not reaching the provider, a timeout, a broken answer, 408, 5xx, a
+//     rate limit that outlasts the request, a spent quota: wrap
+//     engine.ErrUnavailable and an *engine.Outage (with the provider's
+//     Retry-After, when it gave one); the cause stays visible to errors.Is;
+//   - the provider does not know the model: wraps engine.ErrModelMissing;
+//   - refused(f) true: the provider's safety system refused the content,
+//     engine.ErrRejected;
+//   - anything else (401, 403, other 4xx): a plain error, a fault in the
+//     configuration or in the request the adapter built.
+func (e *Endpoint) Call(ctx context.Context, u, contentType string, body []byte, refused func(*vendorapi.Failure) bool) ([]byte, error) {
+	data, f, err := vendorapi.Retry(ctx, maxAttempts, func() ([]byte, *vendorapi.Failure, error) {
+		return e.post(ctx, u, contentType, body)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if f == nil {
+		return data, nil
+	}
+	detail := apierr.Detail(f.Error(), e.key)
+	switch {
+	case refused != nil && refused(f):
+		return nil, e.Refused(detail)
+	case f.Kind == vendorapi.ModelMissing:
+		return nil, fmt.Errorf("%s: %w: %s: %s", e.provider, engine.ErrModelMissing, e.model.Name, detail)
+	case f.Kind == vendorapi.Fault:
+		return nil, fmt.Errorf("%s: %s", e.provider, detail)
+	}
+	reason := engine.ReasonUnreachable
+	switch f.Kind {
+	case vendorapi.RateLimited:
+		reason = engine.ReasonRateLimited
+	case vendorapi.QuotaExhausted:
+		reason = engine.ReasonQuotaExhausted
+	}
+	return nil, e.Unavailable(reason, f.RetryAfter, detail)
+}
 
-// Post sends body to u with header, bounded by the endpoint's timeout and
-// ctx, and returns the answer's status and body. Not reaching the
-// provider, a timeout and a broken answer wrap engine.ErrUnavailable (and
-// the cause, so a caller's cancellation stays visible to errors.Is); the
-// status is the caller's to judge.
-func (e *Endpoint) Post(ctx context.Context, u, contentType string, body []byte, header http.Header) (int, []byte, error) {
+// Refused is the error of a request whose content the provider refused;
+// why is its reason, which the client is shown.
+func (e *Endpoint) Refused(why string) error {
+	return fmt.Errorf("%s: %w: %w", e.provider, engine.ErrRejected, &engine.Refusal{Reason: apierr.Detail(why, e.key)})
+}
+
+// Unavailable is the error of a provider that cannot draw now: reason is
+// an engine.Outage reason, after the wait the provider asked for (0: it
+// did not say).
+func (e *Endpoint) Unavailable(reason string, after time.Duration, detail string) error {
+	return fmt.Errorf("%s: %w: %w: %s", e.provider, engine.ErrUnavailable, &engine.Outage{Reason: reason, RetryAfter: after}, apierr.Detail(detail, e.key))
+}
+
+// post sends one request, bounded by the endpoint's timeout and ctx, and
+// returns a 2xx answer's body or the classified failure.
+func (e *Endpoint) post(ctx context.Context, u, contentType string, body []byte) ([]byte, *vendorapi.Failure, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return 0, nil, fmt.Errorf("%s: build request: %w", e.provider, err)
+		return nil, nil, fmt.Errorf("%s: build request: %w", e.provider, err)
 	}
-	for k, v := range header {
+	for k, v := range e.header {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("Accept", "application/json")
 	resp, err := e.client.Do(req)
 	if err != nil {
-		return 0, nil, fmt.Errorf("%s: %w: %w", e.provider, engine.ErrUnavailable, err)
+		return nil, nil, fmt.Errorf("%s: %w: %w: %w", e.provider, engine.ErrUnavailable, &engine.Outage{Reason: engine.ReasonUnreachable}, err)
 	}
 	defer func() { _ = resp.Body.Close() }()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponseBytes+1))
 	if err != nil {
-		return 0, nil, fmt.Errorf("%s: %w: reading the answer: %w", e.provider, engine.ErrUnavailable, err)
+		return nil, nil, fmt.Errorf("%s: %w: %w: reading the answer: %w", e.provider, engine.ErrUnavailable, &engine.Outage{Reason: engine.ReasonUnreachable}, err)
 	}
 	if len(data) > MaxResponseBytes {
-		return 0, nil, fmt.Errorf("%s: answer over %d MiB", e.provider, MaxResponseBytes>>20)
+		return nil, nil, fmt.Errorf("%s: answer over %d MiB", e.provider, MaxResponseBytes>>20)
 	}
-	return resp.StatusCode, data, nil
+	if resp.StatusCode/100 != 2 {
+		return nil, vendorapi.Classify(e.dialect, resp.StatusCode, resp.Header, data), nil
+	}
+	return data, nil, nil
 }
 
-// Failure is the error for an answer with a non-2xx status, or a 2xx one
-// without a picture: rejected (the provider's safety system refused the
-// content) wraps engine.ErrRejected; 408, 429 and 5xx wrap
-// engine.ErrUnavailable; anything else (401, 403, other 4xx) is a plain
-// error, a fault in the configuration or in the request the adapter built.
-// detail is the provider's own message.
-func (e *Endpoint) Failure(status int, detail string, rejected bool) error {
-	detail = apierr.Detail(detail, e.key)
-	switch {
-	case rejected:
-		return fmt.Errorf("%s: %w: %s", e.provider, engine.ErrRejected, detail)
-	case status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500:
-		return fmt.Errorf("%s: %w: HTTP %d: %s", e.provider, engine.ErrUnavailable, status, detail)
-	default:
-		return fmt.Errorf("%s: HTTP %d: %s", e.provider, status, detail)
+// CheckModel asks the provider whether the configured model exists.
+// Errors: one wrapping vendorapi.ErrModelMissing when it answers that it
+// does not; any other error says nothing about the model. Neither shows
+// the key: the lookup's errors hold the vendor's message only.
+func (e *Endpoint) CheckModel(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	if err := e.dialect.LookupModel(ctx, e.client, e.base, e.model.Name, e.header); err != nil {
+		return fmt.Errorf("%s: %w", e.provider, err)
 	}
+	return nil
 }
 
 // Faultf is a plain error prefixed with the provider's name, for answers

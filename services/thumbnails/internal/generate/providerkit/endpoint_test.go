@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"hookline.dev/pkg/vendorapi"
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
@@ -21,7 +24,9 @@ func newEndpoint(mod func(*providerkit.Config)) (*providerkit.Endpoint, error) {
 	if mod != nil {
 		mod(&cfg)
 	}
-	return providerkit.NewEndpoint(cfg, providerkit.Defaults{Provider: "acme", BaseURL: "https://api.example.com", Model: "m-1"})
+	return providerkit.NewEndpoint(cfg, providerkit.Defaults{Provider: "acme", BaseURL: "https://api.example.com",
+		Dialect: vendorapi.OpenAI, Catalogue: providerkit.OpenAIImages,
+		Header: func(key string) http.Header { return http.Header{"X-Key": {key}} }})
 }
 
 func TestNewEndpointDefaults(t *testing.T) {
@@ -29,20 +34,32 @@ func TestNewEndpointDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ep.Model() != "m-1" || ep.Key() != secret {
-		t.Errorf("model %q, key %q", ep.Model(), ep.Key())
+	if ep.Model().Name != providerkit.OpenAIImages.Default {
+		t.Errorf("model %q", ep.Model().Name)
 	}
-	if got := ep.URL("v1", "images", "edits"); got != "https://api.example.com/v1/images/edits" {
-		t.Errorf("URL = %q", got)
+	// The base URL as users write it: with or without the version, with a
+	// proxy's path prefix.
+	for base, want := range map[string]string{
+		"":                            "https://api.example.com/v1/images/edits",
+		"https://api.example.com/v1":  "https://api.example.com/v1/images/edits",
+		"https://api.example.com/v1/": "https://api.example.com/v1/images/edits",
+		"http://127.0.0.1:9/proxy/":   "http://127.0.0.1:9/proxy/v1/images/edits",
+		"http://127.0.0.1:9/proxy/v1": "http://127.0.0.1:9/proxy/v1/images/edits",
+	} {
+		ep, err := newEndpoint(func(s *providerkit.Config) { s.BaseURL = base })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ep.URL("images", "edits"); got != want {
+			t.Errorf("base %q: URL = %q, want %q", base, got, want)
+		}
 	}
-	ep, err = newEndpoint(func(s *providerkit.Config) {
-		s.BaseURL, s.Model = "http://127.0.0.1:9/proxy/", "custom"
-	})
+	ep, err = newEndpoint(func(s *providerkit.Config) { s.Model = "custom" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ep.URL("v1beta", "models", ep.Model()+":generateContent"); got != "http://127.0.0.1:9/proxy/v1beta/models/custom:generateContent" {
-		t.Errorf("URL = %q", got)
+	if m := ep.Model(); m.Name != "custom" || m.Images == 0 || m.Size(engine.Landscape).W == 0 {
+		t.Errorf("an unlisted model gets the generic limits: %+v", m)
 	}
 }
 
@@ -73,59 +90,105 @@ func TestNewEndpointRefuses(t *testing.T) {
 	}
 }
 
-func TestFailure(t *testing.T) {
-	ep, err := newEndpoint(nil)
+// TestCall drives Call through every kind of answer a provider gives.
+func TestCall(t *testing.T) {
+	type answer struct {
+		status int
+		header map[string]string
+		body   string
+	}
+	var (
+		mu      sync.Mutex
+		queue   []answer
+		attempt int
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost || r.Header.Get("X-Key") != secret || r.URL.Path != "/v1/things" {
+			http.Error(w, "bad request "+r.URL.Path, http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		a := queue[0]
+		queue = queue[1:]
+		attempt++
+		mu.Unlock()
+		for k, v := range a.header {
+			w.Header().Set(k, v)
+		}
+		w.WriteHeader(a.status)
+		_, _ = w.Write([]byte(a.body))
+	}))
+	defer srv.Close()
+	refused := func(f *vendorapi.Failure) bool { return f.Code == "moderation_blocked" }
+	oai := func(code string) string {
+		return `{"error":{"message":"m ` + secret + `","type":"invalid_request_error","param":null,"code":"` + code + `"}}`
+	}
+	tests := []struct {
+		name     string
+		answers  []answer
+		want     error // nil: a plain fault
+		reason   string
+		after    time.Duration
+		attempts int
+	}{
+		{"ok", []answer{{200, nil, `{"ok":true}`}}, nil, "", 0, 1},
+		{"refusal", []answer{{400, nil, oai("moderation_blocked")}}, engine.ErrRejected, "", 0, 1},
+		{"bad request", []answer{{400, nil, oai("invalid_value")}}, nil, "", 0, 1},
+		{"model missing", []answer{{404, nil, oai("model_not_found")}}, engine.ErrModelMissing, "", 0, 1},
+		{"quota spent, with Retry-After", []answer{{429, map[string]string{"Retry-After": "120"}, oai("insufficient_quota")}},
+			engine.ErrUnavailable, engine.ReasonQuotaExhausted, 120 * time.Second, 1},
+		{"quota spent, without Retry-After: none invented", []answer{{429, nil, oai("insufficient_quota")}},
+			engine.ErrUnavailable, engine.ReasonQuotaExhausted, 0, 1},
+		{"rate limit waited out", []answer{{429, map[string]string{"Retry-After-Ms": "20"}, oai("rate_limit_exceeded")}, {200, nil, `{}`}}, nil, "", 0, 2},
+		{"rate limit longer than the request", []answer{{429, map[string]string{"Retry-After": "3600"}, oai("rate_limit_exceeded")}},
+			engine.ErrUnavailable, engine.ReasonRateLimited, time.Hour, 1},
+		{"server error", []answer{{503, nil, `upstream down`}}, engine.ErrUnavailable, engine.ReasonUnreachable, 0, 1},
+	}
+	ep, err := newEndpoint(func(s *providerkit.Config) { s.BaseURL = srv.URL + "/v1" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
-		status   int
-		rejected bool
-		want     error // nil: neither sentinel
-	}{
-		{400, true, engine.ErrRejected},
-		{200, true, engine.ErrRejected},
-		{408, false, engine.ErrUnavailable},
-		{429, false, engine.ErrUnavailable},
-		{500, false, engine.ErrUnavailable},
-		{503, false, engine.ErrUnavailable},
-		{400, false, nil},
-		{401, false, nil},
-		{403, false, nil},
-		{404, false, nil},
-	}
 	for _, tt := range tests {
-		err := ep.Failure(tt.status, "Incorrect API key provided: "+secret+"\n  more", tt.rejected)
-		for _, sentinel := range []error{engine.ErrRejected, engine.ErrUnavailable} {
-			if errors.Is(err, sentinel) != errors.Is(tt.want, sentinel) {
-				t.Errorf("%d rejected=%v: %v; errors.Is(%v) wrong", tt.status, tt.rejected, err, sentinel)
+		t.Run(tt.name, func(t *testing.T) {
+			mu.Lock()
+			queue, attempt = tt.answers, 0
+			mu.Unlock()
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			data, err := ep.Call(ctx, ep.URL("things"), "application/json", []byte("{}"), refused)
+			if attempt != tt.attempts {
+				t.Errorf("%d attempts, want %d", attempt, tt.attempts)
 			}
-		}
-		if strings.Contains(err.Error(), secret) || strings.Contains(err.Error(), "\n") {
-			t.Errorf("%d: error %q shows the key or spans lines", tt.status, err)
-		}
-	}
-	long := ep.Failure(500, strings.Repeat("é", 1000), false)
-	if n := len([]rune(long.Error())); n > 400 {
-		t.Errorf("detail not shortened: %d runes", n)
+			if tt.name == "ok" || tt.name == "rate limit waited out" {
+				if err != nil || len(data) == 0 {
+					t.Fatalf("Call = %q, %v", data, err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, sentinel := range []error{engine.ErrRejected, engine.ErrUnavailable, engine.ErrModelMissing} {
+				if errors.Is(err, sentinel) != errors.Is(tt.want, sentinel) {
+					t.Errorf("%v: errors.Is(%v) wrong", err, sentinel)
+				}
+			}
+			var o *engine.Outage
+			if errors.As(err, &o) != (tt.reason != "") || o != nil && (o.Reason != tt.reason || o.RetryAfter != tt.after) {
+				t.Errorf("outage %+v, want %s after %s", o, tt.reason, tt.after)
+			}
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("error %q shows the key", err)
+			}
+		})
 	}
 }
 
-func TestPost(t *testing.T) {
+func TestCallTimeoutsAndDeadServers(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodPost || r.Header.Get("X-Key") != secret || r.Header.Get("Content-Type") != "application/json" {
-			http.Error(w, "bad request", http.StatusBadRequest)
-			return
-		}
-		if r.URL.Path == "/slow" {
-			// The server notices the client leaving only once the body is
-			// read.
-			_, _ = io.Copy(io.Discard, r.Body)
-			<-r.Context().Done()
-			return
-		}
-		w.WriteHeader(http.StatusTeapot)
-		_, _ = w.Write([]byte(`{"ok":true}`))
+		// The server notices the client leaving only once the body is read.
+		_, _ = io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
 	}))
 	defer srv.Close()
 	ep, err := newEndpoint(func(s *providerkit.Config) {
@@ -134,27 +197,18 @@ func TestPost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	header := http.Header{"X-Key": {secret}}
-
-	status, body, err := ep.Post(t.Context(), ep.URL("ok"), "application/json", []byte("{}"), header)
-	if err != nil || status != http.StatusTeapot || string(body) != `{"ok":true}` {
-		t.Fatalf("Post = %d %q %v", status, body, err)
-	}
-
-	_, _, err = ep.Post(t.Context(), ep.URL("slow"), "application/json", []byte("{}"), header)
+	_, err = ep.Call(t.Context(), ep.URL("slow"), "application/json", []byte("{}"), nil)
 	if !errors.Is(err, engine.ErrUnavailable) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("timeout: %v, want ErrUnavailable and DeadlineExceeded", err)
 	}
-
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, _, err = ep.Post(ctx, ep.URL("ok"), "application/json", []byte("{}"), header)
+	_, err = ep.Call(ctx, ep.URL("ok"), "application/json", []byte("{}"), nil)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v, want context.Canceled visible", err)
 	}
-
 	srv.Close()
-	_, _, err = ep.Post(t.Context(), ep.URL("ok"), "application/json", []byte("{}"), header)
+	_, err = ep.Call(t.Context(), ep.URL("ok"), "application/json", []byte("{}"), nil)
 	if !errors.Is(err, engine.ErrUnavailable) || strings.Contains(err.Error(), secret) {
 		t.Errorf("connection refused: %v, want ErrUnavailable without the key", err)
 	}

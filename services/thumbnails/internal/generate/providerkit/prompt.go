@@ -9,12 +9,6 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
 
-// Limits bound the input images one provider call takes.
-type Limits struct {
-	Images int // how many at most
-	Bytes  int // their total encoded size at most
-}
-
 // Prompt is what a provider gets for one request: the instructions and
 // the input images they refer to by position ("image 1" is Images[0]).
 type Prompt struct {
@@ -45,11 +39,13 @@ const (
 const maxSwatches = 5
 
 // Build writes the provider prompt for req and picks its input images
-// within lim. Images go in order of importance (the parent of a
-// variation, the faces, the logo, then references), and one that would
-// break a limit is left out; the text only mentions images actually sent.
-func Build(req engine.Request, lim Limits) Prompt {
-	images := pickImages(req, lim)
+// within model m's limits. Images go in order of importance (the parent
+// of a variation, the faces, the logo, then references), and one that
+// would break a limit is left out; the text only mentions images actually
+// sent. When m draws another ratio than req's, the prompt keeps what
+// matters inside the part Fit keeps.
+func Build(req engine.Request, m Model) Prompt {
+	images := pickImages(req, m)
 	var b strings.Builder
 	line := func(format string, args ...any) {
 		if b.Len() > 0 {
@@ -87,17 +83,36 @@ func Build(req engine.Request, lim Limits) Prompt {
 	if t := oneLine(req.Tweak); t != "" {
 		line("Change requested: %s", t)
 	}
+	if top, side := m.SafeArea(req.Aspect); top > 0 || side > 0 {
+		line("%s", safeAreaLine(m.Size(req.Aspect), top, side))
+	}
 	line("Clean composition on the rule of thirds, one clear focal point, strong contrast; no watermark, no border, no small print.")
 	return Prompt{Text: b.String(), Images: images}
 }
 
+// safeAreaLine tells the model which band of its canvas survives the
+// crop: the headline most often sits at the top, exactly where a centred
+// crop of a 3:2 canvas to 16:9 cuts.
+func safeAreaLine(s Size, top, side float64) string {
+	if top > 0 {
+		band := int(top*float64(s.H) + 0.5)
+		return fmt.Sprintf("Safe area: the %s canvas is cropped to the final ratio, losing %d px at the top and %d px at the bottom; "+
+			"fill those strips with background only and keep the headline, every face and the logo at least %d px further in from the top and bottom edges.",
+			s, band, band, band/2)
+	}
+	band := int(side*float64(s.W) + 0.5)
+	return fmt.Sprintf("Safe area: the %s canvas is cropped to the final ratio, losing %d px on the left and on the right; "+
+		"fill those strips with background only and keep the headline, every face and the logo at least %d px further in from the sides.",
+		s, band, band/2)
+}
+
 // pickImages lists req's input images in the order they are sent, within
-// lim.
-func pickImages(req engine.Request, lim Limits) []Image {
+// m's limits.
+func pickImages(req engine.Request, m Model) []Image {
 	var out []Image
 	size := 0
 	add := func(role Role, p *engine.Picture) {
-		if p == nil || len(p.Data) == 0 || len(out) >= lim.Images || size+len(p.Data) > lim.Bytes {
+		if p == nil || len(p.Data) == 0 || len(out) >= m.Images || len(p.Data) > m.ImageBytes || size+len(p.Data) > m.Bytes {
 			return
 		}
 		size += len(p.Data)

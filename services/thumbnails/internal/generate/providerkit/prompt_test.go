@@ -10,7 +10,9 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
-var roomy = providerkit.Limits{Images: 16, Bytes: 40 << 20}
+// roomy is a model whose picture is 16:9, so no safe-area line is written.
+var roomy = providerkit.Model{Images: 16, ImageBytes: 50 << 20, Bytes: 40 << 20,
+	Sizes: map[engine.Aspect]providerkit.Size{engine.Landscape: {1536, 864}}}
 
 func TestBuild(t *testing.T) {
 	full := providerfake.Sample(engine.Landscape)
@@ -19,7 +21,7 @@ func TestBuild(t *testing.T) {
 	tests := []struct {
 		name    string
 		req     engine.Request
-		lim     providerkit.Limits
+		lim     providerkit.Model
 		want    []string // substrings of the text
 		notWant []string
 		roles   []providerkit.Role
@@ -75,7 +77,7 @@ func TestBuild(t *testing.T) {
 		{
 			name:    "count limit drops the least important images and their mention",
 			req:     full,
-			lim:     providerkit.Limits{Images: 2, Bytes: 40 << 20},
+			lim:     providerkit.Model{Images: 2, ImageBytes: 50 << 20, Bytes: 40 << 20},
 			want:    []string{"Images 1–2 show the 2 people (Alex, Sam)"},
 			notWant: []string{"Image 3", "brand logo", "reference"},
 			roles:   []providerkit.Role{providerkit.RoleFace, providerkit.RoleFace},
@@ -83,12 +85,29 @@ func TestBuild(t *testing.T) {
 		{
 			name: "byte limit skips what does not fit but keeps what does",
 			req:  full,
-			lim:  providerkit.Limits{Images: 16, Bytes: len(full.Faces[0].Crop.Data) + len(full.Brand.Logo.Data)},
+			lim:  providerkit.Model{Images: 16, ImageBytes: 50 << 20, Bytes: len(full.Faces[0].Crop.Data) + len(full.Brand.Logo.Data)},
 			// Sam's PNG crop is over the budget left after Alex's: one face,
 			// then the logo, which still fits.
 			want:    []string{"Image 1 shows the person who must appear", "Image 2 is the brand logo"},
 			notWant: []string{"(Alex", "reference"},
 			roles:   []providerkit.Role{providerkit.RoleFace, providerkit.RoleLogo},
+		},
+		{
+			name: "per-image size limit skips only the image over it",
+			req:  full,
+			lim:  providerkit.Model{Images: 16, ImageBytes: len(full.Brand.Logo.Data), Bytes: 40 << 20},
+			// The small logo is the limit; the faces and the reference are
+			// over it.
+			want:    []string{"Image 1 is the brand logo"},
+			notWant: []string{"people", "reference"},
+			roles:   []providerkit.Role{providerkit.RoleLogo},
+		},
+		{
+			name: "a 3:2 canvas for 16:9 keeps the headline inside the band the crop keeps",
+			req:  engine.Request{Prompt: "x", Headline: "TOP LINE", Aspect: engine.Landscape},
+			lim:  providerkit.Model{Images: 16, ImageBytes: 50 << 20, Bytes: 40 << 20, Sizes: map[engine.Aspect]providerkit.Size{engine.Landscape: {1536, 1024}}},
+			want: []string{"Safe area: the 1536x1024 canvas is cropped to the final ratio, losing 80 px at the top and 80 px at the bottom",
+				"keep the headline, every face and the logo at least 40 px further in"},
 		},
 		{
 			name:    "template without slots",
