@@ -78,10 +78,12 @@ type Config struct {
 	ImageModel    string        `env:"HOOKLINE_IMAGE_MODEL"`
 	ImageTimeout  time.Duration `env:"HOOKLINE_IMAGE_TIMEOUT" default:"60s"`
 
-	// RecoveryInterval is how often unsettled reservations are looked for;
-	// RecoveryGrace is how long one may stay open before the recovery pass
-	// settles it. It must exceed the reserve timeout and the longest
-	// generation (a variations request of ten on a slow provider).
+	// RecoveryInterval is how often unsettled reservations are looked for
+	// (the first look is at start-up). Those of a process that died are
+	// settled at once; RecoveryGrace is how long one of a live process may
+	// stay open before the recovery pass settles it anyway. It must exceed
+	// the reserve timeout and the longest generation (a variations request
+	// of ten on a slow provider).
 	RecoveryInterval time.Duration `env:"HOOKLINE_RECOVERY_INTERVAL" default:"30s"`
 	RecoveryGrace    time.Duration `env:"HOOKLINE_RECOVERY_GRACE" default:"10m"`
 
@@ -234,6 +236,13 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
+	// This process owns the reservations it makes: when it dies, its
+	// restart (or another replica) settles them at once from what was
+	// stored, instead of after the recovery grace (credits.Client.Start).
+	if err := cc.Start(ctx); err != nil {
+		return err
+	}
+	defer cc.Close()
 	store := postgres.New(p.Pool, cc)
 	faces, err := dlib.Open(cfg.FaceModel)
 	if err != nil {
