@@ -70,9 +70,10 @@ func Open(ctx context.Context, getenv func(string) string, stdout io.Writer, opt
 			p.Close()
 		}
 	}()
-	if limit, ok := memoryLimit(opt.Common.MemoryLimit, getenv("GOMEMLIMIT")); ok {
+	container := ContainerMemory(opt.Common.MemoryLimit)
+	if limit, ok := memoryLimit(container, getenv("GOMEMLIMIT")); ok {
 		debug.SetMemoryLimit(limit)
-		p.Log.Info("memory limit", "container_bytes", opt.Common.MemoryLimit, "go_bytes", limit)
+		p.Log.Info("memory limit", "container_bytes", container, "go_bytes", limit)
 	}
 	if p.shutdown, err = telemetry.Setup(ctx, opt.Name, getenv); err != nil {
 		return nil, err

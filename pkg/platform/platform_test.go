@@ -1,6 +1,9 @@
 package platform
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestMemoryLimit(t *testing.T) {
 	for _, tc := range []struct {
@@ -18,5 +21,34 @@ func TestMemoryLimit(t *testing.T) {
 		if got != tc.want || ok != tc.ok {
 			t.Errorf("memoryLimit(%d, %q) = %d, %v; want %d, %v", tc.container, tc.gomemlimit, got, ok, tc.want, tc.ok)
 		}
+	}
+}
+
+func TestCgroupMemoryLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files map[string]string
+		want  int64
+	}{
+		{"v2", map[string]string{"/proc/self/cgroup": "0::/kubepods/pod1/c1\n", "/cg/kubepods/pod1/c1/memory.max": "1073741824\n"}, 1 << 30},
+		{"v2 unlimited", map[string]string{"/proc/self/cgroup": "0::/\n", "/cg/memory.max": "max\n"}, 0},
+		{"v2 namespaced", map[string]string{"/proc/self/cgroup": "0::/\n", "/cg/memory.max": "536870912"}, 512 << 20},
+		{"v1", map[string]string{"/proc/self/cgroup": "4:memory:/docker/abc\n1:cpu:/\n", "/cg/memory/docker/abc/memory.limit_in_bytes": "805306368\n"}, 768 << 20},
+		{"v1 unlimited", map[string]string{"/proc/self/cgroup": "4:memory:/x\n", "/cg/memory/x/memory.limit_in_bytes": "9223372036854771712\n"}, 0},
+		{"none", map[string]string{}, 0},
+	} {
+		read := func(name string) (string, error) {
+			s, ok := tc.files[name]
+			if !ok {
+				return "", os.ErrNotExist
+			}
+			return s, nil
+		}
+		if got := cgroupMemoryLimit("/cg", read); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if got := ContainerMemory(3 << 30); got != 3<<30 {
+		t.Errorf("a configured limit is kept: %d", got)
 	}
 }

@@ -58,11 +58,13 @@ type Config struct {
 	config.VideoSite
 
 	// ImageMemoryMiB is the process's image memory budget (the pictures
-	// in flight and the work on them, service/memory.go): with at least
-	// processMemory for the rest of the process it must fit the container
-	// (HOOKLINE_MEMORY_LIMIT). The default leaves 256 MiB of the 1 GiB
-	// container of deploy/k8s/thumbnails.yaml. ImageMemoryWait is how long a request
-	// waits for memory before it is answered 503 with Retry-After.
+	// in flight and the work on them, service/memory.go): with
+	// processOverhead for the rest of the process it must fit the
+	// container (HOOKLINE_MEMORY_LIMIT, else the cgroup's limit). The
+	// default and the overhead make the 1 GiB container of
+	// deploy/k8s/thumbnails.yaml and the Helm chart. ImageMemoryWait is
+	// how long a request waits for memory before it is answered 503 with
+	// Retry-After.
 	ImageMemoryMiB  int64         `env:"HOOKLINE_IMAGE_MEMORY_MIB" default:"768"`
 	ImageMemoryWait time.Duration `env:"HOOKLINE_IMAGE_MEMORY_WAIT" default:"10s"`
 	// ImageWorkTimeout bounds the drawing of one picture (the local
@@ -114,9 +116,9 @@ func (c *Config) Validate() error {
 	if _, err := imageinput.NewBudget(c.imageMemory(), c.ImageMemoryWait); err != nil {
 		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB, HOOKLINE_IMAGE_MEMORY_WAIT: %w", err))
 	}
-	if c.MemoryLimit > 0 && c.imageMemory()+processMemory > c.MemoryLimit {
-		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB=%d and the %d MiB the rest of the process needs at least do not fit HOOKLINE_MEMORY_LIMIT (%d MiB)",
-			c.ImageMemoryMiB, processMemory>>20, c.MemoryLimit>>20))
+	if limit := platform.ContainerMemory(c.MemoryLimit); limit > 0 && c.imageMemory()+processOverhead > limit {
+		errs = append(errs, fmt.Errorf("HOOKLINE_IMAGE_MEMORY_MIB=%d and the %d MiB the rest of the process needs do not fit the container's memory limit (HOOKLINE_MEMORY_LIMIT or its cgroup's, %d MiB)",
+			c.ImageMemoryMiB, processOverhead>>20, limit>>20))
 	}
 	if c.ImageWorkTimeout <= 0 {
 		errs = append(errs, errors.New("HOOKLINE_IMAGE_WORK_TIMEOUT must be positive"))
@@ -145,11 +147,28 @@ func (c *Config) Validate() error {
 // imageMemory is the image memory budget in bytes.
 func (c *Config) imageMemory() int64 { return c.ImageMemoryMiB << 20 }
 
-// processMemory is the least the process needs besides its pictures: the
-// Go runtime and heap at rest, the binary, libvips and the fonts, and
-// room for the garbage of the image work, which the collector, held under
-// 90 % of the container, returns before it outgrows that room.
-const processMemory = 192 << 20
+// processOverhead is what the process holds beyond its image budget,
+// measured (bench/RESULTS.md, "thumbnails under hostile pictures"): the
+// binary, dlib's landmark model, Tesseract, the fonts and the Go runtime
+// at rest (about 220 MiB together), and room for what the budget does not
+// hold at its peak: the garbage of the image work, which the collector,
+// held under 90 % of budget plus overhead, returns before it outgrows that
+// room, and the C heap libvips freed (malloc arenas capped and trimmed,
+// pkg/imaging/libvips). Peak RSS stays within budget plus overhead, which
+// is the container's limit.
+const processOverhead = 256 << 20
+
+// memoryLimit is what the process is held to: the container's limit
+// (HOOKLINE_MEMORY_LIMIT, else its cgroup's), or, when none is known (a
+// process started by hand, a container without a limit), the budget plus
+// processOverhead: without a limit the Go heap would grow to twice what
+// the image work leaves live before collecting, far past the budget.
+func (c *Config) memoryLimit() int64 {
+	if limit := platform.ContainerMemory(c.MemoryLimit); limit > 0 {
+		return limit
+	}
+	return c.imageMemory() + processOverhead
+}
 
 // maxDecodedSide bounds the bitmaps of input pictures: the largest output
 // side is 1280 px, so nothing is lost, while ten 40 MP references no
@@ -199,6 +218,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err := config.Load(getenv, &cfg); err != nil {
 		return err
 	}
+	cfg.MemoryLimit = cfg.memoryLimit()
 	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
 		Name: "thumbnails", Common: cfg.Common, Migrations: migrations.FS, SharedMigrations: []fs.FS{credits.Migrations},
 	})
@@ -304,7 +324,10 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 		svc.PreviewWorker(previewRetry),
 		func(ctx context.Context) error {
-			return budget.Idle(ctx, reclaimEvery, reclaimAfter, debug.FreeOSMemory)
+			return budget.Idle(ctx, reclaimEvery, reclaimAfter, func() {
+				debug.FreeOSMemory()
+				libvips.Trim()
+			})
 		},
 	)
 }

@@ -108,7 +108,10 @@ func TestManifestFitsTheImageMemory(t *testing.T) {
 	if err := config.Load(func(k string) string { return env[k] }, &cfg); err != nil {
 		t.Fatalf("the manifest's configuration is refused: %v", err)
 	}
-	t.Logf("limit %s: image memory %d MiB, the rest of the process %d MiB (at least %d)", limit, cfg.ImageMemoryMiB, bytesOf(t, limit)>>20-cfg.ImageMemoryMiB, processMemory>>20)
+	if got := cfg.imageMemory() + processOverhead; got != bytesOf(t, limit) {
+		t.Fatalf("limit %s, but the image budget (%d MiB) and the process's overhead (%d MiB) make %d MiB: the two must agree",
+			limit, cfg.ImageMemoryMiB, processOverhead>>20, got>>20)
+	}
 	env["HOOKLINE_IMAGE_MEMORY_MIB"] = strconv.FormatInt(bytesOf(t, limit)>>20, 10)
 	if err := config.Load(func(k string) string { return env[k] }, &Config{}); err == nil || !strings.Contains(err.Error(), "HOOKLINE_MEMORY_LIMIT") {
 		t.Fatalf("an image budget as large as the container was accepted: %v", err)
