@@ -7,19 +7,21 @@ import (
 
 func TestMemoryLimit(t *testing.T) {
 	for _, tc := range []struct {
-		container  int64
-		gomemlimit string
-		want       int64
-		ok         bool
+		container, native int64
+		gomemlimit        string
+		want              int64
+		ok                bool
 	}{
-		{1 << 30, "", 966367638, true}, // 1 GiB → 0.9 GiB
-		{512 << 20, "", 483183819, true},
-		{1 << 30, "800MiB", 0, false}, // the operator's GOMEMLIMIT stays
-		{0, "", 0, false},             // no container limit known
+		{1 << 30, 0, "", 966367638, true}, // 1 GiB → 0.9 GiB
+		{512 << 20, 0, "", 483183819, true},
+		{1 << 30, 160 << 20, "", 864 << 20, true},  // the native memory set aside instead
+		{100 << 20, 160 << 20, "", 94371840, true}, // more native than the container: 90 %
+		{1 << 30, 0, "800MiB", 0, false},           // the operator's GOMEMLIMIT stays
+		{0, 0, "", 0, false},                       // no container limit known
 	} {
-		got, ok := memoryLimit(tc.container, tc.gomemlimit)
+		got, ok := memoryLimit(tc.container, tc.native, tc.gomemlimit)
 		if got != tc.want || ok != tc.ok {
-			t.Errorf("memoryLimit(%d, %q) = %d, %v; want %d, %v", tc.container, tc.gomemlimit, got, ok, tc.want, tc.ok)
+			t.Errorf("memoryLimit(%d, %d, %q) = %d, %v; want %d, %v", tc.container, tc.native, tc.gomemlimit, got, ok, tc.want, tc.ok)
 		}
 	}
 }

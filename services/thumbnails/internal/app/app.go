@@ -147,16 +147,20 @@ func (c *Config) Validate() error {
 // imageMemory is the image memory budget in bytes.
 func (c *Config) imageMemory() int64 { return c.ImageMemoryMiB << 20 }
 
-// processOverhead is what the process holds beyond its image budget,
-// measured (bench/RESULTS.md, "thumbnails under hostile pictures"): the
-// binary, dlib's landmark model, Tesseract, the fonts and the Go runtime
-// at rest (about 220 MiB together), and room for what the budget does not
-// hold at its peak: the garbage of the image work, which the collector,
-// held under 90 % of budget plus overhead, returns before it outgrows that
-// room, and the C heap libvips freed (malloc arenas capped and trimmed,
-// pkg/imaging/libvips). Peak RSS stays within budget plus overhead, which
-// is the container's limit.
+// processOverhead is what the process holds beyond its image budget
+// (bench/RESULTS.md, "thumbnails under hostile pictures"): nativeMemory,
+// the Go runtime at rest, and room for the garbage of the image work,
+// which the collector returns before it outgrows that room: its soft
+// limit is the container's less nativeMemory. Peak RSS stays within
+// budget plus overhead, which is the container's limit.
 const processOverhead = 256 << 20
+
+// nativeMemory is what the process holds outside the Go runtime at rest,
+// measured with the RSS of an idle process (176 to 219 MiB) less its Go
+// runtime: the binary, dlib's landmark model, Tesseract's, and libvips.
+// libvips' memory during the work is in the budget, and what it frees is
+// returned (its malloc arenas are capped and trimmed, pkg/imaging/libvips).
+const nativeMemory = 160 << 20
 
 // memoryLimit is what the process is held to: the container's limit
 // (HOOKLINE_MEMORY_LIMIT, else its cgroup's), or, when none is known (a
@@ -221,6 +225,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	cfg.MemoryLimit = cfg.memoryLimit()
 	p, err := platform.Open(ctx, getenv, stdout, platform.Options{
 		Name: "thumbnails", Common: cfg.Common, Migrations: migrations.FS, SharedMigrations: []fs.FS{credits.Migrations},
+		NativeMemory: nativeMemory,
 	})
 	if err != nil {
 		return err
@@ -323,6 +328,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		},
 		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 		svc.PreviewWorker(previewRetry),
+		goLimit(cfg.MemoryLimit, getenv, libvips.MallocInUse),
 		func(ctx context.Context) error {
 			return budget.Idle(ctx, reclaimEvery, reclaimAfter, func() {
 				debug.FreeOSMemory()
