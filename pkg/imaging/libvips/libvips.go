@@ -63,13 +63,6 @@ func Start() {
 	})
 }
 
-// MallocInUse is what the C heap holds now: the bytes of its arenas in
-// use and of its directly mapped blocks (libvips' large pixel buffers).
-func MallocInUse() int64 {
-	mi := C.mallinfo2()
-	return int64(mi.uordblks) + int64(mi.hblkhd)
-}
-
 // Trim returns the C heap's free memory (libvips' freed pixel buffers)
 // to the system. It walks every arena, so it is for quiet moments, after
 // debug.FreeOSMemory has done the same for the Go heap.

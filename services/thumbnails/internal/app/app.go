@@ -328,7 +328,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		},
 		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 		svc.PreviewWorker(previewRetry),
-		goLimit(cfg.MemoryLimit, getenv, libvips.MallocInUse),
+		watchMemory(cfg.MemoryLimit, getenv, budget, statmRSS),
 		func(ctx context.Context) error {
 			return budget.Idle(ctx, reclaimEvery, reclaimAfter, func() {
 				debug.FreeOSMemory()
