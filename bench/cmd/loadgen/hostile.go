@@ -79,23 +79,7 @@ var hostileCases = []hostileCase{
 func hostile(ctx context.Context, out io.Writer, l hostileLoad) error {
 	client := &http.Client{Timeout: 5 * time.Minute}
 	before := rssKB(l.pid)
-	var peak atomic.Int64
-	peak.Store(before)
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(50 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak.Store(max(peak.Load(), rssKB(l.pid)))
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	stopSampling := sampleRSS(l.pid, 50*time.Millisecond)
 	var next atomic.Int64
 	var mu sync.Mutex
 	answers := map[string]map[string]int{}
@@ -122,8 +106,7 @@ func hostile(ctx context.Context, out io.Writer, l hostileLoad) error {
 		})
 	}
 	wg.Wait()
-	close(stop)
-	<-sampled
+	peak := stopSampling()
 	hwm := hwmKB(l.pid)
 	_, _ = fmt.Fprintf(out, "## %d requests of the hostile mix (%d endpoints x %v), %d at once for %s (load %.1f)\n",
 		next.Load(), len(hostileCases), l.pictures, l.workers, l.d, loadAverage())
@@ -134,7 +117,7 @@ func hostile(ctx context.Context, out io.Writer, l hostileLoad) error {
 		}
 		_, _ = fmt.Fprintln(out)
 	}
-	_, _ = fmt.Fprintf(out, "RSS before %d MiB, peak %d MiB (sampled every 50 ms), VmHWM %d MiB\n", before/1024, peak.Load()/1024, hwm/1024)
+	_, _ = fmt.Fprintf(out, "RSS before %d MiB, peak %d MiB (sampled every 50 ms), VmHWM %d MiB\n", before/1024, peak/1024, hwm/1024)
 	_, _ = fmt.Fprintf(out, "every answer 2xx, 4xx or 503 with Retry-After: %v; VmHWM within 1 GiB: %v\n", bad == 0, hwm <= 1<<20)
 	return nil
 }
