@@ -3,7 +3,7 @@
 # Output goes to bench/out/<part>.txt; figures are copied by hand into
 # bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|webhooks|go|serve|budget]
+#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|webhooks|go|serve|budget|hostile]
 #
 # billing: reserve latency at 500/s, outbox lag, sagas/s (bench/cmd/loadgen
 # over NATS; only billing runs). gateway: GET /account/credits through the
@@ -21,7 +21,12 @@
 # and waits, for measuring by hand. budget (not part of all: it configures
 # the thumbnails process its own way) sends 20 background-removes of a
 # 39.6 MP JPEG at once straight to a thumbnails process with a 1 GiB image
-# memory budget and reads its RSS during the burst and 30 s after.
+# memory budget and reads its RSS during the burst and 30 s after. hostile
+# (not part of all either) is issue 30's probe: billing and thumbnails with
+# its default configuration, 40 MP JPEGs and zero-filled PNGs at the pixel
+# limit (and one claiming 60000x60000) through every endpoint that decodes
+# a picture, 6 at once for 90 s, reading thumbnails' RSS and VmHWM;
+# HOSTILE_LIMIT=bytes also gives it HOOKLINE_MEMORY_LIMIT, as the chart does.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
@@ -58,6 +63,7 @@ case $PART in
   gateway|ratelimit) services="billing gateway" ;;
   assets) services="billing assets gateway" ;;
   budget) services="thumbnails" ;;
+  hostile) services="billing thumbnails" ;;
   webhooks) services="" ;; # started by its part, alone
   go) services="" ;;
   *) services="billing assets thumbnails clips gateway" ;;
@@ -67,6 +73,10 @@ if [ "$PART" = budget ]; then
   # A 1 GiB image budget in a 1.2 GiB container (the Go heap is kept under
   # 90 % of it); the picture comes from a file server on 127.0.0.1.
   export HOOKLINE_IMAGE_MEMORY_MIB=1024 HOOKLINE_MEMORY_LIMIT=$((1228 << 20)) HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
+fi
+if [ "$PART" = hostile ]; then
+  export HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
+  [ -z "${HOSTILE_LIMIT:-}" ] || export HOOKLINE_MEMORY_LIMIT=$HOSTILE_LIMIT
 fi
 bins=(./bench/cmd/loadgen ./bench/cmd/plainproxy ./bench/cmd/plainforwarder)
 want webhooks && bins+=(./services/webhooks/cmd/webhooks)
@@ -382,6 +392,32 @@ if [ "$PART" = budget ]; then
   bprin=$(.hookline/bin/loadgen principal -org "$(cat /proc/sys/kernel/random/uuid)")
   .hookline/bin/loadgen budget -url http://127.0.0.1:18090 -principal "$bprin" -image http://127.0.0.1:18094/face-39mp.jpg \
     -n 20 -pid "$thumbnails_pid" -settle 30s | tee "$OUT/budget.txt"
+fi
+
+if [ "$PART" = hostile ]; then
+  # pigo's sample face at 7744x5164 (40.0 MP, the pixel limit), zero-filled
+  # PNGs of 40 MP (8-bit RGBA) and 20 MP (16-bit RGBA, 160 MB decoded each),
+  # and a PNG whose header claims 60000x60000 over a few bytes of data.
+  media=$OUT/media
+  mkdir -p "$media"
+  pigo=$(cd services/thumbnails && go list -m -f '{{.Dir}}' github.com/esimov/pigo)
+  [ -s "$media/face-40mp.jpg" ] || ffmpeg -v error -y -i "$pigo/testdata/sample.jpg" -vf scale=7744:5164 -q:v 6 "$media/face-40mp.jpg"
+  [ -s "$media/zero-40mp.png" ] || ffmpeg -v error -y -f lavfi -i color=black@0:s=7744x5164,format=rgba -frames:v 1 "$media/zero-40mp.png"
+  [ -s "$media/zero16-20mp.png" ] || ffmpeg -v error -y -f lavfi -i color=black:s=4472x4472,format=rgba64be -frames:v 1 -pix_fmt rgba64be "$media/zero16-20mp.png"
+  [ -s "$media/huge.png" ] || python3 - "$media/huge.png" <<'PY'
+import struct, sys, zlib
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+row = b'\0' + b'\0' * 60000 * 3
+with open(sys.argv[1], 'wb') as f:
+    f.write(b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 60000, 60000, 8, 2, 0, 0, 0))
+            + chunk(b'IDAT', zlib.compress(row * 16, 9)) + chunk(b'IEND', b''))
+PY
+  (cd "$media" && exec python3 -m http.server 18094 --bind 127.0.0.1 >/dev/null 2>&1) &
+  pids+=($!)
+  for i in $(seq 1 50); do curl -fsS -o /dev/null -r 0-0 http://127.0.0.1:18094/huge.png && break; sleep 0.2; done
+  lg hostile -accounts 1 -url http://127.0.0.1:18090 -media http://127.0.0.1:18094 \
+    -pictures face-40mp.jpg,zero-40mp.png,zero16-20mp.png,huge.png -workers 6 -duration "${HOSTILE_DURATION:-90s}" \
+    -pid "$thumbnails_pid" | tee "$OUT/hostile.txt"
 fi
 
 if want webhooks; then

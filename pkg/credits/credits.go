@@ -126,7 +126,8 @@ type Config struct {
 
 // Client reserves credits for a service's paid operations.
 type Client struct {
-	cfg Config
+	cfg   Config
+	owner owner
 }
 
 // New checks cfg and returns a client.

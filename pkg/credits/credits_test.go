@@ -570,3 +570,109 @@ func TestRefund(t *testing.T) {
 		t.Fatalf("journal %s: a failed refund failed the rest anyway", s)
 	}
 }
+
+// TestRecoverOrphans: the reservations of a process that died are
+// settled by the next pass of another (or the restarted) process at once,
+// long before their grace, while a live process's are left alone; one
+// whose work outlives its process (Running) becomes the judge's own.
+func TestRecoverOrphans(t *testing.T) {
+	e := setup(t, 2*time.Second)
+	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })
+	dead, err := New(Config{Billing: e.bus, Pool: e.pool, Source: "thumbnails", FailedSubject: events.ThumbnailsOperationFailed, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*Client{dead, e.client} {
+		if err := c.Start(e.ctx); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+	}
+	crashed, err := dead.open(e.ctx, e.request("idem:crash", 5)) // died during the reserve call
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, err := dead.Reserve(e.ctx, e.request("idem:work", 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := e.client.Reserve(e.ctx, e.request("idem:mine", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asked := map[string]int{}
+	resolve := func(ctx context.Context, r Reservation) (Resolution, error) {
+		asked[r.ID]++
+		if r.Item == 0 {
+			ev, err := events.New(ctx, events.ThumbnailsOperationCompleted, "thumbnails", r.OrgID, events.OperationCompleted{ReservationID: r.ID})
+			return Resolution{Verdict: Completed, Event: ev}, err
+		}
+		return Resolution{Verdict: Running}, nil
+	}
+	if n, err := e.client.Recover(e.ctx, 10*time.Minute, resolve); err != nil || n != 0 || len(asked) != 0 {
+		t.Fatalf("while every owner lives: settled %d (%v), asked %v", n, err, asked)
+	}
+
+	dead.Close() // its session ends, as a killed process's does
+	var held bool
+	for range 100 {
+		if err := e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = $1::bigint::oid)`,
+			int64(dead.owner.id.Load())).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		if !held {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	n, err := e.client.Recover(e.ctx, 10*time.Minute, resolve)
+	if err != nil || n != 2 {
+		t.Fatalf("after the owner died: settled %d (%v), want 2", n, err)
+	}
+	if len(asked) != 2 || asked[work[0].ID] != 1 || asked[work[1].ID] != 1 {
+		t.Fatalf("resolver asked about %v", asked)
+	}
+	for id, want := range map[string]string{
+		crashed[0].ID: stateFailed, work[0].ID: stateCompleted, work[1].ID: stateReserved, mine[0].ID: stateReserved,
+	} {
+		if s := e.state(t, id); s != want {
+			t.Fatalf("%s: journal %s, want %s", id, s, want)
+		}
+	}
+	var owner int32
+	if err := e.pool.QueryRow(e.ctx, `SELECT owner FROM credit_reservations WHERE reservation_id = $1`, work[1].ID).Scan(&owner); err != nil {
+		t.Fatal(err)
+	}
+	if owner != e.client.owner.id.Load() {
+		t.Fatalf("the running one is owned by %d, want the judge %d", owner, e.client.owner.id.Load())
+	}
+	// Adopted, it waits for its grace like the judge's own work.
+	if n, err := e.client.Recover(e.ctx, 10*time.Minute, resolve); err != nil || n != 0 || asked[work[1].ID] != 1 {
+		t.Fatalf("second pass settled %d (%v), asked %v", n, err, asked)
+	}
+}
+
+// TestOwnerLockTakenAgain: a lost owner connection is replaced under the
+// same number, so the process's reservations in flight stay its own.
+func TestOwnerLockTakenAgain(t *testing.T) {
+	e := setup(t, 2*time.Second)
+	if err := e.client.Start(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(e.client.Close)
+	id := e.client.owner.id.Load()
+	if _, err := e.pool.Exec(e.ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = $1::bigint::oid`, int64(id)); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.client.keepOwner(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.client.owner.id.Load(); got != id {
+		t.Fatalf("owner %d, want %d again", got, id)
+	}
+	var held bool
+	if err := e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 2 AND objid = $1::bigint::oid)`,
+		int64(id)).Scan(&held); err != nil || !held {
+		t.Fatalf("lock held %v (%v)", held, err)
+	}
+}

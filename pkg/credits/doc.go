@@ -52,9 +52,22 @@
 // it does in billing (Complete returns ErrSettled when the reservation was
 // failed meanwhile). Work that stored nothing is refunded with Refund, in a
 // transaction of its own. Recover, run at start-up and periodically
-// (RecoveryWorker), finds reservations open longer than a grace period:
-// those whose reserve call never finished are failed; for the others a
-// service Resolver decides completed, failed or still running.
+// (RecoveryWorker), finds the reservations nothing can still be working
+// on: those of a process that is gone, at once, and any open longer than
+// a grace period. Those whose reserve call never finished are failed; for
+// the others a service Resolver decides completed, failed or still
+// running. Billing's TTL is the last resort behind both.
+//
+// # Owners
+//
+// Start, called before the service serves, makes the process the owner
+// of the reservations it journals: it holds a Postgres advisory lock of a
+// number of its own for as long as it lives, and each journal row records
+// that number. A killed process's session ends with it, and so does its
+// lock; the next pass of any replica, the first of which is the restarted
+// process's start-up, then settles its open reservations from what was
+// stored, without waiting for the grace, which only a live owner's work
+// (a long generation, a queued render) still needs (owner.go).
 //
 // # Wiring a service
 //
@@ -80,7 +93,8 @@
 //     reservation means is its rule, over what its store holds, read
 //     through its ports. The app runs client.RecoveryWorker(interval,
 //     grace, svc.ResolveReservation) beside the HTTP server, on every
-//     replica; the journal's row locks keep them apart.
+//     replica; the journal's row locks keep them apart. The process that
+//     reserves calls client.Start before serving and Close after.
 //
 // Why this way: the rules (what is paid for, when a result counts as
 // delivered, what an orphan means) stay in the service, and the

@@ -68,9 +68,9 @@ func (c *Client) open(ctx context.Context, req Request) ([]Reservation, error) {
 			}
 			r := rs[i]
 			if _, err := tx.Exec(ctx, `INSERT INTO credit_reservations
-				(reservation_id, base_id, generation, org_id, operation, item, credits, resource_type, resource_id, state)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving')`,
-				r.ID, base, gen, r.OrgID, r.Operation, r.Item, r.Credits, r.ResourceType, r.ResourceID); err != nil {
+				(reservation_id, base_id, generation, org_id, operation, item, credits, resource_type, resource_id, state, owner)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'reserving', nullif($10, 0))`,
+				r.ID, base, gen, r.OrgID, r.Operation, r.Item, r.Credits, r.ResourceType, r.ResourceID, c.owner.id.Load()); err != nil {
 				if pgkit.IsUniqueViolation(err, "") {
 					return errInProgress // a concurrent call of the same request
 				}

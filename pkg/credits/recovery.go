@@ -45,14 +45,25 @@ type Resolver func(ctx context.Context, r Reservation) (Resolution, error)
 // recoverBatch bounds the reservations one pass looks at.
 const recoverBatch = 500
 
+// due is the condition of an open journal row the pass ends: untouched
+// for the grace ($1 seconds), or orphaned ($2 is this process's owner
+// number).
+var due = `(updated_at < now() - make_interval(secs => $1) OR ` + orphaned + `)`
+
 // Recover is the recovery pass of ARCHITECTURE §3: every reservation of
-// this service still open and untouched for grace is ended. grace must
-// exceed the reserve timeout, and for reserved rows the time the work may
-// take without the Resolver being asked.
-//   - reserving (the process died during the reserve call): the work never
-//     started, so it is failed;
+// this service still open is ended once nothing can be working on it:
+// at once when the process that made it is dead (its owner lock is gone,
+// owner.go), else when it was untouched for grace. grace must exceed the
+// reserve timeout, and for reserved rows the time the work may take
+// without the Resolver being asked; it is the last resort for work a live
+// process lost, before billing's TTL.
+//   - reserving (the call to billing was under way): the work never
+//     started, so it is failed; billing refunds the reservation if it
+//     landed, or remembers the refund if it lands later;
 //   - reserved (the work started and was never settled): resolve decides,
-//     with the row locked; Running leaves it for another grace period.
+//     with the row locked; Running (work that outlives its process, a
+//     queued render) makes this process the row's owner and leaves it for
+//     another grace period.
 //
 // Each reservation is handled in its own transaction with its row locked,
 // so replicas running the pass at once do not collide, and one failure
@@ -64,8 +75,8 @@ func (c *Client) Recover(ctx context.Context, grace time.Duration, resolve Resol
 		return 0, fmt.Errorf("credits: recovery grace %s must exceed the reserve timeout %s", grace, c.cfg.Timeout)
 	}
 	rows, err := c.cfg.Pool.Query(ctx, `SELECT reservation_id::text FROM credit_reservations
-		WHERE state IN ('reserving', 'reserved') AND updated_at < now() - make_interval(secs => $1)
-		ORDER BY updated_at LIMIT $2`, grace.Seconds(), recoverBatch)
+		WHERE state IN ('reserving', 'reserved') AND `+due+`
+		ORDER BY updated_at LIMIT $3`, grace.Seconds(), c.owner.id.Load(), recoverBatch)
 	if err != nil {
 		return 0, fmt.Errorf("credits: recover: list: %w", err)
 	}
@@ -94,8 +105,8 @@ func (c *Client) recoverOne(ctx context.Context, id string, grace time.Duration,
 		var state string
 		var err error
 		r, err = scanReservation(tx.QueryRow(ctx, `SELECT `+reservationColumns+`, state FROM credit_reservations
-			WHERE reservation_id = $1 AND state IN ('reserving', 'reserved') AND updated_at < now() - make_interval(secs => $2)
-			FOR UPDATE SKIP LOCKED`, id, grace.Seconds()), &state)
+			WHERE reservation_id = $3 AND state IN ('reserving', 'reserved') AND `+due+`
+			FOR UPDATE SKIP LOCKED`, grace.Seconds(), c.owner.id.Load(), id), &state)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return nil // settled meanwhile, or another replica has it
 		}
@@ -110,7 +121,8 @@ func (c *Client) recoverOne(ctx context.Context, id string, grace time.Duration,
 		}
 		switch res.Verdict {
 		case Running:
-			_, err := tx.Exec(ctx, `UPDATE credit_reservations SET updated_at = now() WHERE reservation_id = $1`, id)
+			_, err := tx.Exec(ctx, `UPDATE credit_reservations SET updated_at = now(), owner = nullif($2, 0) WHERE reservation_id = $1`,
+				id, c.owner.id.Load())
 			return err
 		case Completed:
 			outcome = RecoveredCompleted
@@ -136,12 +148,16 @@ func (c *Client) recoverOne(ctx context.Context, id string, grace time.Duration,
 }
 
 // RecoveryWorker runs Recover at start and then every interval until ctx
-// ends, logging failures; it fits platform.Serve's workers.
+// ends, logging failures, and keeps the owner lock of Start; it fits
+// platform.Serve's workers.
 func (c *Client) RecoveryWorker(interval, grace time.Duration, resolve Resolver) func(context.Context) error {
 	return func(ctx context.Context) error {
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {
+			if err := c.keepOwner(ctx); err != nil && ctx.Err() == nil {
+				c.cfg.Log.WarnContext(ctx, "reservation owner lock", "err", err)
+			}
 			n, err := c.Recover(ctx, grace, resolve)
 			switch {
 			case err != nil && ctx.Err() == nil:

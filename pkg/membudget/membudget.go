@@ -63,6 +63,7 @@ type Budget struct {
 
 	mu      sync.Mutex
 	used    int64
+	outside int64     // held beyond the acquisitions, as last measured (SetOutside)
 	peak    int64     // the most used since the last TakePeak
 	waiters list.List // of *waiter, in arrival order
 }
@@ -117,7 +118,7 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 		return nil, fmt.Errorf("%w: %d bytes of %d", ErrTooLarge, n, b.size)
 	}
 	b.mu.Lock()
-	if b.waiters.Len() == 0 && b.used+n <= b.size {
+	if b.waiters.Len() == 0 && b.used+b.outside+n <= b.size {
 		b.take(n)
 		b.mu.Unlock()
 		return b.releaser(n), nil
@@ -151,6 +152,21 @@ func (b *Budget) Acquire(ctx context.Context, n int64) (release func(), err erro
 	return nil, cause
 }
 
+// SetOutside records that the work holds n bytes more than it acquired,
+// as its owner measures the process (the estimates of some work are
+// short, or memory is held that no acquisition names): until the next
+// call they count against the budget like an acquisition, so that new
+// work waits for them to be given back rather than add to them. The
+// estimates that are too generous offset the short ones, as the measure
+// is of all the work at once. n below 0 counts as 0; the waiters that fit
+// once it falls are served.
+func (b *Budget) SetOutside(n int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.outside = max(n, 0)
+	b.grant()
+}
+
 // take counts n more bytes held; b.mu is held.
 func (b *Budget) take(n int64) {
 	b.used += n
@@ -163,7 +179,7 @@ func (b *Budget) take(n int64) {
 func (b *Budget) grant() {
 	for e := b.waiters.Front(); e != nil; e = b.waiters.Front() {
 		w := e.Value.(*waiter) // the list holds nothing else
-		if b.used+w.n > b.size {
+		if b.used+b.outside+w.n > b.size {
 			return
 		}
 		b.take(w.n)

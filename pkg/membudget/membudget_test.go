@@ -290,3 +290,35 @@ func TestIdleAfterASpike(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Memory held beyond the acquisitions counts against the budget until it
+// is measured again: new work waits for it, and is served once it falls.
+func TestOutside(t *testing.T) {
+	b, err := New(100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release, err := b.Acquire(context.Background(), 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.SetOutside(50)
+	got := make(chan error, 1)
+	go func() {
+		r, err := b.Acquire(context.Background(), 20)
+		if err == nil {
+			defer r()
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("20 bytes granted with 40 acquired and 50 outside of 100: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	b.SetOutside(-10) // measured again: the work's memory was given back
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	release()
+}

@@ -40,6 +40,10 @@ type Options struct {
 	// SharedMigrations are tables of pkg packages the service uses beyond
 	// messaging (credits.Migrations), applied before Migrations.
 	SharedMigrations []fs.FS
+	// NativeMemory is what the service holds outside the Go runtime at
+	// rest (cgo libraries and their models, the binary): the Go runtime's
+	// soft limit is then the container's limit less it, instead of 90 %.
+	NativeMemory int64
 }
 
 // Platform is a service's running dependencies.
@@ -70,9 +74,10 @@ func Open(ctx context.Context, getenv func(string) string, stdout io.Writer, opt
 			p.Close()
 		}
 	}()
-	if limit, ok := memoryLimit(opt.Common.MemoryLimit, getenv("GOMEMLIMIT")); ok {
+	container := ContainerMemory(opt.Common.MemoryLimit)
+	if limit, ok := memoryLimit(container, opt.NativeMemory, getenv("GOMEMLIMIT")); ok {
 		debug.SetMemoryLimit(limit)
-		p.Log.Info("memory limit", "container_bytes", opt.Common.MemoryLimit, "go_bytes", limit)
+		p.Log.Info("memory limit", "container_bytes", container, "go_bytes", limit)
 	}
 	if p.shutdown, err = telemetry.Setup(ctx, opt.Name, getenv); err != nil {
 		return nil, err
@@ -114,14 +119,18 @@ func Open(ctx context.Context, getenv func(string) string, stdout io.Writer, opt
 }
 
 // memoryLimit is the Go runtime's soft memory limit for a container limit
-// of container bytes: 90 %, which leaves room for what the runtime does not
-// count (thread stacks, cgo, the binary) before the kernel's OOM killer
-// acts. It reports false when GOMEMLIMIT is set, which the runtime has
-// already applied and which stays the operator's word, or when no
-// container limit is known.
-func memoryLimit(container int64, gomemlimit string) (int64, bool) {
-	if gomemlimit != "" || container <= 0 {
+// of container bytes: what is left of it once native, the memory outside
+// the runtime, is set aside, or, when the service does not say, 90 %,
+// which leaves room for what the runtime does not count (cgo, the binary)
+// before the kernel's OOM killer acts. It reports false when GOMEMLIMIT is
+// set, which the runtime has already applied and which stays the
+// operator's word, or when no container limit is known.
+func memoryLimit(container, native int64, gomemlimit string) (int64, bool) {
+	switch {
+	case gomemlimit != "" || container <= 0:
 		return 0, false
+	case native > 0 && native < container:
+		return container - native, true
 	}
 	return container / 10 * 9, true
 }

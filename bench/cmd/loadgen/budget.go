@@ -49,22 +49,7 @@ func budget(ctx context.Context, out io.Writer, l budgetLoad) error {
 	}
 	client := &http.Client{Timeout: 5 * time.Minute}
 	before := rssKB(l.pid)
-	peak := before
-	stop := make(chan struct{})
-	sampled := make(chan struct{})
-	go func() {
-		defer close(sampled)
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			peak = max(peak, rssKB(l.pid))
-			select {
-			case <-stop:
-				return
-			case <-tick.C:
-			}
-		}
-	}()
+	stopSampling := sampleRSS(l.pid, 100*time.Millisecond)
 	answers := make([]budgetAnswer, l.n)
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -73,8 +58,7 @@ func budget(ctx context.Context, out io.Writer, l budgetLoad) error {
 	}
 	wg.Wait()
 	took := time.Since(start)
-	close(stop)
-	<-sampled
+	peak := stopSampling()
 
 	byStatus := map[string]int{}
 	var lat []time.Duration

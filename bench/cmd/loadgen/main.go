@@ -13,6 +13,7 @@
 //	loadgen principal -org ID                 print a long-lived signed principal (for wrk)
 //	loadgen webhooks -service URL -rate 50    clips events into the CLIPS stream; latency from occurredAt to a local receiver
 //	loadgen budget -url URL -principal P -image URL -n 20 -pid PID   a burst of background-removes straight to thumbnails, with its RSS
+//	loadgen hostile -url URL -media URL -pictures a.jpg,b.png -workers 6 -pid PID   hostile pictures through every image endpoint, with thumbnails' RSS
 package main
 
 import (
@@ -52,7 +53,7 @@ func main() {
 
 func run(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|edits|edits-table|upload|budget|ratelimit|webhooks|principal|cleanup [flags]")
+		return errors.New("usage: loadgen reserve|sagas|assets|thumbnails|post|renders|transcript|edits|edits-table|upload|budget|hostile|ratelimit|webhooks|principal|cleanup [flags]")
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
@@ -87,6 +88,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	settle := fs.Duration("settle", 30*time.Second, "budget: how long after the last answer the RSS is read again")
 	webhooksURL := fs.String("service", "", "webhooks: the webhooks service's origin; empty: a forwarder (plainforwarder) delivers")
 	listen := fs.String("listen", "127.0.0.1:18099", "webhooks: the receiver's address")
+	media := fs.String("media", "", "hostile: the base URL the pictures are served from")
+	pictures := fs.String("pictures", "", "hostile: comma-separated picture names under -media")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -161,6 +164,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	orgs, err := l.openAccounts(ctx, *accounts, *tier)
 	if err != nil {
 		return err
+	}
+	if args[0] == "hostile" {
+		return hostile(ctx, out, hostileLoad{url: *serviceURL, secret: *secret, org: orgs[0], media: *media,
+			pictures: strings.Split(*pictures, ","), workers: *workers, d: *duration, pid: *pid})
 	}
 	switch args[0] {
 	case "reserve":

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -103,6 +104,32 @@ func post(ctx context.Context, out io.Writer, l postLoad) error {
 	}
 	_, _ = fmt.Fprintln(out)
 	return nil
+}
+
+// sampleRSS reads pid's RSS every interval, from now until the returned
+// function is called, which returns the largest reading in KiB.
+func sampleRSS(pid int, every time.Duration) (stop func() int64) {
+	var peak atomic.Int64
+	peak.Store(rssKB(pid))
+	done, sampled := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(sampled)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			peak.Store(max(peak.Load(), rssKB(pid)))
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() int64 {
+		close(done)
+		<-sampled
+		return peak.Load()
+	}
 }
 
 // rssKB and hwmKB read /proc/<pid>/status (Linux): the resident set now

@@ -108,9 +108,44 @@ func TestManifestFitsTheImageMemory(t *testing.T) {
 	if err := config.Load(func(k string) string { return env[k] }, &cfg); err != nil {
 		t.Fatalf("the manifest's configuration is refused: %v", err)
 	}
-	t.Logf("limit %s: image memory %d MiB, the rest of the process %d MiB (at least %d)", limit, cfg.ImageMemoryMiB, bytesOf(t, limit)>>20-cfg.ImageMemoryMiB, processMemory>>20)
+	if got := cfg.imageMemory() + processOverhead; got != bytesOf(t, limit) {
+		t.Fatalf("limit %s, but the image budget (%d MiB) and the process's overhead (%d MiB) make %d MiB: the two must agree",
+			limit, cfg.ImageMemoryMiB, processOverhead>>20, got>>20)
+	}
 	env["HOOKLINE_IMAGE_MEMORY_MIB"] = strconv.FormatInt(bytesOf(t, limit)>>20, 10)
 	if err := config.Load(func(k string) string { return env[k] }, &Config{}); err == nil || !strings.Contains(err.Error(), "HOOKLINE_MEMORY_LIMIT") {
 		t.Fatalf("an image budget as large as the container was accepted: %v", err)
+	}
+}
+
+// TestChartFitsTheImageMemory: the Helm chart's thumbnails memory limit is
+// the default image budget plus the process's overhead, like the
+// manifest's.
+func TestChartFitsTheImageMemory(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "..", "..", "deploy", "helm", "hookline", "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values struct {
+		Thumbnails struct {
+			Resources struct {
+				Limits map[string]string `yaml:"limits"`
+			} `yaml:"resources"`
+		} `yaml:"thumbnails"`
+	}
+	if err := yaml.Unmarshal(raw, &values); err != nil {
+		t.Fatal(err)
+	}
+	var cfg Config
+	env := map[string]string{
+		"HOOKLINE_DATABASE_URL": "postgres://db/hookline", "HOOKLINE_NATS_URL": "nats://nats:4222",
+		"HOOKLINE_PRINCIPAL_SECRET": "a-principal-secret-of-32-bytes-or-more", "HOOKLINE_S3_ACCESS_KEY": "key", "HOOKLINE_S3_SECRET_KEY": "secret",
+	}
+	if err := config.Load(func(k string) string { return env[k] }, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	limit := values.Thumbnails.Resources.Limits["memory"]
+	if got := cfg.imageMemory() + processOverhead; limit == "" || got != bytesOf(t, limit) {
+		t.Fatalf("chart limit %q, but the default image budget and the overhead make %d MiB", limit, got>>20)
 	}
 }

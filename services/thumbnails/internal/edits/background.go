@@ -10,6 +10,15 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
+// cutWork is the cut-out's working memory (package matte, classical) in
+// bytes a source pixel: its full-size copy, labels, alpha, unmixed result
+// and region masks. It is the collector's live heap (GODEBUG=gctrace=1)
+// during one background-remove of a 40 MP picture, a face filling the
+// frame (27 bytes a pixel beyond its decode) and a zero-filled PNG (31),
+// rounded up (issue 30; bench/RESULTS.md). The former 16 left a 40 MP
+// removal holding half as much again as it acquired.
+const cutWork = 32
+
 // BackgroundRemove is POST /thumbnails/edit/background-remove: the
 // subject cut out (package matte), a transparent PNG of the source's
 // size.
@@ -21,7 +30,7 @@ func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
 	p.req.Prompt = "background-remove: transparent background"
 	p.req.Applied = []string{"background-remove"}
 	p.req.Pixels, p.req.Faces = true, true
-	p.req.work = perPixel(16)
+	p.req.work = perPixel(cutWork)
 	return p.done(removeRun{})
 }
 
@@ -48,7 +57,7 @@ func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
 	p.aspect()
 	p.prompt("backgroundPrompt")
 	p.req.Pixels, p.req.Faces = true, true
-	p.req.work = perPixel(23)
+	p.req.work = perPixel(cutWork + 7) // the backdrop, the crop's saliency and the JPEG
 	return p.orProvider(provider, func(prompt string) (run, []string, error) {
 		bg, err := backdrop.Parse(prompt)
 		applied := bg.Applied()

@@ -70,6 +70,7 @@ type world struct {
 	blobs  *s3store.Store
 	store  *postgres.Store
 	client *credits.Client
+	bus    *messaging.Bus
 	svc    *service.Service
 	eng    *fakeEngine
 }
@@ -99,7 +100,7 @@ func newWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{ctx: ctx, pool: pool, blobs: blobs, client: client, store: postgres.New(pool, client), eng: &fakeEngine{}}
+	w := &world{ctx: ctx, pool: pool, blobs: blobs, client: client, bus: bus, store: postgres.New(pool, client), eng: &fakeEngine{}}
 	faces, err := vision.New()
 	if err != nil {
 		t.Fatal(err)
@@ -358,5 +359,105 @@ func TestRecoveryJudgesCritiques(t *testing.T) {
 		if got.Verdict != tc.want {
 			t.Errorf("critique %s: verdict %v, want %v", tc.id, got.Verdict, tc.want)
 		}
+	}
+}
+
+// TestRestartSettlesWhatTheDeadProcessLeft: a process dies with paid
+// work in flight (a generation and a variations request stalled in the
+// engine). The next process's first recovery pass settles every
+// reservation the dead one owned at once, though the grace is ten
+// minutes, and none of another live process; the dead work, resumed,
+// delivers nothing unpaid.
+func TestRestartSettlesWhatTheDeadProcessLeft(t *testing.T) {
+	w := newWorld(t)
+	if err := w.client.Start(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.client.Close)
+	org := uuid.NewString()
+	w.eng.draw = func(context.Context, engine.Request) (engine.Result, error) { return picture(t), nil }
+	parent, err := w.svc.Generate(w.ctx, caller(org), thumbnail.GenerateInput{Prompt: prompt("parent")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	entered, release := make(chan struct{}, 10), make(chan struct{})
+	w.eng.draw = func(context.Context, engine.Request) (engine.Result, error) {
+		entered <- struct{}{}
+		<-release
+		return picture(t), nil
+	}
+	done := make(chan error, 2)
+	go func() {
+		_, err := w.svc.Generate(w.ctx, caller(org), thumbnail.GenerateInput{Prompt: prompt("in flight")})
+		done <- err
+	}()
+	go func() {
+		count := 3
+		_, err := w.svc.Variations(w.ctx, caller(org), thumbnail.VariationsInput{ThumbnailID: &parent.ID, Count: &count})
+		done <- err
+	}()
+	for range 3 { // the generation and two variations (itemConcurrency) drawing
+		<-entered
+	}
+	open := func() int {
+		var n int
+		if err := w.pool.QueryRow(w.ctx, `SELECT count(*) FROM credit_reservations WHERE org_id = $1 AND state IN ('reserving', 'reserved')`, org).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := open(); n != 4 {
+		t.Fatalf("%d reservations open in flight, want 4", n)
+	}
+
+	next, err := credits.New(credits.Config{Billing: w.bus, Pool: w.pool, Source: service.Source,
+		FailedSubject: events.ThumbnailsOperationFailed, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := next.Start(w.ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(next.Close)
+	if n, err := next.Recover(w.ctx, 10*time.Minute, w.svc.ResolveReservation); err != nil || n != 0 {
+		t.Fatalf("while the first process lives: settled %d (%v)", n, err)
+	}
+	w.client.Close() // the first process dies
+	testkit.Eventually(t, 10*time.Second, "the restarted process settled the dead one's reservations", func() bool {
+		n, err := next.Recover(w.ctx, 10*time.Minute, w.svc.ResolveReservation)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n == 4
+	})
+	if n := open(); n != 0 {
+		t.Fatalf("%d reservations still open", n)
+	}
+	rows, err := w.pool.Query(w.ctx, `SELECT payload FROM outbox`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for _, raw := range raws {
+		if env, err := events.Parse(raw); err == nil && env.OrgID == org && env.Type == events.ThumbnailsOperationFailed {
+			failed++
+		}
+	}
+	if failed != 4 {
+		t.Fatalf("%d failed events, want 4", failed)
+	}
+
+	close(release) // the dead work resumes: nothing of it is delivered
+	for range 2 {
+		if err := <-done; !apierr.Is(err, apierr.Unavailable) {
+			t.Fatalf("dead work answered %v, want 503", err)
+		}
+	}
+	if _, n, _ := w.store.Thumbnails(w.ctx, org, thumbnail.Filter{}, 0, 10); n != 1 {
+		t.Fatalf("%d thumbnails stored, want the parent alone", n)
 	}
 }
