@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/encode"
 )
 
 // ColorEnhance is POST /thumbnails/edit/color-enhance: a preset's tone
@@ -45,8 +45,8 @@ type enhanceRun struct {
 	intensity adjust.Intensity
 }
 
-func (r enhanceRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
-	return result(adjust.ColorEnhance(in.Sources[0].Data, r.preset, r.intensity))
+func (r enhanceRun) render(_ context.Context, _ Env, in *Inputs) (encode.Picture, error) {
+	return adjust.ColorEnhance(in.Sources[0].Data, r.preset, r.intensity)
 }
 
 // Upscale is POST /thumbnails/edit/upscale: the picture enlarged 2× or 4×
@@ -84,8 +84,8 @@ func (r upscaleRun) check(_ context.Context, _ Env, in *Inputs) error {
 	return adjust.CheckUpscale(in.Sources[0].Width, in.Sources[0].Height, r.scale)
 }
 
-func (r upscaleRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
-	return result(adjust.Upscale(in.Sources[0].Data, r.scale))
+func (r upscaleRun) render(_ context.Context, _ Env, in *Inputs) (encode.Picture, error) {
+	return adjust.Upscale(in.Sources[0].Data, r.scale)
 }
 
 // Filter is POST /thumbnails/edit/filter: the filters of the adjust
@@ -119,11 +119,11 @@ func (Filter) Parse(b *Body, _ bool) (*Request, error) {
 
 type filterRun struct{ filters []adjust.Filter }
 
-func (r filterRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r filterRun) render(_ context.Context, _ Env, in *Inputs) (encode.Picture, error) {
 	src := in.Sources[0]
 	img := src.Img
 	for _, f := range r.filters {
 		img = adjust.ApplyFilter(img, f, in.faces(0))
 	}
-	return result(adjust.Encode(img, src.png()))
+	return encode.Encode(img, src.png())
 }

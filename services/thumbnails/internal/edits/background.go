@@ -5,9 +5,9 @@ import (
 
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/backdrop"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/encode"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // BackgroundRemove is POST /thumbnails/edit/background-remove: the
@@ -27,12 +27,12 @@ func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
 
 type removeRun struct{}
 
-func (removeRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
+func (removeRun) render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error) {
 	cut, err := env.Cut(ctx, in.Sources[0].Img, in.faces(0))
 	if err != nil {
-		return engine.Result{}, err
+		return encode.Picture{}, err
 	}
-	return result(adjust.Encode(cut, true))
+	return encode.Encode(cut, true)
 }
 
 // BackgroundReplace is POST /thumbnails/edit/background-replace: the
@@ -61,18 +61,18 @@ func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
 
 type replaceRun struct {
 	background backdrop.Background
-	aspect     engine.Aspect
+	aspect     thumbnail.Aspect
 }
 
-func (r replaceRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
+func (r replaceRun) render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error) {
 	faces := in.faces(0)
 	cut, err := env.Cut(ctx, in.Sources[0].Img, faces)
 	if err != nil {
-		return engine.Result{}, err
+		return encode.Picture{}, err
 	}
 	img := backdrop.Replace(cut, r.background)
 	if r.aspect != "" && ctx.Err() == nil {
 		img = imaging.Crop(img, string(r.aspect), faces, vision.Saliency(img))
 	}
-	return result(adjust.Encode(img, false))
+	return encode.Encode(img, false)
 }

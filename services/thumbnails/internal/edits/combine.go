@@ -3,9 +3,9 @@ package edits
 import (
 	"context"
 
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/combine"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/encode"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Combine is POST /thumbnails/edit/combine: two pictures laid out by a
@@ -30,17 +30,17 @@ func (Combine) Parse(b *Body, provider bool) (*Request, error) {
 
 type combineRun struct {
 	layout combine.Layout
-	aspect engine.Aspect
+	aspect thumbnail.Aspect
 }
 
-func (r combineRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r combineRun) render(_ context.Context, _ Env, in *Inputs) (encode.Picture, error) {
 	aspect := r.aspect
 	if aspect == "" {
-		aspect = engine.Landscape
+		aspect = thumbnail.Landscape
 	}
 	c, err := combine.Combine(in.Sources[0].Img, in.Sources[1].Img, r.layout, string(aspect), in.faces(0), in.faces(1))
 	if err != nil {
-		return engine.Result{}, err
+		return encode.Picture{}, err
 	}
-	return result(adjust.Encode(c, false))
+	return encode.Encode(c, false)
 }

@@ -4,9 +4,8 @@ import (
 	"context"
 
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/instruct"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
@@ -32,16 +31,16 @@ func (Edit) Parse(b *Body, provider bool) (*Request, error) {
 
 type editRun struct {
 	program instruct.Program
-	aspect  engine.Aspect
+	aspect  thumbnail.Aspect
 }
 
-func (r editRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r editRun) render(_ context.Context, _ Env, in *Inputs) (encode.Picture, error) {
 	src := in.Sources[0]
 	// The aspect crop is the program's last step, so that it follows the
 	// faces through the program's own mirrors and crops.
 	out, err := r.program.CroppedTo(string(r.aspect)).Apply(src.Img, in.faces(0), vision.Saliency(src.Img))
 	if err != nil {
-		return engine.Result{}, err
+		return encode.Picture{}, err
 	}
-	return result(adjust.Encode(out, src.png()))
+	return encode.Encode(out, src.png())
 }

@@ -16,7 +16,7 @@ import (
 
 	"hookline.dev/pkg/imagecheck"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
@@ -90,7 +90,7 @@ type Request struct {
 	// their size.
 	Later []Source
 	// Aspect is "" when the result keeps its source's shape.
-	Aspect engine.Aspect
+	Aspect thumbnail.Aspect
 	// Prompt is what the result records: the request's prompt, or a
 	// description of the operation.
 	Prompt string
@@ -226,24 +226,16 @@ func (r *Request) Check(ctx context.Context, env Env, in *Inputs) error {
 // Render draws the result from the pictures Check accepted. Errors: a
 // 400 for a picture the run cannot read, ctx's, or env's and the family
 // packages' failures.
-func (r *Request) Render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
+func (r *Request) Render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error) {
 	return r.run.render(ctx, env, in)
 }
 
 // run is the part of a request that differs by operation.
 type run interface {
-	render(ctx context.Context, env Env, in *Inputs) (engine.Result, error)
+	render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error)
 }
 
 // checker is a run with checks of its own on the loaded pictures.
 type checker interface {
 	check(ctx context.Context, env Env, in *Inputs) error
-}
-
-// result turns an encoded picture into an engine result.
-func result(o adjust.Output, err error) (engine.Result, error) {
-	if err != nil {
-		return engine.Result{}, err
-	}
-	return engine.Result{Data: o.Data, ContentType: o.ContentType, Width: o.Width, Height: o.Height}, nil
 }

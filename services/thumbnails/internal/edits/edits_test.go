@@ -12,6 +12,7 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // values is a decoded body: strings, and lists of strings.
@@ -134,7 +135,7 @@ func TestParse(t *testing.T) {
 			code: apierr.UnsupportedPrompt},
 		{name: "the grammar's edit", op: "edit", body: values{"imageUrl": " u ", "prompt": " mirror ", "aspectRatio": "9:16"},
 			provider: true, check: func(t *testing.T, r *Request) {
-				if r.Provider || !r.Pixels || !r.Faces || r.Prompt != "mirror" || r.Aspect != engine.Portrait ||
+				if r.Provider || !r.Pixels || !r.Faces || r.Prompt != "mirror" || r.Aspect != thumbnail.Portrait ||
 					!reflect.DeepEqual(r.Sources, []Source{{"imageUrl", "u"}}) ||
 					!reflect.DeepEqual(r.Params, map[string]string{"prompt": "mirror", "aspectRatio": "9:16"}) {
 					t.Errorf("%+v", r)
@@ -329,7 +330,7 @@ func TestProviderRun(t *testing.T) {
 	for _, p := range req.References {
 		refs = append(refs, p.Img)
 	}
-	if req.Prompt != "a collage" || req.Tweak != "a collage" || req.Aspect != engine.Landscape || req.Parent.Img != a.Img ||
+	if req.Prompt != "a collage" || req.Tweak != "a collage" || req.Aspect != thumbnail.Landscape || req.Parent.Img != a.Img ||
 		!slices.Equal(refs, []image.Image{b.Img, ref.Img}) {
 		t.Errorf("provider asked %+v", req)
 	}

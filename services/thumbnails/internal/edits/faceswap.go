@@ -6,9 +6,8 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/faceswap"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
@@ -82,11 +81,11 @@ func (r *swapRun) check(ctx context.Context, env Env, in *Inputs) error {
 	return nil
 }
 
-func (r *swapRun) render(ctx context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r *swapRun) render(ctx context.Context, _ Env, in *Inputs) (encode.Picture, error) {
 	src := in.Sources[0]
 	out, err := faceswap.Swap(ctx, src.Img, r.target, r.face.Img, r.source)
 	if err != nil {
-		return engine.Result{}, err
+		return encode.Picture{}, err
 	}
-	return result(adjust.Encode(out, src.png()))
+	return encode.Encode(out, src.png())
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // providerRun asks the configured image provider for an edit a grammar
@@ -13,13 +15,13 @@ import (
 // references.
 type providerRun struct {
 	prompt string
-	aspect engine.Aspect
+	aspect thumbnail.Aspect
 }
 
-func (r providerRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
+func (r providerRun) render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error) {
 	aspect := r.aspect
 	if aspect == "" {
-		aspect = engine.Landscape
+		aspect = thumbnail.Landscape
 	}
 	req := engine.Request{Prompt: r.prompt, Tweak: r.prompt, Aspect: aspect,
 		Parent: &engine.Picture{Data: in.Sources[0].Data, Img: in.Sources[0].Img}}

@@ -18,6 +18,7 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // DefaultBaseURL and DefaultModel fill a Config that leaves them empty.
@@ -157,7 +158,7 @@ type errorResponse struct {
 	} `json:"error"`
 }
 
-func (c *Client) call(ctx context.Context, a engine.Aspect, u, contentType string, body []byte) (engine.Result, error) {
+func (c *Client) call(ctx context.Context, a thumbnail.Aspect, u, contentType string, body []byte) (engine.Result, error) {
 	status, data, err := c.ep.Post(ctx, u, contentType, body, http.Header{"Authorization": {"Bearer " + c.ep.Key()}})
 	if err != nil {
 		return engine.Result{}, err
@@ -193,9 +194,9 @@ func (c *Client) failure(status int, data []byte) error {
 }
 
 // size is the gpt-image-1 size closest to the aspect; Fit crops the rest.
-func size(a engine.Aspect) string {
+func size(a thumbnail.Aspect) string {
 	w, h := 1536, 1024
-	if a == engine.Portrait {
+	if a == thumbnail.Portrait {
 		w, h = h, w
 	}
 	return strconv.Itoa(w) + "x" + strconv.Itoa(h)

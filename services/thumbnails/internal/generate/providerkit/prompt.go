@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Limits bound the input images one provider call takes.
@@ -59,7 +60,7 @@ func Build(req engine.Request, lim Limits) Prompt {
 	}
 
 	w, h := req.Aspect.Size()
-	if req.Aspect == engine.Portrait {
+	if req.Aspect == thumbnail.Portrait {
 		line("Design a vertical 9:16 YouTube Shorts thumbnail (%d×%d), meant to be read at a glance on a phone.", w, h)
 	} else {
 		line("Design a 16:9 YouTube thumbnail (%d×%d) that makes viewers click, readable at small sizes.", w, h)

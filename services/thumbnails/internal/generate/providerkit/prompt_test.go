@@ -8,12 +8,13 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 var roomy = providerkit.Limits{Images: 16, Bytes: 40 << 20}
 
 func TestBuild(t *testing.T) {
-	full := providerfake.Sample(engine.Landscape)
+	full := providerfake.Sample(thumbnail.Landscape)
 	parent := engine.Picture{Data: providerfake.JPEG(128, 72, "parent")}
 
 	tests := []struct {
@@ -26,7 +27,7 @@ func TestBuild(t *testing.T) {
 	}{
 		{
 			name: "concept only",
-			req:  engine.Request{Prompt: "  how I   built\na cabin ", Aspect: engine.Landscape},
+			req:  engine.Request{Prompt: "  how I   built\na cabin ", Aspect: thumbnail.Landscape},
 			lim:  roomy,
 			want: []string{
 				"16:9 YouTube thumbnail (1280×720)",
@@ -38,7 +39,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "portrait with a chosen headline",
-			req:     engine.Request{Headline: "BEST  EVER", Aspect: engine.Portrait},
+			req:     engine.Request{Headline: "BEST  EVER", Aspect: thumbnail.Portrait},
 			lim:     roomy,
 			want:    []string{"vertical 9:16 YouTube Shorts thumbnail (720×1280)", "set the text “BEST EVER” exactly as written"},
 			notWant: []string{"Concept:", "derive"},
@@ -92,14 +93,14 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "template without slots",
-			req:     engine.Request{Prompt: "x", Aspect: engine.Landscape, Template: &layout.Layout{}},
+			req:     engine.Request{Prompt: "x", Aspect: thumbnail.Landscape, Template: &layout.Layout{}},
 			lim:     roomy,
 			want:    []string{"Layout: follow the composition of the remixed template."},
 			notWant: []string{"slots"},
 		},
 		{
 			name: "brand with a name only",
-			req:  engine.Request{Prompt: "x", Aspect: engine.Landscape, Brand: &engine.Brand{Name: "Solo"}},
+			req:  engine.Request{Prompt: "x", Aspect: thumbnail.Landscape, Brand: &engine.Brand{Name: "Solo"}},
 			lim:  roomy,
 			want: []string{"Brand “Solo”: keep the look consistent with the channel's brand."},
 		},
@@ -130,7 +131,7 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildContentTypes(t *testing.T) {
-	p := providerkit.Build(providerfake.Sample(engine.Landscape), roomy)
+	p := providerkit.Build(providerfake.Sample(thumbnail.Landscape), roomy)
 	want := []string{"image/jpeg", "image/png", "image/png", "image/jpeg"} // Alex, Sam, logo, reference
 	for i, im := range p.Images {
 		if im.ContentType != want[i] {
