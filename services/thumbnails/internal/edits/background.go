@@ -7,6 +7,7 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/edits/backdrop"
 	"hookline.dev/services/thumbnails/internal/encode"
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
@@ -15,24 +16,29 @@ import (
 // size.
 type BackgroundRemove struct{ priced }
 
-// Parse implements Op.
-func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
+// Body implements Op.
+func (BackgroundRemove) Body() Body { return &BackgroundRemoveBody{} }
+
+// BackgroundRemoveBody is the body of background-remove.
+type BackgroundRemoveBody struct {
+	ImageURL *string `json:"imageUrl"`
+}
+
+// Parse implements Body.
+func (b *BackgroundRemoveBody) Parse(bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
 	p.req.Prompt = "background-remove: transparent background"
 	p.req.Applied = []string{"background-remove"}
-	p.req.Pixels, p.req.Faces = true, true
+	p.req.Pixels, p.req.Faces, p.req.Cutout = true, true, true
 	p.req.work = perPixel(16)
 	return p.done(removeRun{})
 }
 
 type removeRun struct{}
 
-func (removeRun) render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error) {
-	cut, err := env.Cut(ctx, in.Sources[0].Img, in.faces(0))
-	if err != nil {
-		return encode.Picture{}, err
-	}
-	return encode.Encode(cut, true)
+func (removeRun) render(_ context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
+	return encode.Encode(in.Cutout, true)
 }
 
 // BackgroundReplace is POST /thumbnails/edit/background-replace: the
@@ -42,12 +48,23 @@ func (removeRun) render(ctx context.Context, env Env, in *Inputs) (encode.Pictur
 // configured.
 type BackgroundReplace struct{ priced }
 
-// Parse implements Op.
-func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
-	p.aspect()
-	p.prompt("backgroundPrompt")
-	p.req.Pixels, p.req.Faces = true, true
+// Body implements Op.
+func (BackgroundReplace) Body() Body { return &BackgroundReplaceBody{} }
+
+// BackgroundReplaceBody is the body of background-replace.
+type BackgroundReplaceBody struct {
+	ImageURL         *string `json:"imageUrl"`
+	AspectRatio      *string `json:"aspectRatio"`
+	BackgroundPrompt *string `json:"backgroundPrompt"`
+}
+
+// Parse implements Body.
+func (b *BackgroundReplaceBody) Parse(provider bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
+	p.aspect(b.AspectRatio)
+	p.prompt("backgroundPrompt", b.BackgroundPrompt)
+	p.req.Pixels, p.req.Faces, p.req.Cutout = true, true, true
 	p.req.work = perPixel(23)
 	return p.orProvider(provider, func(prompt string) (run, []string, error) {
 		bg, err := backdrop.Parse(prompt)
@@ -64,15 +81,10 @@ type replaceRun struct {
 	aspect     thumbnail.Aspect
 }
 
-func (r replaceRun) render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error) {
-	faces := in.faces(0)
-	cut, err := env.Cut(ctx, in.Sources[0].Img, faces)
-	if err != nil {
-		return encode.Picture{}, err
-	}
-	img := backdrop.Replace(cut, r.background)
+func (r replaceRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
+	img := backdrop.Replace(in.Cutout, r.background)
 	if r.aspect != "" && ctx.Err() == nil {
-		img = imaging.Crop(img, string(r.aspect), faces, vision.Saliency(img))
+		img = imaging.Crop(img, string(r.aspect), in.SourceFaces(0), vision.Saliency(img))
 	}
 	return encode.Encode(img, false)
 }

@@ -18,7 +18,7 @@ type providerRun struct {
 	aspect thumbnail.Aspect
 }
 
-func (r providerRun) render(ctx context.Context, env Env, in *Inputs) (encode.Picture, error) {
+func (r providerRun) render(ctx context.Context, provider engine.Varier, in *Inputs) (encode.Picture, error) {
 	aspect := r.aspect
 	if aspect == "" {
 		aspect = thumbnail.Landscape
@@ -28,5 +28,5 @@ func (r providerRun) render(ctx context.Context, env Env, in *Inputs) (encode.Pi
 	for _, p := range slices.Concat(in.Sources[1:], in.References) {
 		req.References = append(req.References, engine.Picture{Data: p.Data, Img: p.Img})
 	}
-	return env.Vary(ctx, req)
+	return provider.Vary(ctx, req)
 }
