@@ -57,8 +57,8 @@ type enhanceRun struct {
 	intensity adjust.Intensity
 }
 
-func (r enhanceRun) render(_ context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
-	return adjust.ColorEnhance(in.Sources[0].Data, r.preset, r.intensity)
+func (r enhanceRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
+	return result(adjust.ColorEnhance(in.Sources[0].Data, r.preset, r.intensity))
 }
 
 // Upscale is POST /thumbnails/edit/upscale: the picture enlarged 2× or 4×
@@ -106,8 +106,8 @@ func (r upscaleRun) check(in *Inputs) error {
 	return adjust.CheckUpscale(in.Sources[0].Width, in.Sources[0].Height, r.scale)
 }
 
-func (r upscaleRun) render(_ context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
-	return adjust.Upscale(in.Sources[0].Data, r.scale)
+func (r upscaleRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
+	return result(adjust.Upscale(in.Sources[0].Data, r.scale))
 }
 
 // Filter is POST /thumbnails/edit/filter: the filters of the adjust
@@ -151,11 +151,11 @@ func (b *FilterBody) Parse(bool) (*Request, error) {
 
 type filterRun struct{ filters []adjust.Filter }
 
-func (r filterRun) render(_ context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
+func (r filterRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
 	img := src.Img
 	for _, f := range r.filters {
 		img = adjust.ApplyFilter(img, f, in.SourceFaces(0))
 	}
-	return encode.Encode(img, src.png())
+	return result(encode.Encode(img, src.png()))
 }

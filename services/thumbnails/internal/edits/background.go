@@ -37,8 +37,8 @@ func (b *BackgroundRemoveBody) Parse(bool) (*Request, error) {
 
 type removeRun struct{}
 
-func (removeRun) render(_ context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
-	return encode.Encode(in.Cutout, true)
+func (removeRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
+	return result(encode.Encode(in.Cutout, true))
 }
 
 // BackgroundReplace is POST /thumbnails/edit/background-replace: the
@@ -81,10 +81,10 @@ type replaceRun struct {
 	aspect     thumbnail.Aspect
 }
 
-func (r replaceRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
+func (r replaceRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	img := backdrop.Replace(in.Cutout, r.background)
 	if r.aspect != "" && ctx.Err() == nil {
 		img = imaging.Crop(img, string(r.aspect), in.SourceFaces(0), vision.Saliency(img))
 	}
-	return encode.Encode(img, false)
+	return result(encode.Encode(img, false))
 }

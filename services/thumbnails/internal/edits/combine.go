@@ -47,14 +47,14 @@ type combineRun struct {
 	aspect thumbnail.Aspect
 }
 
-func (r combineRun) render(_ context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
+func (r combineRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	aspect := r.aspect
 	if aspect == "" {
 		aspect = thumbnail.Landscape
 	}
 	c, err := combine.Combine(in.Sources[0].Img, in.Sources[1].Img, r.layout, string(aspect), in.SourceFaces(0), in.SourceFaces(1))
 	if err != nil {
-		return encode.Picture{}, err
+		return engine.Result{}, err
 	}
-	return encode.Encode(c, false)
+	return result(encode.Encode(c, false))
 }

@@ -47,13 +47,13 @@ type editRun struct {
 	aspect  thumbnail.Aspect
 }
 
-func (r editRun) render(_ context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
+func (r editRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
 	// The aspect crop is the program's last step, so that it follows the
 	// faces through the program's own mirrors and crops.
 	out, err := r.program.CroppedTo(string(r.aspect)).Apply(src.Img, in.SourceFaces(0), vision.Saliency(src.Img))
 	if err != nil {
-		return encode.Picture{}, err
+		return engine.Result{}, err
 	}
-	return encode.Encode(out, src.png())
+	return result(encode.Encode(out, src.png()))
 }

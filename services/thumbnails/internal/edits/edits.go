@@ -243,16 +243,24 @@ func (r *Request) Check(in *Inputs) error {
 // the configured image provider, which a Provider request asks. Errors:
 // a 400 for a picture the run cannot read, ctx's, or the provider's and
 // the family packages' failures.
-func (r *Request) Render(ctx context.Context, provider engine.Varier, in *Inputs) (encode.Picture, error) {
+func (r *Request) Render(ctx context.Context, provider engine.Varier, in *Inputs) (engine.Result, error) {
 	return r.run.render(ctx, provider, in)
 }
 
 // run is the part of a request that differs by operation.
 type run interface {
-	render(ctx context.Context, provider engine.Varier, in *Inputs) (encode.Picture, error)
+	render(ctx context.Context, provider engine.Varier, in *Inputs) (engine.Result, error)
 }
 
 // checker is a run with checks of its own on the loaded pictures.
 type checker interface {
 	check(in *Inputs) error
+}
+
+// result is an encoded picture as an edit's result.
+func result(p encode.Picture, err error) (engine.Result, error) {
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return engine.Result{Data: p.Data, ContentType: p.ContentType, Width: p.Width, Height: p.Height}, nil
 }

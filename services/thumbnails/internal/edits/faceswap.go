@@ -82,11 +82,11 @@ func (r *swapRun) check(in *Inputs) error {
 	return nil
 }
 
-func (r *swapRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (encode.Picture, error) {
+func (r *swapRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
 	out, err := faceswap.Swap(ctx, src.Img, r.target, in.Face.Img, r.source)
 	if err != nil {
-		return encode.Picture{}, err
+		return engine.Result{}, err
 	}
-	return encode.Encode(out, src.png())
+	return result(encode.Encode(out, src.png()))
 }

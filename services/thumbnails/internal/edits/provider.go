@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 
-	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
@@ -18,7 +17,7 @@ type providerRun struct {
 	aspect thumbnail.Aspect
 }
 
-func (r providerRun) render(ctx context.Context, provider engine.Varier, in *Inputs) (encode.Picture, error) {
+func (r providerRun) render(ctx context.Context, provider engine.Varier, in *Inputs) (engine.Result, error) {
 	aspect := r.aspect
 	if aspect == "" {
 		aspect = thumbnail.Landscape

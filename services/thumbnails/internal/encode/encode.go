@@ -1,7 +1,7 @@
-// Package encode writes the pictures the service keeps: the encoded
-// picture every edit and engine hands to the service, and the one choice
-// of formats behind it (JPEG at quality 90, PNG at zlib level 1), so that
-// a Go-drawn edit and a libvips-streamed one write their files alike.
+// Package encode writes the pictures the edits make: the encoded picture
+// and the one choice of formats behind it (JPEG at quality 90, PNG at zlib
+// level 1), so that a Go-drawn edit and a libvips-streamed one write their
+// files alike.
 //
 // The package is pure image code: no HTTP, storage or database.
 package encode

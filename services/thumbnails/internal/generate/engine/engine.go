@@ -12,7 +12,6 @@ import (
 	"image"
 	"image/color"
 
-	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
@@ -86,10 +85,13 @@ type Request struct {
 	Parent *Picture
 }
 
-// Result is a drawn picture, encoded as every engine and edit hands
-// pictures to the service: image/jpeg, or image/png when transparency
-// matters.
-type Result = encode.Picture
+// Result is a drawn picture.
+type Result struct {
+	Data        []byte // the encoded file
+	ContentType string // image/jpeg, or image/png when transparency matters
+	Width       int
+	Height      int
+}
 
 // Errors an engine returns (wrapped, with detail). Any other error is an
 // engine fault.
