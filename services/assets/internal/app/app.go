@@ -115,7 +115,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 
 	// Served before the HTTP server reports ready: a record created through
 	// it may be asked for at once.
-	nsrv := &natsapi.Server{Svc: svc}
+	nsrv := &natsapi.Server{Svc: svc, Log: p.Log}
 	stopRecords, err := p.Bus.Serve(ctx, events.AssetsRecordsRPC, natsapi.Queue, nsrv.Records)
 	if err != nil {
 		return err
@@ -127,8 +127,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		func(ctx context.Context) error { <-ctx.Done(); return stopRecords() },
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
-				Durable: service.ThumbnailsConsumer, Stream: events.StreamThumbnails,
-				Subjects: []string{events.ThumbnailsThumbnailCreated, events.ThumbnailsThumbnailDeleted},
-			}, svc.HandleThumbnailEvent)
+				Durable: natsapi.ThumbnailsConsumer, Stream: events.StreamThumbnails, Subjects: natsapi.ThumbnailsSubjects,
+			}, nsrv.Thumbnails)
 		})
 }

@@ -1,12 +1,15 @@
-// Package natsapi serves the assets service over NATS request-reply: the
-// records that other services' read models ask for when they miss an id
-// (events.AssetsRecordsRPC).
+// Package natsapi serves the assets service over NATS: the records that
+// other services' read models ask for when they miss an id
+// (events.AssetsRecordsRPC, request-reply), and the consumer of the
+// thumbnails events that keeps collections' thumbnails. Each handler
+// decodes and checks what arrives and calls a typed use case.
 package natsapi
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 
 	"github.com/google/uuid"
 
@@ -18,9 +21,11 @@ import (
 // the requests.
 const Queue = "assets"
 
-// Server answers the assets service's NATS requests.
+// Server answers the assets service's NATS requests and consumes its
+// events.
 type Server struct {
 	Svc *service.Service
+	Log *slog.Logger
 }
 
 // Records answers events.AssetsRecordsRPC with the records of the

@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -10,10 +9,6 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/services/assets/internal/collection"
 )
-
-// ThumbnailsConsumer is the durable consumer (and inbox name) of the
-// thumbnails projection.
-const ThumbnailsConsumer = events.DurableAssetsThumbnails
 
 // CollectionStore keeps collections and the projection of the thumbnails
 // they hold. Every method may also return a database failure.
@@ -132,51 +127,16 @@ func (s *Service) RemoveThumbnails(ctx context.Context, orgID, id string, ids []
 	return s.Store.RemoveThumbnails(ctx, orgID, id, ids, s.now(), membershipEvent(ctx, orgID))
 }
 
-func canonicalUUID(s string) (string, bool) {
-	id, err := uuid.Parse(s)
-	if err != nil || len(s) != 36 {
-		return "", false
-	}
-	return id.String(), true
+// ThumbnailCreated puts a thumbnail the thumbnails service made into the
+// projection, joining the collection it names, once per event id
+// (consumer names the inbox). t's ids are canonical uuids, its
+// collection's empty when it names none that is one.
+func (s *Service) ThumbnailCreated(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailCreated) error {
+	return s.Store.ThumbnailCreated(ctx, consumer, env, t, membershipEvent(ctx, env.OrgID))
 }
 
-// HandleThumbnailEvent is the handler of the thumbnails projection
-// consumer. It is idempotent: the inbox row is written in the transaction
-// of the effect, and the effects themselves do nothing when repeated.
-func (s *Service) HandleThumbnailEvent(ctx context.Context, env events.Envelope) error {
-	org, ok := canonicalUUID(env.OrgID)
-	if !ok {
-		return events.Invalid(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
-	}
-	env.OrgID = org
-	switch env.Type {
-	case events.ThumbnailsThumbnailCreated:
-		var t events.ThumbnailCreated
-		if err := env.Decode(&t); err != nil {
-			return events.Invalid(err)
-		}
-		if t.ThumbnailID, ok = canonicalUUID(t.ThumbnailID); !ok {
-			return events.Invalid(fmt.Errorf("event %s: thumbnailId is not a uuid", env.ID))
-		}
-		if t.CollectionID != "" {
-			cid, ok := canonicalUUID(t.CollectionID)
-			if !ok {
-				// The thumbnail still exists; it just cannot join anything.
-				s.log().WarnContext(ctx, "thumbnail event names a collection id that is not a uuid", "event_id", env.ID, "collection_id", t.CollectionID)
-			}
-			t.CollectionID = cid
-		}
-		return s.Store.ThumbnailCreated(ctx, ThumbnailsConsumer, env, t, membershipEvent(ctx, org))
-	case events.ThumbnailsThumbnailDeleted:
-		var t events.ThumbnailDeleted
-		if err := env.Decode(&t); err != nil {
-			return events.Invalid(err)
-		}
-		if t.ThumbnailID, ok = canonicalUUID(t.ThumbnailID); !ok {
-			return events.Invalid(fmt.Errorf("event %s: thumbnailId is not a uuid", env.ID))
-		}
-		return s.Store.ThumbnailDeleted(ctx, ThumbnailsConsumer, env, t, membershipEvent(ctx, org))
-	default:
-		return nil
-	}
+// ThumbnailDeleted takes a deleted thumbnail out of every collection,
+// once per event id (consumer names the inbox).
+func (s *Service) ThumbnailDeleted(ctx context.Context, consumer string, env events.Envelope, t events.ThumbnailDeleted) error {
+	return s.Store.ThumbnailDeleted(ctx, consumer, env, t, membershipEvent(ctx, env.OrgID))
 }

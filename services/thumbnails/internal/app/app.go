@@ -41,6 +41,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/httpapi"
+	"hookline.dev/services/thumbnails/internal/natsapi"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
 	"hookline.dev/services/thumbnails/migrations"
@@ -356,8 +357,8 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, messaging.ConsumerConfig{
-				Durable: service.AssetsConsumer, Stream: events.StreamAssets, Subjects: service.AssetsSubjects,
-			}, svc.HandleAssetEvent)
+				Durable: natsapi.AssetsConsumer, Stream: events.StreamAssets, Subjects: natsapi.AssetsSubjects,
+			}, (&natsapi.Server{Records: svc}).Assets)
 		},
 		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
 		svc.PreviewWorker(previewRetry),

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
@@ -14,11 +15,22 @@ import (
 // the file, which keeps its size and format.
 type ColorEnhance struct{ priced }
 
-// Parse implements Op.
-func (ColorEnhance) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
+// Body implements Op.
+func (ColorEnhance) Body() Body { return &ColorEnhanceBody{} }
+
+// ColorEnhanceBody is the body of color-enhance.
+type ColorEnhanceBody struct {
+	ImageURL  *string `json:"imageUrl"`
+	Preset    *string `json:"preset"`
+	Intensity *string `json:"intensity"`
+}
+
+// Parse implements Body.
+func (b *ColorEnhanceBody) Parse(bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
 	var r enhanceRun
-	if preset := b.String("preset"); preset == nil {
+	if preset := b.Preset; preset == nil {
 		p.f.Add("preset", "is required: one of "+strings.Join(adjust.PresetNames(), ", "))
 	} else if v, ok := adjust.ParsePreset(*preset); ok {
 		r.preset = v
@@ -26,7 +38,7 @@ func (ColorEnhance) Parse(b *Body, _ bool) (*Request, error) {
 		p.f.Add("preset", "must be one of "+strings.Join(adjust.PresetNames(), ", "))
 	}
 	r.intensity = adjust.Medium
-	if intensity := b.String("intensity"); intensity != nil {
+	if intensity := b.Intensity; intensity != nil {
 		if v, ok := adjust.ParseIntensity(*intensity); ok && *intensity != "" {
 			r.intensity = v
 		} else {
@@ -45,7 +57,7 @@ type enhanceRun struct {
 	intensity adjust.Intensity
 }
 
-func (r enhanceRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r enhanceRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	return result(adjust.ColorEnhance(in.Sources[0].Data, r.preset, r.intensity))
 }
 
@@ -53,11 +65,21 @@ func (r enhanceRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result,
 // by libvips, up to 40 megapixels.
 type Upscale struct{ priced }
 
-// Parse implements Op.
-func (Upscale) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
+// Body implements Op.
+func (Upscale) Body() Body { return &UpscaleBody{} }
+
+// UpscaleBody is the body of upscale.
+type UpscaleBody struct {
+	ImageURL *string `json:"imageUrl"`
+	Scale    *string `json:"scale"`
+}
+
+// Parse implements Body.
+func (b *UpscaleBody) Parse(bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
 	var r upscaleRun
-	switch scale := b.String("scale"); {
+	switch scale := b.Scale; {
 	case scale == nil:
 		p.f.Add("scale", `is required: "2x" or "4x"`)
 	case *scale == "2x":
@@ -80,11 +102,11 @@ type upscaleRun struct{ scale int }
 
 // check refuses a result over the size limit, which the source's header
 // tells.
-func (r upscaleRun) check(_ context.Context, _ Env, in *Inputs) error {
+func (r upscaleRun) check(in *Inputs) error {
 	return adjust.CheckUpscale(in.Sources[0].Width, in.Sources[0].Height, r.scale)
 }
 
-func (r upscaleRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r upscaleRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	return result(adjust.Upscale(in.Sources[0].Data, r.scale))
 }
 
@@ -93,10 +115,20 @@ func (r upscaleRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result,
 // after another; there is no provider fallback.
 type Filter struct{ priced }
 
-// Parse implements Op.
-func (Filter) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
-	p.prompt("filterPrompt")
+// Body implements Op.
+func (Filter) Body() Body { return &FilterBody{} }
+
+// FilterBody is the body of filter.
+type FilterBody struct {
+	ImageURL     *string `json:"imageUrl"`
+	FilterPrompt *string `json:"filterPrompt"`
+}
+
+// Parse implements Body.
+func (b *FilterBody) Parse(bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
+	p.prompt("filterPrompt", b.FilterPrompt)
 	if err := p.f.Err(); err != nil {
 		return nil, err
 	}
@@ -119,11 +151,11 @@ func (Filter) Parse(b *Body, _ bool) (*Request, error) {
 
 type filterRun struct{ filters []adjust.Filter }
 
-func (r filterRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r filterRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
 	img := src.Img
 	for _, f := range r.filters {
-		img = adjust.ApplyFilter(img, f, in.faces(0))
+		img = adjust.ApplyFilter(img, f, in.SourceFaces(0))
 	}
-	return result(adjust.Encode(img, src.png()))
+	return result(encode.Encode(img, src.png()))
 }

@@ -5,9 +5,10 @@ import (
 
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/backdrop"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // cutWork is the cut-out's working memory (package matte, classical) in
@@ -24,24 +25,29 @@ const cutWork = 32
 // size.
 type BackgroundRemove struct{ priced }
 
-// Parse implements Op.
-func (BackgroundRemove) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
+// Body implements Op.
+func (BackgroundRemove) Body() Body { return &BackgroundRemoveBody{} }
+
+// BackgroundRemoveBody is the body of background-remove.
+type BackgroundRemoveBody struct {
+	ImageURL *string `json:"imageUrl"`
+}
+
+// Parse implements Body.
+func (b *BackgroundRemoveBody) Parse(bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
 	p.req.Prompt = "background-remove: transparent background"
 	p.req.Applied = []string{"background-remove"}
-	p.req.Pixels, p.req.Faces = true, true
+	p.req.Pixels, p.req.Faces, p.req.Cutout = true, true, true
 	p.req.work = perPixel(cutWork)
 	return p.done(removeRun{})
 }
 
 type removeRun struct{}
 
-func (removeRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
-	cut, err := env.Cut(ctx, in.Sources[0].Img, in.faces(0))
-	if err != nil {
-		return engine.Result{}, err
-	}
-	return result(adjust.Encode(cut, true))
+func (removeRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
+	return result(encode.Encode(in.Cutout, true))
 }
 
 // BackgroundReplace is POST /thumbnails/edit/background-replace: the
@@ -51,12 +57,23 @@ func (removeRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result
 // configured.
 type BackgroundReplace struct{ priced }
 
-// Parse implements Op.
-func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
-	p.aspect()
-	p.prompt("backgroundPrompt")
-	p.req.Pixels, p.req.Faces = true, true
+// Body implements Op.
+func (BackgroundReplace) Body() Body { return &BackgroundReplaceBody{} }
+
+// BackgroundReplaceBody is the body of background-replace.
+type BackgroundReplaceBody struct {
+	ImageURL         *string `json:"imageUrl"`
+	AspectRatio      *string `json:"aspectRatio"`
+	BackgroundPrompt *string `json:"backgroundPrompt"`
+}
+
+// Parse implements Body.
+func (b *BackgroundReplaceBody) Parse(provider bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
+	p.aspect(b.AspectRatio)
+	p.prompt("backgroundPrompt", b.BackgroundPrompt)
+	p.req.Pixels, p.req.Faces, p.req.Cutout = true, true, true
 	p.req.work = perPixel(cutWork + 7) // the backdrop, the crop's saliency and the JPEG
 	return p.orProvider(provider, func(prompt string) (run, []string, error) {
 		bg, err := backdrop.Parse(prompt)
@@ -70,18 +87,13 @@ func (BackgroundReplace) Parse(b *Body, provider bool) (*Request, error) {
 
 type replaceRun struct {
 	background backdrop.Background
-	aspect     engine.Aspect
+	aspect     thumbnail.Aspect
 }
 
-func (r replaceRun) render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
-	faces := in.faces(0)
-	cut, err := env.Cut(ctx, in.Sources[0].Img, faces)
-	if err != nil {
-		return engine.Result{}, err
-	}
-	img := backdrop.Replace(cut, r.background)
+func (r replaceRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
+	img := backdrop.Replace(in.Cutout, r.background)
 	if r.aspect != "" && ctx.Err() == nil {
-		img = imaging.Crop(img, string(r.aspect), faces, vision.Saliency(img))
+		img = imaging.Crop(img, string(r.aspect), in.SourceFaces(0), vision.Saliency(img))
 	}
-	return result(adjust.Encode(img, false))
+	return result(encode.Encode(img, false))
 }

@@ -3,9 +3,10 @@ package edits
 import (
 	"context"
 
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/combine"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Combine is POST /thumbnails/edit/combine: two pictures laid out by a
@@ -15,11 +16,24 @@ import (
 // configured.
 type Combine struct{ priced }
 
-// Parse implements Op.
-func (Combine) Parse(b *Body, provider bool) (*Request, error) {
-	p := newForm(b, "imageUrl1", "imageUrl2")
-	p.aspect()
-	p.prompt("prompt")
+// Body implements Op.
+func (Combine) Body() Body { return &CombineBody{} }
+
+// CombineBody is the body of combine.
+type CombineBody struct {
+	ImageURL1   *string `json:"imageUrl1"`
+	ImageURL2   *string `json:"imageUrl2"`
+	AspectRatio *string `json:"aspectRatio"`
+	Prompt      *string `json:"prompt"`
+}
+
+// Parse implements Body.
+func (b *CombineBody) Parse(provider bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl1", b.ImageURL1)
+	p.source("imageUrl2", b.ImageURL2)
+	p.aspect(b.AspectRatio)
+	p.prompt("prompt", b.Prompt)
 	p.req.Pixels, p.req.Faces = true, true
 	p.req.work = perPixel(8)
 	return p.orProvider(provider, func(prompt string) (run, []string, error) {
@@ -30,17 +44,17 @@ func (Combine) Parse(b *Body, provider bool) (*Request, error) {
 
 type combineRun struct {
 	layout combine.Layout
-	aspect engine.Aspect
+	aspect thumbnail.Aspect
 }
 
-func (r combineRun) render(_ context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r combineRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	aspect := r.aspect
 	if aspect == "" {
-		aspect = engine.Landscape
+		aspect = thumbnail.Landscape
 	}
-	c, err := combine.Combine(in.Sources[0].Img, in.Sources[1].Img, r.layout, string(aspect), in.faces(0), in.faces(1))
+	c, err := combine.Combine(in.Sources[0].Img, in.Sources[1].Img, r.layout, string(aspect), in.SourceFaces(0), in.SourceFaces(1))
 	if err != nil {
 		return engine.Result{}, err
 	}
-	return result(adjust.Encode(c, false))
+	return result(encode.Encode(c, false))
 }

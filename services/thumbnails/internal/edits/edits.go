@@ -1,13 +1,20 @@
 // Package edits is the registry of the image edits served under POST
 // /thumbnails/edit…: one type per operation, each knowing its endpoint
-// name, its price, its body and the rules of its fields, what must be
-// loaded for it and how it runs. The HTTP edge registers one route per
-// entry of All and the service runs every entry through one path, so an
-// edit is added as its type and one line in All.
+// name, its price, its body (a plain struct, decoded strictly by the
+// HTTP edge) and the rules of its fields, what must be loaded for it and
+// how it runs. The HTTP edge registers one route per entry of All and the
+// service runs every entry through one path, so an edit is added as its
+// type, its body and one line in All.
 //
-// The pixel work is the family packages' (adjust, instruct, combine,
-// faceswap, matte, backdrop); this package says which of them an edit
-// calls, with what.
+// A body's JSON names are the API's field names: the bodies are the wire
+// schema of the edits, kept beside the rules that read them so that the
+// two cannot drift (the OpenAPI document is checked against them).
+//
+// A run is handed everything it needs: the service loads the pictures,
+// finds their faces and cuts a subject out before the run, as the
+// Request asks, so the pixel work reads top-down. The pixel work is the
+// family packages' (adjust, instruct, combine, faceswap, matte,
+// backdrop); this package says which of them an edit calls, with what.
 package edits
 
 import (
@@ -16,7 +23,7 @@ import (
 
 	"hookline.dev/pkg/imagecheck"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
@@ -28,13 +35,20 @@ type Op interface {
 	Name() thumbnail.Op
 	// Credits is what one run costs (the spec's credit table).
 	Credits() int
-	// Parse reads the op's fields from b and validates them: every field
-	// problem at once in one 400 naming the fields, then the prompt
-	// against the op's grammar (400 unsupported_prompt). provider says an
-	// image provider is configured; the ops with a free-form prompt hand
-	// it what their grammar does not cover. Parse reads all of the op's
-	// fields whatever the body holds: they are its schema (see Fields).
-	Parse(b *Body, provider bool) (*Request, error)
+	// Body is a new, empty body of the op for the transport to decode a
+	// request into: a pointer to the op's body struct, whose fields
+	// (strings and lists of strings, nil when not sent) are its schema.
+	Body() Body
+}
+
+// Body is an op's request body.
+type Body interface {
+	// Parse validates the body: every field problem at once in one 400
+	// naming the fields, then the prompt against the op's grammar (400
+	// unsupported_prompt). provider says an image provider is configured;
+	// the ops with a free-form prompt hand it what their grammar does not
+	// cover.
+	Parse(provider bool) (*Request, error)
 }
 
 // All lists the edits, in the order the API documents them.
@@ -84,13 +98,13 @@ type Request struct {
 	// References are the pictures a provider edit is also shown
 	// (referenceImageUrls); they are loaded, and so checked, in any case.
 	References []string
-	// Later are the pictures named by the request that the run's check
-	// loads itself (Env.Load): the service checks them with the sources,
-	// so that a bad one is refused before any work, and budgets them at
-	// their size.
-	Later []Source
+	// Face is the face picture a swap puts in, nil for the other ops. The
+	// service loads it into Inputs.Face, with its faces, before the run's
+	// check; an address in the request is checked with the sources, so
+	// that a bad one is refused before any work, and budgeted at its size.
+	Face *FaceRef
 	// Aspect is "" when the result keeps its source's shape.
-	Aspect engine.Aspect
+	Aspect thumbnail.Aspect
 	// Prompt is what the result records: the request's prompt, or a
 	// description of the operation.
 	Prompt string
@@ -112,12 +126,21 @@ type Request struct {
 	Pixels bool
 	// Faces says the faces of every source are detected before the run.
 	Faces bool
+	// Cutout says the run draws on the first source's subject cut out
+	// (Inputs.Cutout), which the service makes as the run starts.
+	Cutout bool
 	// work is the run's working memory for sources of px pixels in all
-	// (see Memory); loads is how many pictures its check loads whose
-	// address only the check learns (a saved face's).
-	work  func(px int64) int64
-	loads int
-	run   run
+	// (see Memory).
+	work func(px int64) int64
+	run  run
+}
+
+// FaceRef names the face picture of a swap: an address (Field
+// faceImageUrl, URL set) or a saved face (Field faceId, SavedID set),
+// whose address the service learns from the assets records.
+type FaceRef struct {
+	Source
+	SavedID string
 }
 
 // Memory is what running r on sources of the given sizes holds at its
@@ -125,16 +148,20 @@ type Request struct {
 // encoded result of the run, in bytes a source pixel measured for each
 // operation on pictures whose subject fills the frame (the costly case
 // of the steps that follow the subject's outline) and rounded up, and a
-// picture its check loads from an address only the check learns (a saved
-// face's) at the largest decode accepted. The service acquires it, with
-// the decodes of the sources, the references and Later, from the
-// process's image memory budget before decoding anything.
+// saved face's picture, whose address only the assets records give, at
+// the largest decode accepted. The service acquires it, with the decodes
+// of the sources, the references and a face picture named by address,
+// from the process's image memory budget before decoding anything.
 func (r *Request) Memory(sources []Picture) int64 {
 	var px int64
 	for _, s := range sources {
 		px += int64(s.Width) * int64(s.Height)
 	}
-	return r.work(px) + int64(r.loads)*imagecheck.MaxDecodeBytes
+	need := r.work(px)
+	if r.Face != nil && r.Face.SavedID != "" {
+		need += imagecheck.MaxDecodeBytes
+	}
+	return need
 }
 
 // AppliedBy is what r, a request of op, applies: r.Applied, or op's
@@ -165,10 +192,21 @@ type Inputs struct {
 	Faces [][]vision.Face
 	// References are the pictures of Request.References.
 	References []Picture
+	// Face is the picture of Request.Face and its faces, nil for none.
+	Face *FacePicture
+	// Cutout is the first source with its background transparent when
+	// Request.Cutout, else nil.
+	Cutout *image.NRGBA
 }
 
-// faces returns source i's faces, nil when they were not detected.
-func (in *Inputs) faces(i int) []vision.Face {
+// FacePicture is a loaded face picture and the faces found in it.
+type FacePicture struct {
+	Picture
+	Faces []vision.Face
+}
+
+// SourceFaces returns source i's faces, nil when they were not detected.
+func (in *Inputs) SourceFaces(i int) []vision.Face {
 	if i < len(in.Faces) {
 		return in.Faces[i]
 	}
@@ -192,58 +230,37 @@ type Picture struct {
 // format answer one.
 func (p Picture) png() bool { return p.Format == imagecheck.FormatPNG }
 
-// Env is what a run needs from the service, for one organization's
-// request.
-type Env interface {
-	// Load loads and decodes the picture at url. Errors: a 400 naming
-	// field, or a failure of storage or the network.
-	Load(ctx context.Context, field, url string) (Picture, error)
-	// SavedFace returns the address of the picture of the organization's
-	// saved face id. Errors: a 404 naming faceId, a 503 when the assets
-	// service, asked about a face just created, does not answer, or a
-	// database failure.
-	SavedFace(ctx context.Context, id string) (string, error)
-	// Faces returns the faces in img.
-	Faces(img image.Image) []vision.Face
-	// Cut returns img with its background transparent (a matte.Remover).
-	// Errors: ctx's, or the remover's.
-	Cut(ctx context.Context, img image.Image, faces []vision.Face) (*image.NRGBA, error)
-	// Vary asks the configured image provider for a variation. Errors:
-	// the engine's (engine.ErrUnavailable, engine.ErrRejected...).
-	Vary(ctx context.Context, req engine.Request) (engine.Result, error)
-}
-
 // Check checks what only the loaded pictures can tell (the size of an
-// upscale, the faces of a swap), loading what else the run needs. Errors:
-// a 400 or 404 naming the field, or a failure of env.
-func (r *Request) Check(ctx context.Context, env Env, in *Inputs) error {
+// upscale, the faces of a swap). Errors: a 400 naming the field.
+func (r *Request) Check(in *Inputs) error {
 	if c, ok := r.run.(checker); ok {
-		return c.check(ctx, env, in)
+		return c.check(in)
 	}
 	return nil
 }
 
-// Render draws the result from the pictures Check accepted. Errors: a
-// 400 for a picture the run cannot read, ctx's, or env's and the family
-// packages' failures.
-func (r *Request) Render(ctx context.Context, env Env, in *Inputs) (engine.Result, error) {
-	return r.run.render(ctx, env, in)
+// Render draws the result from the pictures Check accepted; provider is
+// the configured image provider, which a Provider request asks. Errors:
+// a 400 for a picture the run cannot read, ctx's, or the provider's and
+// the family packages' failures.
+func (r *Request) Render(ctx context.Context, provider engine.Varier, in *Inputs) (engine.Result, error) {
+	return r.run.render(ctx, provider, in)
 }
 
 // run is the part of a request that differs by operation.
 type run interface {
-	render(ctx context.Context, env Env, in *Inputs) (engine.Result, error)
+	render(ctx context.Context, provider engine.Varier, in *Inputs) (engine.Result, error)
 }
 
 // checker is a run with checks of its own on the loaded pictures.
 type checker interface {
-	check(ctx context.Context, env Env, in *Inputs) error
+	check(in *Inputs) error
 }
 
-// result turns an encoded picture into an engine result.
-func result(o adjust.Output, err error) (engine.Result, error) {
+// result is an encoded picture as an edit's result.
+func result(p encode.Picture, err error) (engine.Result, error) {
 	if err != nil {
 		return engine.Result{}, err
 	}
-	return engine.Result{Data: o.Data, ContentType: o.ContentType, Width: o.Width, Height: o.Height}, nil
+	return engine.Result{Data: p.Data, ContentType: p.ContentType, Width: p.Width, Height: p.Height}, nil
 }

@@ -1,32 +1,42 @@
 package edits
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
+	"image/png"
 	"reflect"
 	"slices"
 	"testing"
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
-// values is a decoded body: strings, and lists of strings.
+// values is a body as sent: strings, and lists of strings.
 type values map[string]any
 
-func (v values) String(name string) *string {
-	if s, ok := v[name].(string); ok {
-		return &s
+// parse decodes v into op's body as the transport decodes it (strictly:
+// a field the body does not have is an error) and parses it.
+func parse(op Op, v values, provider bool) (*Request, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
-	return nil
-}
-
-func (v values) Strings(name string) []string {
-	s, _ := v[name].([]string)
-	return s
+	b := op.Body()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(b); err != nil {
+		return nil, fmt.Errorf("%s's body refuses %s: %w", op.Name(), data, err)
+	}
+	return b.Parse(provider)
 }
 
 func lookup(t *testing.T, name string) Op {
@@ -53,9 +63,9 @@ var validBodies = map[string]values{
 	"combine":            {"imageUrl1": "http://x/a.jpg", "imageUrl2": "http://x/b.jpg", "prompt": "versus", "aspectRatio": "16:9"},
 }
 
-// The registry holds every op once, each with a body schema: Parse reads
-// the same fields, and only those, whatever the body holds, which is what
-// lets the transport refuse any other field as unknown.
+// The registry holds every op once, each with a body that holds every
+// field its API documents (the transport refuses any other as unknown:
+// httpapi's TestEditsAreDocumented holds the bodies to the document).
 func TestRegistry(t *testing.T) {
 	seen := map[string]bool{}
 	for _, op := range All() {
@@ -68,25 +78,15 @@ func TestRegistry(t *testing.T) {
 		if c := op.Credits(); c != 0 && c != 1 {
 			t.Errorf("%s costs %d credits; the saga charges 0 or 1", name, c)
 		}
-		fields := Fields(op)
-		if len(fields) == 0 {
-			t.Errorf("%s reads no field", name)
-		}
 		body, ok := validBodies[name]
 		if !ok {
 			t.Fatalf("no valid body for %s", name)
 		}
-		b := NewBody(body)
-		if _, err := op.Parse(b, false); err != nil {
+		if _, err := parse(op, body, false); err != nil {
 			t.Errorf("%s refuses %v: %v", name, body, err)
 		}
-		if !reflect.DeepEqual(b.read, fields) {
-			t.Errorf("%s read %v from a valid body, %v from an empty one", name, b.read, fields)
-		}
-		for _, f := range fields {
-			if _, list := body[f.Name].([]string); list != f.List {
-				t.Errorf("%s: field %s read as list=%v", name, f.Name, f.List)
-			}
+		if b := op.Body(); b == nil || reflect.TypeOf(b).Kind() != reflect.Pointer || reflect.TypeOf(b).Elem().Kind() != reflect.Struct {
+			t.Errorf("%s's body %T is not a pointer to a struct to decode into", name, b)
 		}
 	}
 	if len(seen) != len(validBodies) {
@@ -134,7 +134,7 @@ func TestParse(t *testing.T) {
 			code: apierr.UnsupportedPrompt},
 		{name: "the grammar's edit", op: "edit", body: values{"imageUrl": " u ", "prompt": " mirror ", "aspectRatio": "9:16"},
 			provider: true, check: func(t *testing.T, r *Request) {
-				if r.Provider || !r.Pixels || !r.Faces || r.Prompt != "mirror" || r.Aspect != engine.Portrait ||
+				if r.Provider || !r.Pixels || !r.Faces || r.Prompt != "mirror" || r.Aspect != thumbnail.Portrait ||
 					!reflect.DeepEqual(r.Sources, []Source{{"imageUrl", "u"}}) ||
 					!reflect.DeepEqual(r.Params, map[string]string{"prompt": "mirror", "aspectRatio": "9:16"}) {
 					t.Errorf("%+v", r)
@@ -143,6 +143,18 @@ func TestParse(t *testing.T) {
 		{name: "the provider's edit", op: "combine", body: values{"imageUrl1": "a", "imageUrl2": "b", "prompt": "a collage of nine"},
 			provider: true, check: func(t *testing.T, r *Request) {
 				if _, ok := r.run.(providerRun); !ok || !r.Provider || !r.Pixels || r.Faces {
+					t.Errorf("%+v", r)
+				}
+			}},
+		{name: "a cut-out for the grammar's background", op: "background-replace", body: values{"imageUrl": "u", "backgroundPrompt": "sunset"},
+			provider: true, check: func(t *testing.T, r *Request) {
+				if !r.Cutout || !r.Faces || r.Provider {
+					t.Errorf("%+v", r)
+				}
+			}},
+		{name: "no cut-out for the provider's background", op: "background-replace", body: values{"imageUrl": "u", "backgroundPrompt": "qwerty"},
+			provider: true, check: func(t *testing.T, r *Request) {
+				if r.Cutout || r.Faces || !r.Provider {
 					t.Errorf("%+v", r)
 				}
 			}},
@@ -192,7 +204,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := lookup(t, tt.op).Parse(NewBody(tt.body), tt.provider)
+			r, err := parse(lookup(t, tt.op), tt.body, tt.provider)
 			switch {
 			case tt.fields != nil:
 				if got := fieldsOf(err); !reflect.DeepEqual(got, tt.fields) {
@@ -211,39 +223,15 @@ func TestParse(t *testing.T) {
 	}
 }
 
-// env is an Env of fixed pictures: the face pictures by address, the
-// saved faces' addresses by id.
-type env struct {
-	pictures map[string]Picture
-	saved    map[string]string
-	faces    map[image.Image][]vision.Face
-	varied   []engine.Request
+// provider is an image provider that records what it is asked.
+type provider struct {
+	varied []engine.Request
 }
 
-func (e *env) Load(_ context.Context, field, url string) (Picture, error) {
-	p, ok := e.pictures[url]
-	if !ok {
-		return Picture{}, apierr.Field(field, "cannot be fetched")
-	}
-	return p, nil
-}
+func (*provider) Name() string { return "fake" }
 
-func (e *env) SavedFace(_ context.Context, id string) (string, error) {
-	u, ok := e.saved[id]
-	if !ok {
-		return "", apierr.New(apierr.NotFound, "faceId: face not found")
-	}
-	return u, nil
-}
-
-func (e *env) Faces(img image.Image) []vision.Face { return e.faces[img] }
-
-func (e *env) Cut(context.Context, image.Image, []vision.Face) (*image.NRGBA, error) {
-	return nil, errors.New("not used")
-}
-
-func (e *env) Vary(_ context.Context, req engine.Request) (engine.Result, error) {
-	e.varied = append(e.varied, req)
+func (p *provider) Vary(_ context.Context, req engine.Request) (engine.Result, error) {
+	p.varied = append(p.varied, req)
 	return engine.Result{ContentType: "image/png"}, nil
 }
 
@@ -253,57 +241,83 @@ func picture(w, h int) Picture {
 	return Picture{Img: img, Width: w, Height: h, Data: []byte{byte(w)}}
 }
 
-// A face swap loads its face picture, a saved face's by its address, and
+// A face swap asks for its face picture by the field that named it, and
 // names the field of a picture without a face with landmarks.
 func TestFaceSwapCheck(t *testing.T) {
-	src, face, faceless := picture(64, 64), picture(32, 32), picture(16, 16)
+	src, face := picture(64, 64), picture(32, 32)
 	a := vision.Face{Rect: image.Rect(10, 10, 30, 30), Landmarks: &vision.Landmarks{}}
 	boxOnly := vision.Face{Rect: image.Rect(10, 10, 30, 30)}
-	e := &env{
-		pictures: map[string]Picture{"http://x/f.jpg": face, "http://x/plain.jpg": faceless},
-		saved:    map[string]string{"6f1c1d9e-0000-4000-8000-000000000000": "http://x/f.jpg"},
-		faces:    map[image.Image][]vision.Face{face.Img: {a}},
-	}
-	check := func(body values, srcFaces []vision.Face) error {
+	const saved = "6f1c1d9e-0000-4000-8000-000000000000"
+	check := func(body values, srcFaces, faceFaces []vision.Face) (*Request, error) {
 		t.Helper()
-		r, err := FaceSwap{}.Parse(NewBody(body), false)
+		r, err := parse(FaceSwap{}, body, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return r.Check(t.Context(), e, &Inputs{Sources: []Picture{src}, Faces: [][]vision.Face{srcFaces}})
+		return r, r.Check(&Inputs{Sources: []Picture{src}, Faces: [][]vision.Face{srcFaces},
+			Face: &FacePicture{Picture: face, Faces: faceFaces}})
 	}
-	if err := check(values{"imageUrl": "u", "faceId": "6f1c1d9e-0000-4000-8000-000000000000"}, []vision.Face{a}); err != nil {
-		t.Errorf("saved face: %v", err)
+	r, err := check(values{"imageUrl": "u", "faceId": saved}, []vision.Face{a}, []vision.Face{a})
+	if err != nil || *r.Face != (FaceRef{Source: Source{Field: "faceId"}, SavedID: saved}) {
+		t.Errorf("saved face: %v, asked for %+v", err, r.Face)
+	}
+	r, err = check(values{"imageUrl": "u", "faceImageUrl": " http://x/f.jpg "}, []vision.Face{a}, []vision.Face{a})
+	if err != nil || *r.Face != (FaceRef{Source: Source{Field: "faceImageUrl", URL: "http://x/f.jpg"}}) {
+		t.Errorf("face picture: %v, asked for %+v", err, r.Face)
 	}
 	for _, c := range []struct {
-		body     values
-		srcFaces []vision.Face
-		field    string
+		body                values
+		srcFaces, faceFaces []vision.Face
+		field               string
 	}{
-		{values{"imageUrl": "u", "faceImageUrl": "http://x/f.jpg"}, nil, "imageUrl"},
-		{values{"imageUrl": "u", "faceImageUrl": "http://x/plain.jpg"}, []vision.Face{a}, "faceImageUrl"},
-		{values{"imageUrl": "u", "faceImageUrl": "http://x/gone.jpg"}, []vision.Face{a}, "faceImageUrl"},
+		{values{"imageUrl": "u", "faceImageUrl": "http://x/f.jpg"}, nil, []vision.Face{a}, "imageUrl"},
+		{values{"imageUrl": "u", "faceImageUrl": "http://x/plain.jpg"}, []vision.Face{a}, nil, "faceImageUrl"},
+		{values{"imageUrl": "u", "faceId": saved}, []vision.Face{a}, nil, "faceId"},
 		// A face the swap cannot align (no landmarks) is no face to it.
-		{values{"imageUrl": "u", "faceImageUrl": "http://x/f.jpg"}, []vision.Face{boxOnly}, "imageUrl"},
+		{values{"imageUrl": "u", "faceImageUrl": "http://x/f.jpg"}, []vision.Face{boxOnly}, []vision.Face{a}, "imageUrl"},
+		{values{"imageUrl": "u", "faceImageUrl": "http://x/f.jpg"}, []vision.Face{a}, []vision.Face{boxOnly}, "faceImageUrl"},
 	} {
-		if err := check(c.body, c.srcFaces); fieldsOf(err)[c.field] == "" {
+		if _, err := check(c.body, c.srcFaces, c.faceFaces); fieldsOf(err)[c.field] == "" {
 			t.Errorf("%v: %v, want a 400 naming %s", c.body, err, c.field)
 		}
 	}
-	if err := check(values{"imageUrl": "u", "faceId": "7f1c1d9e-0000-4000-8000-000000000000"}, []vision.Face{a}); !apierr.Is(err, apierr.NotFound) {
-		t.Errorf("unknown saved face: %v", err)
+}
+
+// The background edits draw on the cut-out the service hands them: a
+// removal is that cut-out as a PNG of its size.
+func TestBackgroundRemoveRendersTheCutout(t *testing.T) {
+	r, err := parse(BackgroundRemove{}, values{"imageUrl": "u"}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Cutout || !r.Faces || !r.Pixels {
+		t.Fatalf("%+v", r)
+	}
+	src := picture(40, 30)
+	cut := image.NewNRGBA(image.Rect(0, 0, 40, 30))
+	cut.SetNRGBA(3, 4, color.NRGBA{200, 10, 10, 128})
+	res, err := r.Render(t.Context(), &provider{}, &Inputs{Sources: []Picture{src}, Cutout: cut})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := png.Decode(bytes.NewReader(res.Data))
+	if err != nil || res.ContentType != encode.ContentTypePNG || res.Width != 40 || res.Height != 30 {
+		t.Fatalf("%s %d×%d: %v", res.ContentType, res.Width, res.Height, err)
+	}
+	if c := color.NRGBAModel.Convert(got.At(3, 4)); c != (color.NRGBA{200, 10, 10, 128}) {
+		t.Errorf("cut-out pixel became %v", c)
 	}
 }
 
 // An upscale is refused by its source's header before libvips decodes it.
 func TestUpscaleCheck(t *testing.T) {
-	r, err := Upscale{}.Parse(NewBody(values{"imageUrl": "u", "scale": "4x"}), false)
+	r, err := parse(Upscale{}, values{"imageUrl": "u", "scale": "4x"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for size, ok := range map[image.Point]bool{{1280, 720}: true, {2000, 1300}: false} {
 		in := &Inputs{Sources: []Picture{{Width: size.X, Height: size.Y}}}
-		if err := r.Check(t.Context(), &env{}, in); (err == nil) != ok || !ok && fieldsOf(err)["scale"] == "" {
+		if err := r.Check(in); (err == nil) != ok || !ok && fieldsOf(err)["scale"] == "" {
 			t.Errorf("%v at 4x: %v", size, err)
 		}
 	}
@@ -312,12 +326,12 @@ func TestUpscaleCheck(t *testing.T) {
 // The provider is shown the first source as the parent, the second and
 // the references as references, on a 16:9 canvas unless told otherwise.
 func TestProviderRun(t *testing.T) {
-	r, err := Combine{}.Parse(NewBody(values{"imageUrl1": "a", "imageUrl2": "b", "prompt": "a collage"}), true)
+	r, err := parse(Combine{}, values{"imageUrl1": "a", "imageUrl2": "b", "prompt": "a collage"}, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	a, b, ref := picture(8, 8), picture(9, 9), picture(10, 10)
-	e := &env{}
+	e := &provider{}
 	if _, err := r.Render(t.Context(), e, &Inputs{Sources: []Picture{a, b}, References: []Picture{ref}}); err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +343,7 @@ func TestProviderRun(t *testing.T) {
 	for _, p := range req.References {
 		refs = append(refs, p.Img)
 	}
-	if req.Prompt != "a collage" || req.Tweak != "a collage" || req.Aspect != engine.Landscape || req.Parent.Img != a.Img ||
+	if req.Prompt != "a collage" || req.Tweak != "a collage" || req.Aspect != thumbnail.Landscape || req.Parent.Img != a.Img ||
 		!slices.Equal(refs, []image.Image{b.Img, ref.Img}) {
 		t.Errorf("provider asked %+v", req)
 	}

@@ -6,8 +6,8 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/vision"
-	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/faceswap"
+	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
@@ -17,10 +17,21 @@ import (
 // saved face), exactly one of the two.
 type FaceSwap struct{ priced }
 
-// Parse implements Op.
-func (FaceSwap) Parse(b *Body, _ bool) (*Request, error) {
-	p := newForm(b, "imageUrl")
-	imageURL, faceID := b.String("faceImageUrl"), b.String("faceId")
+// Body implements Op.
+func (FaceSwap) Body() Body { return &FaceSwapBody{} }
+
+// FaceSwapBody is the body of face-swap.
+type FaceSwapBody struct {
+	ImageURL     *string `json:"imageUrl"`
+	FaceImageURL *string `json:"faceImageUrl"`
+	FaceID       *string `json:"faceId"`
+}
+
+// Parse implements Body.
+func (b *FaceSwapBody) Parse(bool) (*Request, error) {
+	p := newForm()
+	p.source("imageUrl", b.ImageURL)
+	imageURL, faceID := b.FaceImageURL, b.FaceID
 	r := &swapRun{}
 	switch {
 	case imageURL != nil && faceID != nil:
@@ -30,16 +41,19 @@ func (FaceSwap) Parse(b *Body, _ bool) (*Request, error) {
 		p.f.Add("faceImageUrl", "send exactly one of faceImageUrl and faceId")
 		p.f.Add("faceId", "send exactly one of faceImageUrl and faceId")
 	case imageURL != nil:
-		if r.imageURL = strings.TrimSpace(*imageURL); r.imageURL == "" {
+		url := strings.TrimSpace(*imageURL)
+		if url == "" {
 			p.f.Add("faceImageUrl", "must not be empty")
 		}
-		p.req.Params["faceImageUrl"] = r.imageURL
-		p.req.Later = []Source{{Field: "faceImageUrl", URL: r.imageURL}}
+		p.req.Params["faceImageUrl"] = url
+		p.req.Face = &FaceRef{Source: Source{Field: "faceImageUrl", URL: url}}
+		r.field = "faceImageUrl"
 	default:
-		r.faceID = thumbnail.EditID(p.f, "faceId", *faceID)
-		p.req.Params["faceId"] = r.faceID
-		p.req.FaceIDs = []string{r.faceID}
-		p.req.loads = 1
+		id := thumbnail.EditID(p.f, "faceId", *faceID)
+		p.req.Params["faceId"] = id
+		p.req.FaceIDs = []string{id}
+		p.req.Face = &FaceRef{Source: Source{Field: "faceId"}, SavedID: id}
+		r.field = "faceId"
 	}
 	p.req.Prompt = "face-swap: the largest face replaced"
 	p.req.Pixels, p.req.Faces = true, true
@@ -47,46 +61,32 @@ func (FaceSwap) Parse(b *Body, _ bool) (*Request, error) {
 	return p.done(r)
 }
 
-// swapRun is a face swap; check loads the face to put in and finds the
-// faces to swap.
+// swapRun is a face swap of the face picture named by field; check
+// finds the faces to swap.
 type swapRun struct {
-	imageURL, faceID string
-	face             Picture
-	target, source   vision.Face
+	field          string
+	target, source vision.Face
 }
 
-// check loads the face to put in (an address, or a saved face's picture)
-// and finds the largest face of both pictures: a picture without one (with
-// its landmarks, which the service's dlib detector always places) is a 400
-// naming its field.
-func (r *swapRun) check(ctx context.Context, env Env, in *Inputs) error {
-	field, url := "faceImageUrl", r.imageURL
-	if r.faceID != "" {
-		field = "faceId"
-		var err error
-		if url, err = env.SavedFace(ctx, r.faceID); err != nil {
-			return err
-		}
-	}
-	var err error
-	if r.face, err = env.Load(ctx, field, url); err != nil {
-		return err
-	}
+// check finds the largest face of the picture to edit and of the face
+// picture: a picture without one (with its landmarks, which the
+// service's dlib detector always places) is a 400 naming its field.
+func (r *swapRun) check(in *Inputs) error {
 	var ok bool
-	if r.target, ok = faceswap.Largest(in.faces(0)); !ok {
+	if r.target, ok = faceswap.Largest(in.SourceFaces(0)); !ok {
 		return apierr.Field("imageUrl", "no face was found in the picture to put the face on")
 	}
-	if r.source, ok = faceswap.Largest(env.Faces(r.face.Img)); !ok {
-		return apierr.Field(field, "no face was found in the face picture")
+	if r.source, ok = faceswap.Largest(in.Face.Faces); !ok {
+		return apierr.Field(r.field, "no face was found in the face picture")
 	}
 	return nil
 }
 
-func (r *swapRun) render(ctx context.Context, _ Env, in *Inputs) (engine.Result, error) {
+func (r *swapRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
 	src := in.Sources[0]
-	out, err := faceswap.Swap(ctx, src.Img, r.target, r.face.Img, r.source)
+	out, err := faceswap.Swap(ctx, src.Img, r.target, in.Face.Img, r.source)
 	if err != nil {
 		return engine.Result{}, err
 	}
-	return result(adjust.Encode(out, src.png()))
+	return result(encode.Encode(out, src.png()))
 }

@@ -10,24 +10,16 @@ import (
 // form is an op's body being validated. The fields several edits share
 // are read here, so that they follow one rule and one wording.
 type form struct {
-	b   *Body
 	f   apierr.Fields
 	req *Request
 }
 
-// newForm starts reading b for an op whose pictures to edit are named by
-// the fields sources, in order (each required).
-func newForm(b *Body, sources ...string) *form {
-	p := &form{b: b, f: apierr.Fields{}, req: &Request{Params: map[string]string{}, FaceIDs: []string{}}}
-	for _, field := range sources {
-		p.source(field)
-	}
-	return p
+func newForm() *form {
+	return &form{f: apierr.Fields{}, req: &Request{Params: map[string]string{}, FaceIDs: []string{}}}
 }
 
-// source reads the required address of a picture to edit.
-func (p *form) source(field string) {
-	v := p.b.String(field)
+// source reads the required address of a picture to edit, sent as field.
+func (p *form) source(field string, v *string) {
 	if v == nil || strings.TrimSpace(*v) == "" {
 		p.f.Add(field, "is required")
 		return
@@ -36,17 +28,16 @@ func (p *form) source(field string) {
 }
 
 // aspect reads the optional aspectRatio.
-func (p *form) aspect() {
-	p.req.Aspect = thumbnail.EditAspect(p.f, p.b.String("aspectRatio"))
+func (p *form) aspect(v *string) {
+	p.req.Aspect = thumbnail.EditAspect(p.f, v)
 	if p.req.Aspect != "" {
 		p.req.Params["aspectRatio"] = string(p.req.Aspect)
 	}
 }
 
-// prompt reads a required prompt field: the prompt the result records,
-// and one of its params.
-func (p *form) prompt(field string) {
-	v := p.b.String(field)
+// prompt reads a required prompt, sent as field: the prompt the result
+// records, and one of its params.
+func (p *form) prompt(field string, v *string) {
 	p.req.Prompt = thumbnail.EditPrompt(p.f, field, v)
 	if v != nil {
 		p.req.Params[field] = p.req.Prompt
@@ -66,14 +57,15 @@ func (p *form) done(r run) (*Request, error) {
 // parse, which also returns what the run applies: a prompt in which the
 // grammar recognises nothing goes to the configured image provider when
 // there is one (provider), which needs the decoded pictures but no
-// faces, and is the grammar's 400 unsupported_prompt otherwise.
+// faces and no cut-out, and is the grammar's 400 unsupported_prompt
+// otherwise.
 func (p *form) orProvider(provider bool, parse func(prompt string) (run, []string, error)) (*Request, error) {
 	if err := p.f.Err(); err != nil {
 		return nil, err
 	}
 	r, applied, err := parse(p.req.Prompt)
 	if err != nil && provider && apierr.Is(err, apierr.UnsupportedPrompt) {
-		p.req.Provider, p.req.Pixels, p.req.Faces = true, true, false
+		p.req.Provider, p.req.Pixels, p.req.Faces, p.req.Cutout = true, true, false, false
 		p.req.Applied = []string{"image provider"}
 		// The provider draws; the run only encodes the pictures it sends.
 		p.req.work = perPixel(4)

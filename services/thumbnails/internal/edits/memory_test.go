@@ -1,7 +1,6 @@
 package edits
 
 import (
-	"slices"
 	"testing"
 
 	"hookline.dev/pkg/imagecheck"
@@ -31,7 +30,7 @@ func TestEveryOpEstimatesItsMemory(t *testing.T) {
 	seen := map[string]bool{}
 	for _, b := range bodies {
 		seen[b.op] = true
-		r, err := lookup(t, b.op).Parse(NewBody(b.body), b.provider)
+		r, err := parse(lookup(t, b.op), b.body, b.provider)
 		if err != nil {
 			t.Fatalf("%s: %v", b.op, err)
 		}
@@ -51,30 +50,31 @@ func TestEveryOpEstimatesItsMemory(t *testing.T) {
 	}
 }
 
-// The face a swap puts in is loaded by its check: an address in the
-// request is checked and budgeted with the sources; a saved face's, which
-// only the check learns, is counted at the largest picture accepted.
+// The face a swap puts in is loaded for its check: an address in the
+// request is checked and budgeted with the sources (at its size, so not
+// here); a saved face's, whose address only the assets records give, is
+// counted at the largest picture accepted.
 func TestFaceSwapCountsTheFacePicture(t *testing.T) {
-	r, err := lookup(t, "face-swap").Parse(NewBody(values{"imageUrl": "u", "faceImageUrl": "f"}), false)
+	r, err := parse(lookup(t, "face-swap"), values{"imageUrl": "u", "faceImageUrl": "f"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(r.Later, []Source{{Field: "faceImageUrl", URL: "f"}}) || r.Memory([]Picture{{Width: 1, Height: 1}}) >= imagecheck.MaxDecodeBytes {
-		t.Errorf("later %v, memory %d", r.Later, r.Memory([]Picture{{Width: 1, Height: 1}}))
+	if r.Face == nil || r.Face.Source != (Source{Field: "faceImageUrl", URL: "f"}) || r.Memory([]Picture{{Width: 1, Height: 1}}) >= imagecheck.MaxDecodeBytes {
+		t.Errorf("face %+v, memory %d", r.Face, r.Memory([]Picture{{Width: 1, Height: 1}}))
 	}
-	r, err = lookup(t, "face-swap").Parse(NewBody(values{"imageUrl": "u", "faceId": "6f1c1d9e-0000-4000-8000-000000000000"}), false)
+	r, err = parse(lookup(t, "face-swap"), values{"imageUrl": "u", "faceId": "6f1c1d9e-0000-4000-8000-000000000000"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := r.Memory([]Picture{{Width: 1, Height: 1}}); len(r.Later) != 0 || got < imagecheck.MaxDecodeBytes {
-		t.Errorf("later %v, %d bytes, less than one face picture", r.Later, got)
+	if got := r.Memory([]Picture{{Width: 1, Height: 1}}); r.Face == nil || r.Face.URL != "" || got < imagecheck.MaxDecodeBytes {
+		t.Errorf("face %+v, %d bytes, less than one face picture", r.Face, got)
 	}
 }
 
 // An upscale's memory follows its result, which is capped: past the cap
 // the run's own check refuses it (naming scale), not the budget.
 func TestUpscaleMemoryStopsAtTheOutputCap(t *testing.T) {
-	r, err := lookup(t, "upscale").Parse(NewBody(values{"imageUrl": "u", "scale": "4x"}), false)
+	r, err := parse(lookup(t, "upscale"), values{"imageUrl": "u", "scale": "4x"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,7 +25,7 @@ func parsePrompt(op, prompt string) (*Request, error) {
 	}
 	for _, o := range All() {
 		if string(o.Name()) == op {
-			return o.Parse(NewBody(body), false)
+			return parse(o, body, false)
 		}
 	}
 	panic("no op " + op)

@@ -15,6 +15,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/httpx"
 	"hookline.dev/services/thumbnails/internal/edits"
 )
 
@@ -69,13 +70,11 @@ func TestEditsAreDocumented(t *testing.T) {
 			continue
 		}
 		// Each body field by name: whether it is an array.
-		documented, read := map[string]bool{}, map[string]bool{}
+		documented := map[string]bool{}
 		for name, p := range post.RequestBody.Content["application/json"].Schema.Properties {
 			documented[name] = p.Type == "array"
 		}
-		for _, f := range edits.Fields(op) {
-			read[f.Name] = f.List
-		}
+		read := bodyFields(t, op)
 		if !maps.Equal(documented, read) {
 			t.Errorf("%s: the document's body is %v, the op reads %v (field: is an array)", path, documented, read)
 		}
@@ -99,6 +98,28 @@ func TestEditsAreDocumented(t *testing.T) {
 	}
 }
 
+// bodyFields are the fields of op's body by their JSON names, each saying
+// whether it is a list. A body holds strings and lists of strings only,
+// each named by its tag.
+func bodyFields(t *testing.T, op edits.Op) map[string]bool {
+	t.Helper()
+	typ := reflect.TypeOf(op.Body()).Elem()
+	fields := map[string]bool{}
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		list := f.Type == reflect.TypeFor[[]string]()
+		if name == "" || !list && f.Type != reflect.TypeFor[*string]() {
+			t.Errorf("%s: field %s is %s named %q; a body field is a *string or []string with a JSON name", op.Name(), f.Name, f.Type, name)
+		}
+		fields[name] = list
+	}
+	if len(fields) == 0 {
+		t.Errorf("%s reads no field", op.Name())
+	}
+	return fields
+}
+
 // An edit's body is decoded as strictly as any other: an unknown field or
 // a wrong type is a 400 naming it, field names match as encoding/json
 // matches them, and the op reads strings and lists.
@@ -109,9 +130,11 @@ func TestEditBody(t *testing.T) {
 			edit = op
 		}
 	}
-	body := newEditBody(edit)
-	decode := func(s string) (*edits.Body, error) {
-		return body.decode(httptest.NewRequest("POST", "/thumbnails/edit", strings.NewReader(s)))
+	decode := func(s string) (*edits.EditBody, error) {
+		body := edit.Body()
+		err := httpx.Decode(httptest.NewRequest("POST", "/thumbnails/edit", strings.NewReader(s)), body)
+		b, _ := body.(*edits.EditBody)
+		return b, err
 	}
 	for s, want := range map[string]map[string]string{
 		`{"imageUrl":"u","format":"png"}`:        {"format": "unknown field"},
@@ -129,8 +152,8 @@ func TestEditBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if u := b.String("imageUrl"); u == nil || *u != " u " || b.String("prompt") != nil || b.String("aspectRatio") != nil ||
-		!slices.Equal(b.Strings("referenceImageUrls"), []string{"a", "b"}) {
-		t.Errorf("decoded %v %v %v", b.String("imageUrl"), b.String("prompt"), b.Strings("referenceImageUrls"))
+	if u := b.ImageURL; u == nil || *u != " u " || b.Prompt != nil || b.AspectRatio != nil ||
+		!slices.Equal(b.ReferenceImageURLs, []string{"a", "b"}) {
+		t.Errorf("decoded %v %v %v", b.ImageURL, b.Prompt, b.ReferenceImageURLs)
 	}
 }

@@ -7,8 +7,8 @@ import (
 
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/textai"
-	"hookline.dev/services/thumbnails/internal/analyze/seo"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/internal/videotext"
 )
 
 type conceptDTO struct {
@@ -39,7 +39,7 @@ func (h *api) analyze(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	a, err := h.svc.Analyze(r.Context(), seo.AnalyzeInput{VideoSiteURL: in.VideoSiteURL, Transcript: in.Transcript, VideoTitle: in.VideoTitle})
+	a, err := h.svc.Analyze(r.Context(), videotext.AnalyzeInput{VideoSiteURL: in.VideoSiteURL, Transcript: in.Transcript, VideoTitle: in.VideoTitle})
 	if err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (h *api) seoTitles(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	t, err := h.svc.Titles(r.Context(), seo.TitlesInput{
+	t, err := h.svc.Titles(r.Context(), videotext.TitlesInput{
 		VideoTitle: in.VideoTitle, Transcript: in.Transcript, VideoSiteURL: in.VideoSiteURL, Keywords: in.Keywords, Count: in.Count,
 	})
 	if err != nil {
@@ -127,11 +127,11 @@ func (h *api) seoDescription(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	links := make([]seo.LinkInput, len(in.Links))
+	links := make([]videotext.LinkInput, len(in.Links))
 	for i, l := range in.Links {
-		links[i] = seo.LinkInput{Title: l.Title, URL: l.URL}
+		links[i] = videotext.LinkInput{Title: l.Title, URL: l.URL}
 	}
-	d, err := h.svc.Description(r.Context(), seo.DescriptionInput{
+	d, err := h.svc.Description(r.Context(), videotext.DescriptionInput{
 		Title: in.Title, Transcript: in.Transcript, VideoSiteURL: in.VideoSiteURL, Keywords: in.Keywords, Links: links,
 	})
 	if err != nil {

@@ -7,9 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"hookline.dev/pkg/pgkit"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/template"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 const templateCols = `id::text, name, category, description, aspect_ratio, layout, position, coalesce(preview_key, ''), preview_version`
@@ -23,7 +23,7 @@ func scanTemplate(r pgx.Row) (template.Template, error) {
 	if err := r.Scan(&t.ID, &t.Name, &t.Category, &t.Description, &aspect, &raw, &t.Position, &t.PreviewKey, &t.PreviewVersion); err != nil {
 		return t, err
 	}
-	t.Aspect = engine.Aspect(aspect)
+	t.Aspect = thumbnail.Aspect(aspect)
 	l, err := layout.Parse(raw)
 	if err != nil {
 		return t, fmt.Errorf("template %s: %w", t.ID, err)

@@ -10,7 +10,6 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
@@ -24,7 +23,7 @@ func scanThumbnail(r pgx.Row) (thumbnail.Thumbnail, error) {
 	var seed int64
 	err := r.Scan(&t.ID, &t.OrgID, &kind, &t.Prompt, &t.ParentID, &aspect, &t.Width, &t.Height,
 		&t.StyleID, &t.BrandID, &t.FaceIDs, &t.CollectionID, &t.TemplateID, &t.Engine, &t.ImageKey, &seed, &t.ReservationID, &op, &t.Params, &t.Applied, &t.CreatedAt)
-	t.Kind, t.Aspect, t.Seed = thumbnail.Kind(kind), engine.Aspect(aspect), uint64(seed) //nolint:gosec // stored as the bits of the uint64
+	t.Kind, t.Aspect, t.Seed = thumbnail.Kind(kind), thumbnail.Aspect(aspect), uint64(seed) //nolint:gosec // stored as the bits of the uint64
 	t.Operation = thumbnail.Op(op)
 	if t.FaceIDs == nil {
 		t.FaceIDs = []string{}

@@ -7,10 +7,6 @@ import (
 	"fmt"
 	"image/color"
 	"maps"
-	"strings"
-	"time"
-
-	"github.com/google/uuid"
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/assetrecords"
@@ -21,61 +17,12 @@ import (
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 
-// AssetsConsumer is the durable consumer (and inbox name) of the read
-// model of assets records.
-const AssetsConsumer = events.DurableThumbnailsAssets
-
-// AssetsSubjects are the assets events the read model follows.
-var AssetsSubjects = []string{"assets.face.>", "assets.style.>", "assets.brand.>",
-	events.AssetsCollectionCreated, events.AssetsCollectionUpdated, events.AssetsCollectionDeleted}
-
-// HandleAssetEvent is the handler of the read-model consumer. It is
-// idempotent: the inbox row is written in the transaction of the change,
-// and the change itself never moves a record back in time.
-func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) error {
-	org, err := uuid.Parse(env.OrgID)
-	if err != nil {
-		return events.Invalid(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
-	}
-	var kind assetview.Kind
-	// Every assets payload names its record as the deleted event does: the
-	// embedded payloads of pkg/events read whichever id is there.
-	var ids struct {
-		events.FaceDeleted
-		events.StyleDeleted
-		events.BrandDeleted
-		events.CollectionDeleted
-	}
-	if err := env.Decode(&ids); err != nil {
-		return events.Invalid(err)
-	}
-	var id string
-	switch p := strings.Split(env.Type, "."); {
-	case len(p) != 4 || p[0] != "assets":
-		return nil
-	case p[1] == "face":
-		kind, id = assetview.Face, ids.FaceID
-	case p[1] == "style":
-		kind, id = assetview.Style, ids.StyleID
-	case p[1] == "brand":
-		kind, id = assetview.Brand, ids.BrandID
-	case p[1] == "collection" && p[2] != "thumbnails_changed":
-		kind, id = assetview.Collection, ids.CollectionID
-	default:
-		return nil
-	}
-	rid, err := uuid.Parse(id)
-	if err != nil {
-		return events.Invalid(fmt.Errorf("event %s: record id %q is not a uuid", env.ID, id))
-	}
-	at := env.OccurredAt
-	if at.IsZero() {
-		at = time.Now()
-	}
-	return s.Store.ApplyAsset(ctx, AssetsConsumer, env.ID, assetview.Change{
-		Kind: kind, ID: rid.String(), OrgID: org.String(), Data: env.Data,
-		Deleted: strings.HasSuffix(env.Type, ".deleted.v1"), At: at.UTC().Truncate(time.Microsecond),
-	})
+// ApplyAsset applies one change of an assets record to the read model,
+// once per event id (consumer names the inbox). The change never moves a
+// record back in time, and a deletion is final. Errors: a database
+// failure.
+func (s *Service) ApplyAsset(ctx context.Context, consumer, eventID string, c assetview.Change) error {
+	return s.Store.ApplyAsset(ctx, consumer, eventID, c)
 }
 
 // AssetOwner is the assets service, which owns the records the read model

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
 
 	"github.com/google/uuid"
 
@@ -13,7 +12,6 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/imageinput"
 	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/edits"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
@@ -37,8 +35,8 @@ type Edited struct {
 // retry of the same request (Idempotency-Key) returns the picture it
 // made. The saga reserves one credit a result, the price of every paid
 // edit.
-func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, body *edits.Body) (Edited, error) {
-	req, err := op.Parse(body, s.Engine.Name() != localEngine)
+func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, body edits.Body) (Edited, error) {
+	req, err := body.Parse(s.Engine.Name() != localEngine)
 	if err != nil {
 		return Edited{}, err
 	}
@@ -50,8 +48,7 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, 
 			return Edited{Thumbnail: t, Credits: op.Credits()}, err
 		}
 	}
-	env := editEnv{s: s, orgID: p.OrgID, checked: map[edits.Source]imageinput.Image{}}
-	in, release, err := s.loadEdit(ctx, env, req)
+	in, release, err := s.loadEdit(ctx, p.OrgID, req)
 	if err != nil {
 		return Edited{}, err
 	}
@@ -61,7 +58,7 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, 
 	if req.Provider {
 		t.Engine = s.Engine.Name()
 	}
-	render := func(ctx context.Context) (engine.Result, error) { return s.renderEdit(ctx, env, req, in) }
+	render := func(ctx context.Context) (engine.Result, error) { return s.renderEdit(ctx, p.OrgID, req, in) }
 	if pd == nil {
 		t.ID, t.OrgID = uuid.NewString(), p.OrgID
 		t.Seed = seedOf(t.ID)
@@ -80,11 +77,13 @@ func (s *Service) Edit(ctx context.Context, p principal.Principal, op edits.Op, 
 	return Edited{Thumbnail: t, Credits: op.Credits()}, err
 }
 
-// editInputs are an edit's loaded pictures: what its run reads, and the
-// sources as loaded, which a failed run may still have to decode.
+// editInputs are an edit's loaded pictures: what its run reads, the
+// sources as loaded, which a failed run may still have to decode, and a
+// face picture named by address, checked with them.
 type editInputs struct {
 	edits.Inputs
 	srcs     []imageinput.Image
+	face     []imageinput.Image
 	parentID string
 }
 
@@ -92,34 +91,32 @@ type editInputs struct {
 // tell. The pictures are checked up to their headers first, so that the
 // memory of the whole edit is acquired before any is decoded; release
 // gives it back once the edit is done.
-func (s *Service) loadEdit(ctx context.Context, env editEnv, req *edits.Request) (in *editInputs, release func(), err error) {
+func (s *Service) loadEdit(ctx context.Context, orgID string, req *edits.Request) (in *editInputs, release func(), err error) {
 	in = &editInputs{}
 	for _, src := range req.Sources {
-		img, err := s.EditImages.Check(ctx, env.orgID, src.Field, src.URL)
+		img, err := s.EditImages.Check(ctx, orgID, src.Field, src.URL)
 		if err != nil {
 			return nil, nil, err
 		}
 		in.srcs = append(in.srcs, img)
 		in.Sources = append(in.Sources, pictureOf(img))
 	}
-	refs, err := s.EditImages.CheckAll(ctx, env.orgID, "referenceImageUrls", req.References)
+	refs, err := s.EditImages.CheckAll(ctx, orgID, "referenceImageUrls", req.References)
 	if err != nil {
 		return nil, nil, err
 	}
-	var later []imageinput.Image
-	for _, src := range req.Later {
-		img, err := s.EditImages.Check(ctx, env.orgID, src.Field, src.URL)
+	if f := req.Face; f != nil && f.URL != "" {
+		img, err := s.EditImages.Check(ctx, orgID, f.Field, f.URL)
 		if err != nil {
 			return nil, nil, err
 		}
-		env.checked[src] = img
-		later = append(later, img)
+		in.face = []imageinput.Image{img}
 	}
-	need := decodes(in.srcs) + decodes(refs) + decodes(later) + req.Memory(in.Sources)
+	need := decodes(in.srcs) + decodes(refs) + decodes(in.face) + req.Memory(in.Sources)
 	if release, err = s.hold(ctx, req.Sources[largest(in.srcs)].Field, need); err != nil {
 		return nil, nil, err
 	}
-	if err := s.decodeEdit(ctx, env, req, in, refs); err != nil {
+	if err := s.decodeEdit(ctx, orgID, req, in, refs); err != nil {
 		release()
 		return nil, nil, err
 	}
@@ -127,25 +124,26 @@ func (s *Service) loadEdit(ctx context.Context, env editEnv, req *edits.Request)
 }
 
 // decodeEdit decodes the pictures loadEdit checked (the sources only when
-// the run reads their pixels in Go) and runs the checks on them.
-func (s *Service) decodeEdit(ctx context.Context, env editEnv, req *edits.Request, in *editInputs, refs []imageinput.Image) error {
+// the run reads their pixels in Go), loads the face picture and runs the
+// checks on them.
+func (s *Service) decodeEdit(ctx context.Context, orgID string, req *edits.Request, in *editInputs, refs []imageinput.Image) error {
 	if req.Pixels {
 		for i, src := range req.Sources {
-			img, err := s.EditImages.Decode(ctx, env.orgID, src.Field, in.srcs[i])
+			img, err := s.EditImages.Decode(ctx, orgID, src.Field, in.srcs[i])
 			if err != nil {
 				return err
 			}
 			in.srcs[i], in.Sources[i] = img, pictureOf(img)
 		}
 	}
-	refs, err := s.EditImages.DecodeAll(ctx, env.orgID, "referenceImageUrls", refs)
+	refs, err := s.EditImages.DecodeAll(ctx, orgID, "referenceImageUrls", refs)
 	if err != nil {
 		return err
 	}
 	for _, img := range refs {
 		in.References = append(in.References, pictureOf(img))
 	}
-	if in.parentID, err = s.parentOf(ctx, env.orgID, in.srcs[0]); err != nil {
+	if in.parentID, err = s.parentOf(ctx, orgID, in.srcs[0]); err != nil {
 		return err
 	}
 	if req.Faces {
@@ -153,7 +151,33 @@ func (s *Service) decodeEdit(ctx context.Context, env editEnv, req *edits.Reques
 			in.Faces = append(in.Faces, s.Faces.Detect(img.Img))
 		}
 	}
-	return req.Check(ctx, env, &in.Inputs)
+	if req.Face != nil {
+		if in.Face, err = s.loadFace(ctx, orgID, *req.Face, in.face); err != nil {
+			return err
+		}
+	}
+	return req.Check(&in.Inputs)
+}
+
+// loadFace loads the face picture of a swap, and finds its faces: the
+// picture loadEdit checked (named by address), or a saved face's.
+func (s *Service) loadFace(ctx context.Context, orgID string, ref edits.FaceRef, checked []imageinput.Image) (*edits.FacePicture, error) {
+	var img imageinput.Image
+	if len(checked) > 0 {
+		var err error
+		if img, err = s.EditImages.Decode(ctx, orgID, ref.Field, checked[0]); err != nil {
+			return nil, err
+		}
+	} else {
+		url, err := s.savedFace(ctx, orgID, ref.SavedID)
+		if err != nil {
+			return nil, err
+		}
+		if img, err = s.EditImages.Load(ctx, orgID, ref.Field, url); err != nil {
+			return nil, err
+		}
+	}
+	return &edits.FacePicture{Picture: pictureOf(img), Faces: s.Faces.Detect(img.Img)}, nil
 }
 
 // parentOf is the parent of an edit: the caller's thumbnail whose picture
@@ -172,18 +196,28 @@ func (s *Service) parentOf(ctx context.Context, orgID string, src imageinput.Ima
 	return t.ID, nil
 }
 
-// renderEdit runs req. A source checked only up to its header
-// (req.Pixels false) may be corrupt past it: when the run fails with
-// anything but a 400, the sources are decoded the way Load would have, so
-// that a corrupt picture is the caller's 400 (and refunded, were the
-// edit paid) and any other failure ours.
-func (s *Service) renderEdit(ctx context.Context, env editEnv, req *edits.Request, in *editInputs) (engine.Result, error) {
-	res, err := req.Render(ctx, env, &in.Inputs)
+// renderEdit runs req, first cutting the subject out of the first source
+// when the run draws on it: the cut is the run's costliest step, so it
+// runs as part of the run, within its time limit and after its credit is
+// reserved. A source checked only up to its header (req.Pixels false)
+// may be corrupt past it: when the run fails with anything but a 400, the
+// sources are decoded the way Load would have, so that a corrupt picture
+// is the caller's 400 (and refunded, were the edit paid) and any other
+// failure ours.
+func (s *Service) renderEdit(ctx context.Context, orgID string, req *edits.Request, in *editInputs) (engine.Result, error) {
+	if req.Cutout {
+		cut, err := s.Matte.Remove(ctx, in.Sources[0].Img, in.SourceFaces(0))
+		if err != nil {
+			return engine.Result{}, err
+		}
+		in.Cutout = cut
+	}
+	res, err := req.Render(ctx, s.Engine, &in.Inputs)
 	if err == nil || req.Pixels || apierr.Is(err, apierr.InvalidRequest) {
 		return res, err
 	}
 	for i, src := range req.Sources {
-		if _, derr := s.EditImages.Decode(ctx, env.orgID, src.Field, in.srcs[i]); derr != nil {
+		if _, derr := s.EditImages.Decode(ctx, orgID, src.Field, in.srcs[i]); derr != nil {
 			return engine.Result{}, derr
 		}
 	}
@@ -194,36 +228,15 @@ func pictureOf(img imageinput.Image) edits.Picture {
 	return edits.Picture{Data: img.Data, Img: img.Img, Width: img.Width, Height: img.Height, Format: img.Format}
 }
 
-// editEnv is what edits run with: the service's loaders, detector,
-// remover and engine, for one organization, and the pictures of the
-// request's Later that loadEdit checked.
-type editEnv struct {
-	s       *Service
-	orgID   string
-	checked map[edits.Source]imageinput.Image
-}
-
-var _ edits.Env = editEnv{}
-
-// Load implements edits.Env: a picture loadEdit checked is decoded, any
-// other loaded.
-func (e editEnv) Load(ctx context.Context, field, url string) (edits.Picture, error) {
-	img, ok := e.checked[edits.Source{Field: field, URL: url}]
-	var err error
-	if ok {
-		img, err = e.s.EditImages.Decode(ctx, e.orgID, field, img)
-	} else {
-		img, err = e.s.EditImages.Load(ctx, e.orgID, field, url)
-	}
-	return pictureOf(img), err
-}
-
-// SavedFace implements edits.Env: the saved face's first original
-// picture, or its thumbnail, from the assets read model.
-func (e editEnv) SavedFace(ctx context.Context, id string) (string, error) {
+// savedFace is the address of the picture of the organization's saved
+// face id: its first original picture, or its thumbnail, from the assets
+// read model. Errors: a 404 naming faceId, a 503 when the assets service,
+// asked about a face just created, does not answer, or a database
+// failure.
+func (s *Service) savedFace(ctx context.Context, orgID, id string) (string, error) {
 	const field = "faceId"
 	ref := assetview.Ref{Kind: assetview.Face, ID: id, Field: field}
-	recs, err := e.s.records(ctx, e.orgID, []assetview.Ref{ref})
+	recs, err := s.records(ctx, orgID, []assetview.Ref{ref})
 	if err != nil {
 		return "", err
 	}
@@ -239,17 +252,4 @@ func (e editEnv) SavedFace(ctx context.Context, id string) (string, error) {
 		return d.ImageURLs[0], nil
 	}
 	return d.ThumbnailURL, nil
-}
-
-// Faces implements edits.Env.
-func (e editEnv) Faces(img image.Image) []vision.Face { return e.s.Faces.Detect(img) }
-
-// Cut implements edits.Env.
-func (e editEnv) Cut(ctx context.Context, img image.Image, faces []vision.Face) (*image.NRGBA, error) {
-	return e.s.Matte.Remove(ctx, img, faces)
-}
-
-// Vary implements edits.Env.
-func (e editEnv) Vary(ctx context.Context, req engine.Request) (engine.Result, error) {
-	return e.s.Engine.Vary(ctx, req)
 }

@@ -61,27 +61,17 @@ type compositor struct{ engine.Engine }
 func (compositor) Name() string { return localEngine }
 
 // replace is a paid edit (background-replace) of imageUrl u.
-func replace(t *testing.T) (edits.Op, *edits.Body) {
+func replace(t *testing.T) (edits.Op, edits.Body) {
 	t.Helper()
 	for _, op := range edits.All() {
 		if op.Name() == "background-replace" {
-			return op, edits.NewBody(bodyValues{"imageUrl": "https://example.com/u.jpg", "backgroundPrompt": "a sunset beach"})
+			url, prompt := "https://example.com/u.jpg", "a sunset beach"
+			return op, &edits.BackgroundReplaceBody{ImageURL: &url, BackgroundPrompt: &prompt}
 		}
 	}
 	t.Fatal("no background-replace")
 	return nil, nil
 }
-
-type bodyValues map[string]string
-
-func (v bodyValues) String(name string) *string {
-	if s, ok := v[name]; ok {
-		return &s
-	}
-	return nil
-}
-
-func (bodyValues) Strings(string) []string { return nil }
 
 func memoryService(t *testing.T, size int64, w, h int) (*Service, *checkedImages, *countedCredits) {
 	t.Helper()

@@ -135,7 +135,7 @@ type Credits interface {
 // Previewer draws a template's preview (the local compositor, whatever
 // engine serves generations). Errors: ctx's or a fault.
 type Previewer interface {
-	Preview(ctx context.Context, name string, l layout.Layout, a engine.Aspect) (engine.Result, error)
+	Preview(ctx context.Context, name string, l layout.Layout, a thumbnail.Aspect) (engine.Result, error)
 }
 
 // FaceDetector finds the faces in a picture (*vision.Detector). It has no

@@ -11,8 +11,8 @@ import (
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/videosite"
-	"hookline.dev/services/thumbnails/internal/analyze/seo"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
+	"hookline.dev/services/thumbnails/internal/videotext"
 )
 
 // Videos reads a hosted video's metadata and captions (*videosite.Client).
@@ -31,8 +31,8 @@ const OpOptimize = "thumbnails.optimize"
 const videoDeadline = 20 * time.Second
 
 // Analyze answers three thumbnail concepts for a video. Free.
-func (s *Service) Analyze(ctx context.Context, in seo.AnalyzeInput) (textai.Analysis, error) {
-	a, err := seo.ValidateAnalyze(in)
+func (s *Service) Analyze(ctx context.Context, in videotext.AnalyzeInput) (textai.Analysis, error) {
+	a, err := videotext.ValidateAnalyze(in)
 	if err != nil {
 		return textai.Analysis{}, err
 	}
@@ -45,14 +45,14 @@ func (s *Service) Analyze(ctx context.Context, in seo.AnalyzeInput) (textai.Anal
 		return textai.Analysis{}, err
 	}
 	if src.Title == "" {
-		src.Title = seo.DefaultVideoTitle
+		src.Title = videotext.DefaultVideoTitle
 	}
 	return s.Text.Concepts(ctx, src)
 }
 
 // Titles suggests SEO titles. Free.
-func (s *Service) Titles(ctx context.Context, in seo.TitlesInput) (textai.Titles, error) {
-	t, err := seo.ValidateTitles(in)
+func (s *Service) Titles(ctx context.Context, in videotext.TitlesInput) (textai.Titles, error) {
+	t, err := videotext.ValidateTitles(in)
 	if err != nil {
 		return textai.Titles{}, err
 	}
@@ -64,8 +64,8 @@ func (s *Service) Titles(ctx context.Context, in seo.TitlesInput) (textai.Titles
 }
 
 // Description writes a video description. Free.
-func (s *Service) Description(ctx context.Context, in seo.DescriptionInput) (textai.Description, error) {
-	d, err := seo.ValidateDescription(in)
+func (s *Service) Description(ctx context.Context, in videotext.DescriptionInput) (textai.Description, error) {
+	d, err := videotext.ValidateDescription(in)
 	if err != nil {
 		return textai.Description{}, err
 	}
@@ -121,7 +121,7 @@ func (s *Service) Optimize(ctx context.Context, p principal.Principal, in thumbn
 
 // textSource is the text of a validated video choice: the transcript as
 // sent, or a hosted video's captions and metadata.
-func (s *Service) textSource(ctx context.Context, v seo.Video, title string) (textai.Source, error) {
+func (s *Service) textSource(ctx context.Context, v videotext.Video, title string) (textai.Source, error) {
 	src := textai.Source{Title: title, Text: v.Transcript}
 	if v.Site == nil {
 		return src, nil
@@ -139,8 +139,8 @@ func (s *Service) textSource(ctx context.Context, v seo.Video, title string) (te
 		}
 		src.Text += seg.Text
 	}
-	if textai.CodePoints(src.Text) < seo.MinTranscript {
-		return src, apierr.Field("videoSiteUrl", seo.NoTranscript)
+	if textai.CodePoints(src.Text) < videotext.MinTranscript {
+		return src, apierr.Field("videoSiteUrl", videotext.NoTranscript)
 	}
 	// Metadata adds the title, length and chapters; captions are what
 	// matter, so a metadata failure only costs those.
@@ -167,7 +167,7 @@ func (s *Service) textSource(ctx context.Context, v seo.Video, title string) (te
 func videoError(err error) error {
 	switch {
 	case errors.Is(err, videosite.ErrNoCaptions):
-		return apierr.Field("videoSiteUrl", seo.NoTranscript)
+		return apierr.Field("videoSiteUrl", videotext.NoTranscript)
 	case errors.Is(err, videosite.ErrForbidden):
 		return apierr.Field("videoSiteUrl", "this address may not be fetched")
 	case errors.Is(err, videosite.ErrInvalidURL):

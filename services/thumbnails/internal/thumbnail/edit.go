@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"hookline.dev/pkg/apierr"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 // Op is the edit that made a thumbnail, named as its endpoint under
@@ -28,7 +27,7 @@ func EditPrompt(f apierr.Fields, field string, v *string) string {
 
 // EditAspect checks an edit's optional aspectRatio: "" when not sent, the
 // result then keeps its source's shape.
-func EditAspect(f apierr.Fields, v *string) engine.Aspect { return aspect(f, v) }
+func EditAspect(f apierr.Fields, v *string) Aspect { return aspect(f, v) }
 
 // EditReferences checks an edit's referenceImageUrls: at most
 // MaxReferences.

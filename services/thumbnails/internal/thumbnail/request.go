@@ -9,7 +9,6 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/textcheck"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 // Limits of the requests (README, "Limits").
@@ -85,7 +84,7 @@ type Spec struct {
 	Headline string
 	// Aspect is "" when the request left it to a default (a remix takes
 	// the template's).
-	Aspect        engine.Aspect
+	Aspect        Aspect
 	StyleID       string
 	BrandID       string
 	CollectionID  string
@@ -112,7 +111,7 @@ func ValidateGenerate(in GenerateInput) (Spec, error) {
 	}
 	s.Aspect = aspect(f, in.AspectRatio)
 	if s.Aspect == "" {
-		s.Aspect = engine.Landscape
+		s.Aspect = Landscape
 	}
 	refs(f, in.Refs, &s)
 	switch n := len(in.ReferenceImageURLs); {
@@ -136,7 +135,7 @@ func ValidateOptimize(in OptimizeInput) (Spec, error) {
 	}
 	s.Aspect = aspect(f, in.AspectRatio)
 	if s.Aspect == "" {
-		s.Aspect = engine.Landscape
+		s.Aspect = Landscape
 	}
 	refs(f, Refs{StyleID: in.StyleID, BrandID: in.BrandID, CollectionID: in.CollectionID}, &s)
 	return s, f.Err()
@@ -213,11 +212,11 @@ func text(f apierr.Fields, field, s string, limit int, multiline bool) string {
 	return s
 }
 
-func aspect(f apierr.Fields, s *string) engine.Aspect {
+func aspect(f apierr.Fields, s *string) Aspect {
 	if s == nil {
 		return ""
 	}
-	a := engine.Aspect(*s)
+	a := Aspect(*s)
 	f.Check(a.Valid(), "aspectRatio", `must be "16:9" or "9:16"`)
 	return a
 }

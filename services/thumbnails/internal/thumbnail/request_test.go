@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/apierr"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -26,7 +25,7 @@ func fields(t *testing.T, err error) map[string]string {
 
 func TestValidateGenerate(t *testing.T) {
 	s, err := ValidateGenerate(GenerateInput{Prompt: ptr("  héllo  ")})
-	if err != nil || s.Prompt != "héllo" || s.Aspect != engine.Landscape || s.FaceIDs != nil {
+	if err != nil || s.Prompt != "héllo" || s.Aspect != Landscape || s.FaceIDs != nil {
 		t.Fatalf("%+v %v", s, err)
 	}
 	// 2000 code points of a 3-byte character pass; 2001 do not.

@@ -6,8 +6,6 @@ package thumbnail
 import (
 	"errors"
 	"time"
-
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 
 // Kind says how a thumbnail was made.
@@ -47,7 +45,7 @@ type Thumbnail struct {
 	Kind         Kind
 	Prompt       string
 	ParentID     string
-	Aspect       engine.Aspect
+	Aspect       Aspect
 	Width        int
 	Height       int
 	StyleID      string

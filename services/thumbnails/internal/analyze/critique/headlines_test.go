@@ -11,6 +11,7 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // composer draws the renders the OCR is measured on: it is safe for
@@ -45,7 +46,7 @@ func TestReadsComposedHeadlines(t *testing.T) {
 			if (i+j)%2 == 1 {
 				continue // half the pairs: every photo and every headline three times
 			}
-			res, err := e.Generate(context.Background(), engine.Request{Headline: text, Aspect: engine.Landscape,
+			res, err := e.Generate(context.Background(), engine.Request{Headline: text, Aspect: thumbnail.Landscape,
 				Seed: uint64(i*7 + j), References: []engine.Picture{{Data: testkit.EvalPhotoBytes(t, photo)}}}) //nolint:gosec // G115: small indices
 			if err != nil {
 				t.Fatal(err)

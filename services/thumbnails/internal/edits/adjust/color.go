@@ -10,6 +10,7 @@ import (
 	"github.com/davidbyttow/govips/v2/vips"
 
 	"hookline.dev/pkg/colour"
+	"hookline.dev/services/thumbnails/internal/encode"
 )
 
 // Preset is a color-enhance look.
@@ -335,46 +336,46 @@ func tableFor(p Preset, in Intensity) (*colourTable, error) {
 // split tone.
 // libvips decodes and encodes; in between every pixel goes through the
 // look's colour table (see colourTable for why not libvips' Lab).
-func ColorEnhance(data []byte, p Preset, in Intensity) (Output, error) {
+func ColorEnhance(data []byte, p Preset, in Intensity) (encode.Picture, error) {
 	if in == "" {
 		in = Medium
 	}
 	t, err := tableFor(p, in)
 	if err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
 	return applyTable(data, t)
 }
 
-func applyTable(data []byte, t *colourTable) (Output, error) {
+func applyTable(data []byte, t *colourTable) (encode.Picture, error) {
 	ref, typ, err := load(data)
 	if err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
 	defer ref.Close()
 	if err := toSRGB8(ref); err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
 	w, h, bands := ref.Width(), ref.Height(), ref.Bands()
 	raw, err := ref.ToBytes()
 	if err != nil {
-		return Output{}, fmt.Errorf("edit: read pixels: %w", err)
+		return encode.Picture{}, fmt.Errorf("edit: read pixels: %w", err)
 	}
 	if bands != 3 && bands != 4 || len(raw) < w*h*bands {
-		return Output{}, fmt.Errorf("edit: unexpected pixels: %d bands, %d bytes for %d×%d", bands, len(raw), w, h)
+		return encode.Picture{}, fmt.Errorf("edit: unexpected pixels: %d bands, %d bytes for %d×%d", bands, len(raw), w, h)
 	}
 	rect := image.Rect(0, 0, w, h)
 	if typ == vips.ImageTypePNG {
 		m := image.NewNRGBA(rect)
 		t.apply(m.Pix, raw, bands)
-		return Encode(m, true)
+		return encode.Encode(m, true)
 	}
 	// A JPEG has no alpha band, so the result is opaque as it stands.
 	m := image.NewRGBA(rect)
 	t.apply(m.Pix, raw, bands)
-	data, err = encodeJPEG(m)
+	data, err = encode.OpaqueJPEG(m)
 	if err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
-	return Output{Data: data, ContentType: ContentTypeJPEG, Width: w, Height: h}, nil
+	return encode.Picture{Data: data, ContentType: encode.ContentTypeJPEG, Width: w, Height: h}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/encode"
 )
 
 func TestParsePresetAndIntensity(t *testing.T) {
@@ -166,7 +167,7 @@ func TestColorEnhanceRaisesWhatThePresetPromisesByIntensity(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if out.ContentType != ContentTypeJPEG || out.Width != pic.Bounds().Dx() || out.Height != pic.Bounds().Dy() {
+				if out.ContentType != encode.ContentTypeJPEG || out.Width != pic.Bounds().Dx() || out.Height != pic.Bounds().Dy() {
 					t.Fatalf("%s %s %s: %s %d×%d", name, p, in, out.ContentType, out.Width, out.Height)
 				}
 				v := effect.measure(decoded(t, out))
@@ -236,7 +237,7 @@ func TestColorEnhanceKeepsPNGAlpha(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.ContentType != ContentTypePNG || out.Width != 96 || out.Height != 64 {
+		if out.ContentType != encode.ContentTypePNG || out.Width != 96 || out.Height != 64 {
 			t.Fatalf("%s: %s %d×%d", name, out.ContentType, out.Width, out.Height)
 		}
 		got := toNRGBA(decoded(t, out))

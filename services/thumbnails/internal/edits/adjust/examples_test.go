@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/testkit"
+	"hookline.dev/services/thumbnails/internal/encode"
 )
 
 // TestWriteExamples writes the example edits reviewers look at
@@ -15,7 +16,7 @@ import (
 // source of color-enhance and the filters is written beside them.
 func TestWriteExamples(t *testing.T) {
 	dir := testkit.ExamplesDir(t, "edits")
-	write := func(name string, out Output) {
+	write := func(name string, out encode.Picture) {
 		decoded(t, out)
 		if len(out.Data) > 150<<10 {
 			t.Errorf("%s is %d KB", name, len(out.Data)>>10)
@@ -24,8 +25,8 @@ func TestWriteExamples(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	encode := func(img image.Image) Output {
-		out, err := Encode(img, false)
+	asJPEG := func(img image.Image) encode.Picture {
+		out, err := encode.Encode(img, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +34,7 @@ func TestWriteExamples(t *testing.T) {
 	}
 
 	src := portraitOnScene(t)
-	source := encode(src)
+	source := asJPEG(src)
 	write("color-filter-source.jpg", source)
 
 	enhanced, err := ColorEnhance(source.Data, Vibrant, Strong)
@@ -47,7 +48,7 @@ func TestWriteExamples(t *testing.T) {
 	face := facePhoto(t)
 	crop := image.NewRGBA(image.Rect(0, 0, 200, 150))
 	draw.Draw(crop, crop.Rect, face, face.Bounds().Min.Add(image.Pt(60, 110)), draw.Src)
-	up, err := Upscale(encode(crop).Data, 2)
+	up, err := Upscale(asJPEG(crop).Data, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,6 +60,6 @@ func TestWriteExamples(t *testing.T) {
 		"filter-duotone.jpg":         "duotone navy gold",
 		"filter-blur-background.jpg": "blur the background",
 	} {
-		write(name, encode(ApplyFilter(src, mustFilter(t, prompt), faces)))
+		write(name, asJPEG(ApplyFilter(src, mustFilter(t, prompt), faces)))
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
+	"hookline.dev/services/thumbnails/internal/encode"
 )
 
 // scene is a photo-like w×h picture: a sky gradient with a sun, hills
@@ -86,13 +87,13 @@ func pngOf(t testing.TB, img image.Image) []byte {
 
 // decoded checks that out holds a picture of its stated type and size and
 // returns it.
-func decoded(t testing.TB, out Output) image.Image {
+func decoded(t testing.TB, out encode.Picture) image.Image {
 	t.Helper()
 	img, format, err := image.Decode(bytes.NewReader(out.Data))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := map[string]string{"jpeg": ContentTypeJPEG, "png": ContentTypePNG}[format]; want != out.ContentType {
+	if want := map[string]string{"jpeg": encode.ContentTypeJPEG, "png": encode.ContentTypePNG}[format]; want != out.ContentType {
 		t.Fatalf("content type %s for %s data", out.ContentType, format)
 	}
 	if b := img.Bounds(); b.Dx() != out.Width || b.Dy() != out.Height {

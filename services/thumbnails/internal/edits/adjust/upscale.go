@@ -6,6 +6,7 @@ import (
 	"github.com/davidbyttow/govips/v2/vips"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/services/thumbnails/internal/encode"
 )
 
 // MaxOutputPixels caps an upscale's result: 40 MP is a 4× upscale of
@@ -54,26 +55,26 @@ const (
 // whatever kernel is asked (measured: Lanczos3 and cubic give identical
 // pixels). A true Lanczos3 enlargement would have to run in Go over whole
 // frames, and a 4× result is up to 40 MP.
-func Upscale(data []byte, scale int) (Output, error) {
+func Upscale(data []byte, scale int) (encode.Picture, error) {
 	ref, typ, err := load(data)
 	if err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
 	defer ref.Close()
 	if err := CheckUpscale(ref.Width(), ref.Height(), scale); err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
 	if err := toSRGB8(ref); err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
 	if err := ref.Resize(float64(scale), vips.KernelLanczos3); err != nil {
-		return Output{}, fmt.Errorf("edit: enlarge: %w", err)
+		return encode.Picture{}, fmt.Errorf("edit: enlarge: %w", err)
 	}
 	if err := ref.Sharpen(sharpenSigmaPerScale*float64(scale), sharpenFlat, sharpenEdge); err != nil {
-		return Output{}, fmt.Errorf("edit: sharpen: %w", err)
+		return encode.Picture{}, fmt.Errorf("edit: sharpen: %w", err)
 	}
 	if err := toSRGB8(ref); err != nil {
-		return Output{}, err
+		return encode.Picture{}, err
 	}
 	return export(ref, typ)
 }

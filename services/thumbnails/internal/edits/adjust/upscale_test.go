@@ -11,6 +11,7 @@ import (
 	xdraw "golang.org/x/image/draw"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/services/thumbnails/internal/encode"
 )
 
 // boxDown averages k×k blocks: the upscale undone, for comparing with the
@@ -52,7 +53,7 @@ func TestUpscaleEnlargesFaithfully(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if out.ContentType != ContentTypeJPEG || out.Width != b.Dx()*tc.scale || out.Height != b.Dy()*tc.scale {
+		if out.ContentType != encode.ContentTypeJPEG || out.Width != b.Dx()*tc.scale || out.Height != b.Dy()*tc.scale {
 			t.Fatalf("%dx of %d×%d: %s %d×%d", tc.scale, b.Dx(), b.Dy(), out.ContentType, out.Width, out.Height)
 		}
 		back := boxDown(decoded(t, out), tc.scale)
@@ -143,7 +144,7 @@ func TestUpscaleKeepsPNGTransparency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.ContentType != ContentTypePNG || out.Width != 256 || out.Height != 192 {
+	if out.ContentType != encode.ContentTypePNG || out.Width != 256 || out.Height != 192 {
 		t.Fatalf("%s %d×%d", out.ContentType, out.Width, out.Height)
 	}
 	got := toNRGBA(decoded(t, out))

@@ -8,6 +8,7 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 func TestBadgeWord(t *testing.T) {
@@ -79,7 +80,7 @@ func TestBadgeOnlyWhenAsked(t *testing.T) {
 			bare.Accents = nil
 			without.builtins = []builtin{{name: b.name, l: bare}}
 			draw := func(e *Engine, prompt string) image.Image {
-				res, err := e.Generate(context.Background(), engine.Request{Prompt: prompt, Aspect: engine.Aspect(b.l.Aspect), Seed: 5})
+				res, err := e.Generate(context.Background(), engine.Request{Prompt: prompt, Aspect: thumbnail.Aspect(b.l.Aspect), Seed: 5})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -18,7 +18,6 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
-	"hookline.dev/pkg/textai"
 	"image"
 	"image/color"
 	"image/png"
@@ -26,9 +25,12 @@ import (
 	"sort"
 	"strings"
 
+	"hookline.dev/pkg/textai"
+
 	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Options configures the compositor.
@@ -99,7 +101,7 @@ func (e *Engine) Vary(ctx context.Context, req engine.Request) (engine.Result, e
 // Preview draws the preview image of a template named name: its layout
 // filled with sample content (the slots' sample text, a drawn stand-in
 // face), with a seed derived from the name so that it is stable.
-func (e *Engine) Preview(ctx context.Context, name string, l layout.Layout, a engine.Aspect) (engine.Result, error) {
+func (e *Engine) Preview(ctx context.Context, name string, l layout.Layout, a thumbnail.Aspect) (engine.Result, error) {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	req := engine.Request{Aspect: a, Seed: h.Sum64(), Template: &l}
@@ -122,7 +124,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	}
 	aspect := req.Aspect
 	if !aspect.Valid() {
-		aspect = engine.Landscape
+		aspect = thumbnail.Landscape
 	}
 	w, h := aspect.Size()
 	short := min(w, h)
@@ -258,7 +260,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 
 // pick is the layout to draw: the template's, or a built-in one designed
 // for the aspect, chosen by the seed. It is a copy the caller may change.
-func (e *Engine) pick(req engine.Request, a engine.Aspect, rng *rand.Rand) (layout.Layout, bool) {
+func (e *Engine) pick(req engine.Request, a thumbnail.Aspect, rng *rand.Rand) (layout.Layout, bool) {
 	if req.Template != nil {
 		return cloneLayout(*req.Template), false
 	}

@@ -18,10 +18,11 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 func TestGenerateSizes(t *testing.T) {
-	for _, a := range []engine.Aspect{engine.Landscape, engine.Portrait} {
+	for _, a := range []thumbnail.Aspect{thumbnail.Landscape, thumbnail.Portrait} {
 		t.Run(string(a), func(t *testing.T) {
 			res := generate(t, engine.Request{Prompt: "Best budget camera for YouTube in 2025", Aspect: a, Seed: 1, Style: warmStyle(), Faces: []engine.Face{photoFace(t)}})
 			w, h := a.Size()
@@ -34,7 +35,7 @@ func TestGenerateSizes(t *testing.T) {
 }
 
 func TestSameSeedSameBytes(t *testing.T) {
-	req := engine.Request{Prompt: "10 tricks every gamer should know", Aspect: engine.Landscape, Seed: 42, Style: warmStyle(), Faces: []engine.Face{photoFace(t)}}
+	req := engine.Request{Prompt: "10 tricks every gamer should know", Aspect: thumbnail.Landscape, Seed: 42, Style: warmStyle(), Faces: []engine.Face{photoFace(t)}}
 	a, b := generate(t, req), generate(t, req)
 	if !bytes.Equal(a.Data, b.Data) {
 		t.Fatal("one seed gave two different pictures")
@@ -64,7 +65,7 @@ func TestSeedsDiffer(t *testing.T) {
 	face := photoFace(t)
 	var results []engine.Result
 	for seed := uint64(1); seed <= 6; seed++ {
-		results = append(results, generate(t, engine.Request{Prompt: "How I grew my channel to 100k subscribers", Aspect: engine.Landscape, Seed: seed, Faces: []engine.Face{face}}))
+		results = append(results, generate(t, engine.Request{Prompt: "How I grew my channel to 100k subscribers", Aspect: thumbnail.Landscape, Seed: seed, Faces: []engine.Face{face}}))
 	}
 	for i := range results {
 		for j := i + 1; j < len(results); j++ {
@@ -79,11 +80,11 @@ func TestSeedsDiffer(t *testing.T) {
 func TestVariationsDiffer(t *testing.T) {
 	e := newEngine(t)
 	face := photoFace(t)
-	parent := generate(t, engine.Request{Prompt: "My honest review of the new MacBook", Aspect: engine.Portrait, Seed: 9, Faces: []engine.Face{face}})
+	parent := generate(t, engine.Request{Prompt: "My honest review of the new MacBook", Aspect: thumbnail.Portrait, Seed: 9, Faces: []engine.Face{face}})
 	var vs []engine.Result
 	for seed := uint64(100); seed < 105; seed++ {
 		v, err := e.Vary(context.Background(), engine.Request{
-			Prompt: "My honest review of the new MacBook", Tweak: "more dramatic", Aspect: engine.Portrait,
+			Prompt: "My honest review of the new MacBook", Tweak: "more dramatic", Aspect: thumbnail.Portrait,
 			Seed: seed, Faces: []engine.Face{face}, Parent: &engine.Picture{Data: parent.Data},
 		})
 		if err != nil {
@@ -113,11 +114,11 @@ func TestVariationsDiffer(t *testing.T) {
 // seeded vignette shift), the shift does not.
 func TestManyVariationsAreDistinct(t *testing.T) {
 	e := newEngine(t)
-	parent := generate(t, engine.Request{Prompt: "morning routine", Aspect: engine.Portrait, Seed: 1})
+	parent := generate(t, engine.Request{Prompt: "morning routine", Aspect: thumbnail.Portrait, Seed: 1})
 	seen := map[[32]byte]uint64{}
 	for seed := uint64(1); seed <= 40; seed++ {
 		v, err := e.Vary(context.Background(), engine.Request{
-			Prompt: "morning routine", Tweak: "more red", Aspect: engine.Portrait,
+			Prompt: "morning routine", Tweak: "more red", Aspect: thumbnail.Portrait,
 			Seed: seed, Parent: &engine.Picture{Data: parent.Data},
 		})
 		if err != nil {
@@ -159,7 +160,7 @@ const greyPalette = `"palette": {"background": "#303030", "background2": "#40404
 func TestReferenceMakesTheBackground(t *testing.T) {
 	l := mustParse(t, `{"background": {"kind": "reference", "colors": ["background"]},
 		"texts": [{"name": "headline", "box": [0.1, 0.05, 0.8, 0.2], "size": 0.1}], "grade": "clean", `+greyPalette+`}`)
-	req := engine.Request{Prompt: "red", Aspect: engine.Landscape, Seed: 3, Template: l}
+	req := engine.Request{Prompt: "red", Aspect: thumbnail.Landscape, Seed: 3, Template: l}
 	plain := decode(t, generate(t, req))
 	req.References = []engine.Picture{flatPicture(t, 400, 300, color.RGBA{220, 20, 20, 255})}
 	red := decode(t, generate(t, req))
@@ -193,7 +194,7 @@ func TestFacesArePlaced(t *testing.T) {
 	l := mustParse(t, `{"background": {"kind": "solid", "colors": ["background"]},
 		"face": {"box": [0.5, 0.0, 0.5, 1.0], "shape": "cutout", "side": "right"},
 		"texts": [{"name": "headline", "box": [0.02, 0.05, 0.4, 0.3], "size": 0.1}], "grade": "clean", `+greyPalette+`}`)
-	one := decode(t, generate(t, engine.Request{Prompt: "face", Aspect: engine.Landscape, Seed: 1, Template: l, Faces: []engine.Face{greenFace(t)}}))
+	one := decode(t, generate(t, engine.Request{Prompt: "face", Aspect: thumbnail.Landscape, Seed: 1, Template: l, Faces: []engine.Face{greenFace(t)}}))
 	// The face is 720 px square at the right edge; its disc's centre:
 	r, g, b := meanColor(one, image.Rect(900, 360, 1020, 460))
 	if g < r+80 || g < b+80 {
@@ -205,7 +206,7 @@ func TestFacesArePlaced(t *testing.T) {
 	if r > 150 || g > 150 || b > 150 {
 		t.Fatalf("face corner is %.0f,%.0f,%.0f: the backdrop was not cut out", r, g, b)
 	}
-	two := decode(t, generate(t, engine.Request{Prompt: "face", Aspect: engine.Landscape, Seed: 1, Template: l, Faces: []engine.Face{greenFace(t), greenFace(t)}}))
+	two := decode(t, generate(t, engine.Request{Prompt: "face", Aspect: thumbnail.Landscape, Seed: 1, Template: l, Faces: []engine.Face{greenFace(t), greenFace(t)}}))
 	// Two faces share the slot: both halves of it show green.
 	for _, area := range []image.Rectangle{image.Rect(700, 500, 760, 560), image.Rect(1080, 500, 1140, 560)} {
 		if r, g, b := meanColor(two, area); g < r+80 || g < b+80 {
@@ -216,7 +217,7 @@ func TestFacesArePlaced(t *testing.T) {
 
 func TestPromptWithoutKeywordsStillComposes(t *testing.T) {
 	for _, p := range []string{"!!! ??? ...", "🔥🔥🔥", "the of and", ""} {
-		res := generate(t, engine.Request{Prompt: p, Aspect: engine.Landscape, Seed: 5})
+		res := generate(t, engine.Request{Prompt: p, Aspect: thumbnail.Landscape, Seed: 5})
 		decode(t, res)
 	}
 }
@@ -224,7 +225,7 @@ func TestPromptWithoutKeywordsStillComposes(t *testing.T) {
 func TestCancelledContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := newEngine(t).Generate(ctx, engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	_, err := newEngine(t).Generate(ctx, engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
@@ -232,7 +233,7 @@ func TestCancelledContext(t *testing.T) {
 
 func TestBadPictureIsAnError(t *testing.T) {
 	_, err := newEngine(t).Generate(context.Background(), engine.Request{
-		Prompt: "x", Aspect: engine.Landscape, Faces: []engine.Face{{Crop: engine.Picture{Data: []byte("not an image")}}},
+		Prompt: "x", Aspect: thumbnail.Landscape, Faces: []engine.Face{{Crop: engine.Picture{Data: []byte("not an image")}}},
 		Template: mustParse(t, `{"background": {"kind": "solid", "colors": ["background"]}, "face": {"box": [0.5, 0, 0.5, 1]},
 			"texts": [{"name": "headline", "box": [0, 0, 0.5, 0.5], "size": 0.1}], `+greyPalette+`}`),
 	})
@@ -248,7 +249,7 @@ func TestConcurrentRendersMatchSequential(t *testing.T) {
 	reqs := make([]engine.Request, 6)
 	want := make([][]byte, len(reqs))
 	for i := range reqs {
-		reqs[i] = engine.Request{Prompt: fmt.Sprintf("Episode %d of the ultimate survival series", i), Aspect: []engine.Aspect{engine.Landscape, engine.Portrait}[i%2], Seed: uint64(i), Faces: []engine.Face{face}, Style: warmStyle()}
+		reqs[i] = engine.Request{Prompt: fmt.Sprintf("Episode %d of the ultimate survival series", i), Aspect: []thumbnail.Aspect{thumbnail.Landscape, thumbnail.Portrait}[i%2], Seed: uint64(i), Faces: []engine.Face{face}, Style: warmStyle()}
 		want[i] = generate(t, reqs[i]).Data
 	}
 	var wg sync.WaitGroup
@@ -336,7 +337,7 @@ func TestSeededTemplatesRender(t *testing.T) {
 			t.Errorf("duplicate id %s", r.id)
 		}
 		ids[r.id] = true
-		if r.aspect == string(engine.Portrait) {
+		if r.aspect == string(thumbnail.Portrait) {
 			portrait++
 		}
 	}
@@ -354,15 +355,15 @@ func TestSeededTemplatesRender(t *testing.T) {
 			if l.Aspect != r.aspect {
 				t.Fatalf("layout aspect %s, row says %s", l.Aspect, r.aspect)
 			}
-			a := engine.Aspect(r.aspect)
+			a := thumbnail.Aspect(r.aspect)
 			prev, err := e.Preview(context.Background(), r.name, l, a)
 			if err != nil {
 				t.Fatal(err)
 			}
 			decode(t, prev)
-			other := engine.Landscape
-			if a == engine.Landscape {
-				other = engine.Portrait
+			other := thumbnail.Landscape
+			if a == thumbnail.Landscape {
+				other = thumbnail.Portrait
 			}
 			remix := generate(t, engine.Request{Prompt: "I spent 24 hours building the ultimate setup", Aspect: other, Seed: uint64(i), Template: &l, Faces: []engine.Face{face}})
 			if w, h := other.Size(); remix.Width != w || remix.Height != h {
@@ -375,7 +376,7 @@ func TestSeededTemplatesRender(t *testing.T) {
 
 func BenchmarkGenerate(b *testing.B) {
 	face := photoFace(b)
-	req := engine.Request{Prompt: "I tested the 5 cheapest gaming laptops so you don't have to", Aspect: engine.Landscape, Style: warmStyle(), Faces: []engine.Face{face}}
+	req := engine.Request{Prompt: "I tested the 5 cheapest gaming laptops so you don't have to", Aspect: thumbnail.Landscape, Style: warmStyle(), Faces: []engine.Face{face}}
 	e := newEngine(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -392,7 +393,7 @@ func BenchmarkGeneratePrompt(b *testing.B) {
 	e := newEngine(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		req := engine.Request{Prompt: fmt.Sprintf("I tested the %d cheapest gaming laptops so you don't have to (worker 0)", i%9+2), Aspect: engine.Landscape, Seed: uint64(i)}
+		req := engine.Request{Prompt: fmt.Sprintf("I tested the %d cheapest gaming laptops so you don't have to (worker 0)", i%9+2), Aspect: thumbnail.Landscape, Seed: uint64(i)}
 		if _, err := e.Generate(context.Background(), req); err != nil {
 			b.Fatal(err)
 		}
@@ -401,7 +402,7 @@ func BenchmarkGeneratePrompt(b *testing.B) {
 
 func BenchmarkVary(b *testing.B) {
 	face := photoFace(b)
-	req := engine.Request{Prompt: "I tested the 5 cheapest gaming laptops so you don't have to", Aspect: engine.Landscape, Style: warmStyle(), Faces: []engine.Face{face}}
+	req := engine.Request{Prompt: "I tested the 5 cheapest gaming laptops so you don't have to", Aspect: thumbnail.Landscape, Style: warmStyle(), Faces: []engine.Face{face}}
 	e := newEngine(b)
 	parent, err := e.Generate(context.Background(), req)
 	if err != nil {

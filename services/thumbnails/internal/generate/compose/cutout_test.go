@@ -16,6 +16,7 @@ import (
 	"hookline.dev/pkg/vision/dlib/dlibtest"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 func landmarker(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
@@ -129,9 +130,9 @@ func TestSavedFaceKeepsItsSkin(t *testing.T) {
 		t.Run(c.layout+"/"+c.colour, func(t *testing.T) {
 			l := mustParse(t, builtinLayouts[c.layout])
 			l.Palette = vivid[c.palette]
-			aspect := engine.Landscape
-			if l.Aspect == string(engine.Portrait) {
-				aspect = engine.Portrait
+			aspect := thumbnail.Landscape
+			if l.Aspect == string(thumbnail.Portrait) {
+				aspect = thumbnail.Portrait
 			}
 			draw := func(f engine.Face) float64 {
 				req := engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: aspect, Seed: 1, Faces: []engine.Face{f}, Template: l}
@@ -159,7 +160,7 @@ func BenchmarkGenerateWithSavedFace(b *testing.B) {
 	for b.Loop() {
 		seed++
 		start := time.Now()
-		generate(b, engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: engine.Landscape, Seed: seed, Faces: []engine.Face{face}})
+		generate(b, engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: thumbnail.Landscape, Seed: seed, Faces: []engine.Face{face}})
 		times = append(times, time.Since(start))
 	}
 	slices.Sort(times)

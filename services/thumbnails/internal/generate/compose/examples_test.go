@@ -8,6 +8,7 @@ import (
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // TestWriteExamples writes the example pictures reviewers look at
@@ -27,7 +28,7 @@ func TestWriteExamples(t *testing.T) {
 	}
 	gen := engine.Request{
 		Prompt: "I tested the 5 cheapest gaming laptops so you don't have to",
-		Aspect: engine.Landscape, Seed: 7, Style: warmStyle(), Faces: []engine.Face{face},
+		Aspect: thumbnail.Landscape, Seed: 7, Style: warmStyle(), Faces: []engine.Face{face},
 	}
 	first := generate(t, gen)
 	write("generated-16x9.jpg", first)
@@ -41,13 +42,13 @@ func TestWriteExamples(t *testing.T) {
 	write("variation.jpg", v)
 	portrait := engine.Request{
 		Prompt: "Morning routine of a productive developer in Tokyo",
-		Aspect: engine.Portrait, Seed: 3, Faces: []engine.Face{face},
+		Aspect: thumbnail.Portrait, Seed: 3, Faces: []engine.Face{face},
 	}
 	write("generated-9x16.jpg", generate(t, portrait))
 	// Issue 22: a saved face whose skin is close to the wall behind it,
 	// drawn with its landmark-seeded cut-out.
 	astronaut := astronautFace(t)
-	for name, a := range map[string]engine.Aspect{"saved-face-astronaut-16x9.jpg": engine.Landscape, "saved-face-astronaut-9x16.jpg": engine.Portrait} {
+	for name, a := range map[string]thumbnail.Aspect{"saved-face-astronaut-16x9.jpg": thumbnail.Landscape, "saved-face-astronaut-9x16.jpg": thumbnail.Portrait} {
 		write(name, generate(t, engine.Request{Prompt: "What it takes to fly the Space Shuttle", Aspect: a, Seed: 5, Faces: []engine.Face{astronaut}}))
 	}
 	remixes := map[string]string{
@@ -61,7 +62,7 @@ func TestWriteExamples(t *testing.T) {
 			continue
 		}
 		l := mustParse(t, row.layout)
-		res := generate(t, engine.Request{Prompt: prompt, Aspect: engine.Aspect(row.aspect), Seed: 11, Template: l, Faces: []engine.Face{face}})
+		res := generate(t, engine.Request{Prompt: prompt, Aspect: thumbnail.Aspect(row.aspect), Seed: 11, Template: l, Faces: []engine.Face{face}})
 		write("remix-"+row.category+".jpg", res)
 		delete(remixes, row.name)
 	}

@@ -15,27 +15,8 @@ import (
 	"time"
 
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
-
-// Aspect is an output aspect ratio as the API spells it.
-type Aspect string
-
-// The aspect ratios the API accepts.
-const (
-	Landscape Aspect = "16:9"
-	Portrait  Aspect = "9:16"
-)
-
-// Valid reports whether a is one of the accepted aspect ratios.
-func (a Aspect) Valid() bool { return a == Landscape || a == Portrait }
-
-// Size is the pixel size of a thumbnail of aspect a: 1280×720 or 720×1280.
-func (a Aspect) Size() (width, height int) {
-	if a == Portrait {
-		return 720, 1280
-	}
-	return 1280, 720
-}
 
 // Picture is an input image: the file as stored (JPEG or PNG, for engines
 // that send or load bytes) and its decoded form (for engines that measure
@@ -93,7 +74,7 @@ type Request struct {
 	Headline string
 	// Tweak is a variation's change request, on top of Prompt.
 	Tweak  string
-	Aspect Aspect
+	Aspect thumbnail.Aspect
 	// Seed drives every choice a local engine makes: one seed, one image.
 	Seed       uint64
 	Style      *Style

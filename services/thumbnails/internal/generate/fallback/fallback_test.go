@@ -11,6 +11,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // local stands for the compositor: it answers a fixed-size picture.
@@ -37,7 +38,7 @@ func TestModelRetiredBetweenLookups(t *testing.T) {
 	l := &local{}
 	e := fallback.New(p, l, slog.New(slog.DiscardHandler))
 	e.Check(t.Context())
-	req := engine.Request{Prompt: "x", Aspect: engine.Landscape}
+	req := engine.Request{Prompt: "x", Aspect: thumbnail.Landscape}
 	if res, err := e.Generate(t.Context(), req); err != nil || res.Engine != "" || l.calls != 0 {
 		t.Fatalf("with the model: %+v %v, %d local calls", res.Engine, err, l.calls)
 	}
@@ -53,7 +54,7 @@ func TestModelRetiredBetweenLookups(t *testing.T) {
 	}
 	fake.Restore(providerkit.GeminiImages.Default)
 	e.Check(t.Context())
-	if res, err := e.Vary(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape, Parent: &engine.Picture{Data: providerfake.JPEG(64, 36, "p")}}); err != nil || res.Engine != "" || e.Degraded() != nil {
+	if res, err := e.Vary(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape, Parent: &engine.Picture{Data: providerfake.JPEG(64, 36, "p")}}); err != nil || res.Engine != "" || e.Degraded() != nil {
 		t.Fatalf("after the restore: %+v %v", res.Engine, err)
 	}
 }

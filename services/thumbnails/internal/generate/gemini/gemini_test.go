@@ -16,6 +16,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 func newClient(t *testing.T, fake *providerfake.Gemini, mod func(*gemini.Config)) *gemini.Client {
@@ -46,7 +47,7 @@ func lastCall(t *testing.T, fake *providerfake.Gemini) providerfake.GeminiCall {
 }
 
 func TestGenerate(t *testing.T) {
-	for _, a := range []engine.Aspect{engine.Landscape, engine.Portrait} {
+	for _, a := range []thumbnail.Aspect{thumbnail.Landscape, thumbnail.Portrait} {
 		t.Run(string(a), func(t *testing.T) {
 			fake := providerfake.NewGemini(t)
 			res, err := newClient(t, fake, nil).Generate(t.Context(), providerfake.Sample(a))
@@ -79,13 +80,13 @@ func TestGenerate(t *testing.T) {
 func TestConfiguredModelAndVary(t *testing.T) {
 	fake := providerfake.NewGemini(t)
 	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Model = "gemini-3-pro-image"; cfg.BaseURL += "/v1beta" })
-	req := engine.Request{Prompt: "budget GPUs", Tweak: "night scene", Aspect: engine.Landscape, Seed: 1<<40 | 9,
+	req := engine.Request{Prompt: "budget GPUs", Tweak: "night scene", Aspect: thumbnail.Landscape, Seed: 1<<40 | 9,
 		Parent: &engine.Picture{Data: providerfake.JPEG(1280, 720, "parent")}}
 	res, err := c.Vary(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	providerfake.CheckThumbnail(t, res, engine.Landscape)
+	providerfake.CheckThumbnail(t, res, thumbnail.Landscape)
 	call := lastCall(t, fake)
 	if call.Model != "gemini-3-pro-image" || len(call.Images) != 1 || call.Images[0].Width != 1280 || *call.Seed != 9 {
 		t.Errorf("call %+v", call)
@@ -123,11 +124,11 @@ func TestAnswerSpellings(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fake := providerfake.NewGemini(t)
 			fake.FailNext(http.StatusOK, body)
-			res, err := newClient(t, fake, nil).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+			res, err := newClient(t, fake, nil).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 			if err != nil {
 				t.Fatal(err)
 			}
-			providerfake.CheckThumbnail(t, res, engine.Landscape)
+			providerfake.CheckThumbnail(t, res, thumbnail.Landscape)
 		})
 	}
 }
@@ -168,7 +169,7 @@ func TestErrors(t *testing.T) {
 			} else {
 				fake.FailNext(tt.status, tt.body)
 			}
-			_, err := newClient(t, fake, nil).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+			_, err := newClient(t, fake, nil).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 			providerfake.CheckError(t, err, tt.want, fake.Key())
 			lastCall(t, fake)
 		})
@@ -180,7 +181,7 @@ func TestErrors(t *testing.T) {
 func TestShutDownModel(t *testing.T) {
 	fake := providerfake.NewGemini(t)
 	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Model = "gemini-2.5-flash-image" })
-	_, err := c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	_, err := c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 	providerfake.CheckError(t, err, engine.ErrModelMissing, fake.Key())
 	if err := c.CheckModel(t.Context()); !errors.Is(err, vendorapi.ErrModelMissing) {
 		t.Errorf("CheckModel = %v, want ErrModelMissing", err)
@@ -194,14 +195,14 @@ func TestTimeoutAndRefusedKey(t *testing.T) {
 	fake := providerfake.NewGemini(t)
 	fake.StallNext()
 	c := newClient(t, fake, func(cfg *gemini.Config) { cfg.Timeout = 200 * time.Millisecond })
-	_, err := c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Portrait})
+	_, err := c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Portrait})
 	providerfake.CheckError(t, err, engine.ErrUnavailable, fake.Key())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline as its cause", err)
 	}
 
 	c = newClient(t, fake, func(cfg *gemini.Config) { cfg.APIKey = "AIza-wrong" })
-	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Portrait})
+	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Portrait})
 	providerfake.CheckError(t, err, nil, "AIza-wrong")
 	if !strings.Contains(err.Error(), "API key not valid") {
 		t.Errorf("err = %v, want the provider's message", err)

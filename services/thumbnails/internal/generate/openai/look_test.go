@@ -16,6 +16,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // safeBand reads the margin the prompt's safe-area line asks for.
@@ -60,11 +61,11 @@ func TestHeadlineAtTheTopSurvivesTheCrop(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := c.Generate(t.Context(), engine.Request{Prompt: "budget GPUs", Headline: "I TESTED EVERY GPU", Aspect: engine.Landscape})
+			res, err := c.Generate(t.Context(), engine.Request{Prompt: "budget GPUs", Headline: "I TESTED EVERY GPU", Aspect: thumbnail.Landscape})
 			if err != nil {
 				t.Fatal(err)
 			}
-			providerfake.CheckThumbnail(t, res, engine.Landscape)
+			providerfake.CheckThumbnail(t, res, thumbnail.Landscape)
 			img, err := jpeg.Decode(bytes.NewReader(res.Data))
 			if err != nil {
 				t.Fatal(err)

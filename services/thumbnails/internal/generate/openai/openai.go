@@ -18,6 +18,7 @@ import (
 	"hookline.dev/pkg/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // DefaultBaseURL fills a Config that leaves it empty; the default model
@@ -152,7 +153,7 @@ type imagesResponse struct {
 	} `json:"data"`
 }
 
-func (c *Client) call(ctx context.Context, a engine.Aspect, u, contentType string, body []byte) (engine.Result, error) {
+func (c *Client) call(ctx context.Context, a thumbnail.Aspect, u, contentType string, body []byte) (engine.Result, error) {
 	data, err := c.ep.Call(ctx, u, contentType, body, refused)
 	if err != nil {
 		return engine.Result{}, err

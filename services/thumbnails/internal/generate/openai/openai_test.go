@@ -16,6 +16,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 func client(t *testing.T, fake *providerfake.OpenAI, timeout time.Duration) *openai.Client {
@@ -41,14 +42,14 @@ func onlyCall(t *testing.T, fake *providerfake.OpenAI) providerfake.OpenAICall {
 
 func TestGenerateTextOnlyUsesGenerations(t *testing.T) {
 	fake := providerfake.NewOpenAI(t)
-	req := providerfake.Sample(engine.Landscape)
+	req := providerfake.Sample(thumbnail.Landscape)
 	req.Faces, req.References, req.Brand.Logo = nil, nil, nil
 
 	res, err := client(t, fake, 0).Generate(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	providerfake.CheckThumbnail(t, res, engine.Landscape)
+	providerfake.CheckThumbnail(t, res, thumbnail.Landscape)
 	c := onlyCall(t, fake)
 	want := providerfake.OpenAICall{
 		Endpoint: "generations", Model: "gpt-image-2", Prompt: c.Prompt, N: 1, Size: "1536x864",
@@ -75,15 +76,15 @@ func TestGenerateWithImagesUsesEdits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := c.Generate(t.Context(), providerfake.Sample(engine.Portrait))
+			res, err := c.Generate(t.Context(), providerfake.Sample(thumbnail.Portrait))
 			if err != nil {
 				t.Fatal(err)
 			}
-			providerfake.CheckThumbnail(t, res, engine.Portrait)
+			providerfake.CheckThumbnail(t, res, thumbnail.Portrait)
 			call := onlyCall(t, fake)
 			m, _ := providerkit.OpenAIImages.Lookup(cmp.Or(model, providerkit.OpenAIImages.Default))
 			fidelity := map[bool]string{true: "high"}[m.InputFidelity]
-			if call.Endpoint != "edits" || call.Model != m.Name || call.Size != m.Size(engine.Portrait).String() ||
+			if call.Endpoint != "edits" || call.Model != m.Name || call.Size != m.Size(thumbnail.Portrait).String() ||
 				call.Quality != "medium" || call.OutputFormat != "jpeg" || call.InputFidelity != fidelity || call.N != 1 {
 				t.Errorf("call %+v", call)
 			}
@@ -106,14 +107,14 @@ func TestGenerateWithImagesUsesEdits(t *testing.T) {
 func TestVary(t *testing.T) {
 	fake := providerfake.NewOpenAI(t)
 	c := client(t, fake, 0)
-	req := engine.Request{Prompt: "budget GPUs", Tweak: "red background", Aspect: engine.Landscape, Seed: 7,
+	req := engine.Request{Prompt: "budget GPUs", Tweak: "red background", Aspect: thumbnail.Landscape, Seed: 7,
 		Parent: &engine.Picture{Data: providerfake.JPEG(1280, 720, "parent")}}
 
 	res, err := c.Vary(t.Context(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	providerfake.CheckThumbnail(t, res, engine.Landscape)
+	providerfake.CheckThumbnail(t, res, thumbnail.Landscape)
 	call := onlyCall(t, fake)
 	if call.Endpoint != "edits" || len(call.Images) != 1 || call.Images[0].Width != 1280 || call.InputFidelity != "" {
 		t.Errorf("call %+v", call)
@@ -161,7 +162,7 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := providerfake.NewOpenAI(t)
 			fake.FailNext(tt.status, tt.body)
-			_, err := client(t, fake, 0).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+			_, err := client(t, fake, 0).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 			providerfake.CheckError(t, err, tt.want, fake.Key())
 			onlyCall(t, fake) // the request itself was valid
 		})
@@ -173,11 +174,11 @@ func TestErrors(t *testing.T) {
 func TestRateLimitIsRetried(t *testing.T) {
 	fake := providerfake.NewOpenAI(t)
 	fake.FailNextWith(429, http.Header{"Retry-After-Ms": {"30"}}, providerfake.OpenAIError("requests", "rate_limit_exceeded", "Rate limit reached for gpt-image-2"))
-	res, err := client(t, fake, 0).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	res, err := client(t, fake, 0).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 	if err != nil {
 		t.Fatal(err)
 	}
-	providerfake.CheckThumbnail(t, res, engine.Landscape)
+	providerfake.CheckThumbnail(t, res, thumbnail.Landscape)
 	if calls := fake.Calls(); len(calls) != 2 || calls[0].Status != 429 || calls[1].Status != 200 {
 		t.Errorf("calls %+v, want a 429 then a 200", calls)
 	}
@@ -186,7 +187,7 @@ func TestRateLimitIsRetried(t *testing.T) {
 func TestTimeoutIsUnavailable(t *testing.T) {
 	fake := providerfake.NewOpenAI(t)
 	fake.StallNext()
-	_, err := client(t, fake, 200*time.Millisecond).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	_, err := client(t, fake, 200*time.Millisecond).Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 	providerfake.CheckError(t, err, engine.ErrUnavailable, fake.Key())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the deadline as its cause", err)
@@ -199,7 +200,7 @@ func TestWrongKeyAndDeadServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 	providerfake.CheckError(t, err, nil, "sk-wrong-key")
 	if calls := fake.Calls(); len(calls) != 1 || calls[0].Status != http.StatusUnauthorized {
 		t.Errorf("calls %+v, want one answered 401", calls)
@@ -211,7 +212,7 @@ func TestWrongKeyAndDeadServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: engine.Landscape})
+	_, err = c.Generate(t.Context(), engine.Request{Prompt: "x", Aspect: thumbnail.Landscape})
 	providerfake.CheckError(t, err, engine.ErrUnavailable, fake.Key())
 }
 

@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // CheckThumbnail fails t unless res is a JPEG that decodes to exactly the
 // size of aspect a, as every engine must answer.
-func CheckThumbnail(t testing.TB, res engine.Result, a engine.Aspect) {
+func CheckThumbnail(t testing.TB, res engine.Result, a thumbnail.Aspect) {
 	t.Helper()
 	w, h := a.Size()
 	img, err := jpeg.Decode(bytes.NewReader(res.Data))

@@ -6,12 +6,13 @@ import (
 	"image/color"
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Sample is a request with every kind of guidance: a style, a brand with
 // a logo, two faces and a reference image (all real pictures), for tests
 // that check what reaches a provider.
-func Sample(a engine.Aspect) engine.Request {
+func Sample(a thumbnail.Aspect) engine.Request {
 	pic := func(data []byte) engine.Picture {
 		img, _, _ := image.Decode(bytes.NewReader(data))
 		return engine.Picture{Data: data, Img: img}

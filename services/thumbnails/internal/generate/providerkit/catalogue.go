@@ -5,7 +5,7 @@ import (
 	"image"
 	"slices"
 
-	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Model is what one provider model takes and gives, as the adapters ask
@@ -20,7 +20,7 @@ type Model struct {
 	Images, ImageBytes, Bytes int
 	// Sizes is, per aspect, the picture the model draws: OpenAI's size
 	// parameter, Gemini's answer at the default 1K resolution.
-	Sizes map[engine.Aspect]Size
+	Sizes map[thumbnail.Aspect]Size
 	// AspectRatios are the imageConfig.aspectRatio values Gemini takes.
 	AspectRatios []string
 	// InputFidelity: OpenAI's edits take input_fidelity for this model.
@@ -66,13 +66,13 @@ func (c Catalogue) Names() []string {
 
 // Size is the picture m draws for a; the zero Size when a is not one of
 // its aspects.
-func (m Model) Size(a engine.Aspect) Size { return m.Sizes[a] }
+func (m Model) Size(a thumbnail.Aspect) Size { return m.Sizes[a] }
 
 // SafeArea is the part of m's picture for a that Fit keeps (a centred
 // cover crop to a's ratio), as a fraction of the height cut off at the
 // top and at the bottom (or of the width at each side); 0 when the model
 // draws a's ratio or within 1% of it (Gemini's 1376×768 loses 6 px a side).
-func (m Model) SafeArea(a engine.Aspect) (top, side float64) {
+func (m Model) SafeArea(a thumbnail.Aspect) (top, side float64) {
 	s := m.Size(a)
 	if s.W == 0 || s.H == 0 {
 		return 0, 0
@@ -91,7 +91,7 @@ const mb = 1 << 20
 // gptSizes are the standard sizes of the GPT image models: none is 16:9,
 // so Fit crops 1536×1024 to 1536×864 and the prompt keeps everything
 // that matters inside that band.
-var gptSizes = map[engine.Aspect]Size{engine.Landscape: {1536, 1024}, engine.Portrait: {1024, 1536}}
+var gptSizes = map[thumbnail.Aspect]Size{thumbnail.Landscape: {1536, 1024}, thumbnail.Portrait: {1024, 1536}}
 
 // OpenAIImages are OpenAI's GPT image models (openapi.yaml,
 // CreateImageEditRequest and CreateImageRequest). gpt-image-2 takes any
@@ -102,9 +102,9 @@ var OpenAIImages = Catalogue{
 	Default:  "gpt-image-2",
 	models: []Model{
 		{Name: "gpt-image-2", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true,
-			Sizes: map[engine.Aspect]Size{engine.Landscape: {1536, 864}, engine.Portrait: {864, 1536}}},
+			Sizes: map[thumbnail.Aspect]Size{thumbnail.Landscape: {1536, 864}, thumbnail.Portrait: {864, 1536}}},
 		{Name: "gpt-image-2-2026-04-21", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true,
-			Sizes: map[engine.Aspect]Size{engine.Landscape: {1536, 864}, engine.Portrait: {864, 1536}}},
+			Sizes: map[thumbnail.Aspect]Size{thumbnail.Landscape: {1536, 864}, thumbnail.Portrait: {864, 1536}}},
 		{Name: "gpt-image-1.5", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true, Sizes: gptSizes},
 		{Name: "gpt-image-1", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true, Sizes: gptSizes},
 		{Name: "gpt-image-1-mini", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, Sizes: gptSizes},
@@ -117,7 +117,7 @@ var OpenAIImages = Catalogue{
 var geminiRatios = []string{"1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"}
 
 // geminiSizes are their pictures at the default 1K resolution.
-var geminiSizes = map[engine.Aspect]Size{engine.Landscape: {1376, 768}, engine.Portrait: {768, 1376}}
+var geminiSizes = map[thumbnail.Aspect]Size{thumbnail.Landscape: {1376, 768}, thumbnail.Portrait: {768, 1376}}
 
 // GeminiImages are the Gemini image models open today (the deprecations
 // page: gemini-2.5-flash-image shut down on 2026-10-02, the -preview
@@ -134,5 +134,5 @@ var GeminiImages = Catalogue{
 	},
 	// gemini-2.5-flash-image's limits, the strictest of the family.
 	generic: Model{Images: 3, ImageBytes: 7 * mb, Bytes: 14 * mb, AspectRatios: geminiRatios,
-		Sizes: map[engine.Aspect]Size{engine.Landscape: {1344, 768}, engine.Portrait: {768, 1344}}},
+		Sizes: map[thumbnail.Aspect]Size{thumbnail.Landscape: {1344, 768}, thumbnail.Portrait: {768, 1344}}},
 }

@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/vendorapi/contract"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Every model of the catalogues, defaults first, must be one the vendor's
@@ -29,7 +29,7 @@ func TestCataloguesFollowTheVendorContracts(t *testing.T) {
 				t.Errorf("%s catalogue: %s", tc.cat.Provider, why)
 			}
 			m, _ := tc.cat.Lookup(name)
-			for _, a := range []engine.Aspect{engine.Landscape, engine.Portrait} {
+			for _, a := range []thumbnail.Aspect{thumbnail.Landscape, thumbnail.Portrait} {
 				if s := m.Size(a); s.W == 0 || s.H == 0 {
 					t.Errorf("%s: no size for %s", name, a)
 				}
@@ -44,7 +44,7 @@ func TestCataloguesFollowTheVendorContracts(t *testing.T) {
 // The default OpenAI model draws 16:9 exactly: nothing is cropped.
 func TestDefaultOpenAIModelNeedsNoCrop(t *testing.T) {
 	m, _ := providerkit.OpenAIImages.Lookup(providerkit.OpenAIImages.Default)
-	for _, a := range []engine.Aspect{engine.Landscape, engine.Portrait} {
+	for _, a := range []thumbnail.Aspect{thumbnail.Landscape, thumbnail.Portrait} {
 		if top, side := m.SafeArea(a); top != 0 || side != 0 {
 			t.Errorf("%s %s: crop %v/%v", m.Name, a, top, side)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 const secret = "sk-very-secret-key"
@@ -58,7 +59,7 @@ func TestNewEndpointDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := ep.Model(); m.Name != "custom" || m.Images == 0 || m.Size(engine.Landscape).W == 0 {
+	if m := ep.Model(); m.Name != "custom" || m.Images == 0 || m.Size(thumbnail.Landscape).W == 0 {
 		t.Errorf("an unlisted model gets the generic limits: %+v", m)
 	}
 }

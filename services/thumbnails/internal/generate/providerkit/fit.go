@@ -12,6 +12,7 @@ import (
 	"golang.org/x/image/draw"
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // JPEGQuality is the quality thumbnails are stored at.
@@ -34,7 +35,7 @@ var ErrBadPicture = errors.New("provider picture cannot be decoded")
 // a.Size() and encoded as JPEG at JPEGQuality. Providers draw at their own
 // sizes (1536×1024, 1344×768), never at 1280×720. Errors wrap
 // ErrBadPicture.
-func Fit(data []byte, a engine.Aspect) (engine.Result, error) {
+func Fit(data []byte, a thumbnail.Aspect) (engine.Result, error) {
 	src, err := decode(data)
 	if err != nil {
 		return engine.Result{}, err
@@ -52,7 +53,7 @@ func Fit(data []byte, a engine.Aspect) (engine.Result, error) {
 // Picture decodes a provider's base64 picture (standard alphabet, or
 // URL-safe as proto JSON allows) and fits it to a. Its errors are plain:
 // an answer the adapter cannot use is a provider fault, not a refusal.
-func (e *Endpoint) Picture(b64 string, a engine.Aspect) (engine.Result, error) {
+func (e *Endpoint) Picture(b64 string, a thumbnail.Aspect) (engine.Result, error) {
 	raw, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
 		if raw, err = base64.URLEncoding.DecodeString(b64); err != nil {

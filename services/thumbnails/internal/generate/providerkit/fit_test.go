@@ -12,22 +12,22 @@ import (
 	"image/png"
 	"testing"
 
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 func TestFitSizes(t *testing.T) {
 	tests := []struct {
 		name   string
 		src    []byte
-		aspect engine.Aspect
+		aspect thumbnail.Aspect
 	}{
-		{"openai landscape PNG", providerfake.PNG(1536, 1024, "a"), engine.Landscape},
-		{"openai portrait JPEG", providerfake.JPEG(1024, 1536, "b"), engine.Portrait},
-		{"gemini landscape PNG", providerfake.PNG(1344, 768, "c"), engine.Landscape},
-		{"square into portrait", providerfake.JPEG(1024, 1024, "d"), engine.Portrait},
-		{"small upscaled", providerfake.PNG(320, 180, "e"), engine.Landscape},
+		{"openai landscape PNG", providerfake.PNG(1536, 1024, "a"), thumbnail.Landscape},
+		{"openai portrait JPEG", providerfake.JPEG(1024, 1536, "b"), thumbnail.Portrait},
+		{"gemini landscape PNG", providerfake.PNG(1344, 768, "c"), thumbnail.Landscape},
+		{"square into portrait", providerfake.JPEG(1024, 1024, "d"), thumbnail.Portrait},
+		{"small upscaled", providerfake.PNG(320, 180, "e"), thumbnail.Landscape},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,7 +70,7 @@ func TestFitCoverCrop(t *testing.T) {
 	if err := png.Encode(&buf, src); err != nil {
 		t.Fatal(err)
 	}
-	res, err := providerkit.Fit(buf.Bytes(), engine.Landscape)
+	res, err := providerkit.Fit(buf.Bytes(), thumbnail.Landscape)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestFitRefusesBadPictures(t *testing.T) {
 	}
 	for name, data := range tests {
 		t.Run(name, func(t *testing.T) {
-			_, err := providerkit.Fit(data, engine.Landscape)
+			_, err := providerkit.Fit(data, thumbnail.Landscape)
 			if !errors.Is(err, providerkit.ErrBadPicture) {
 				t.Fatalf("err = %v, want ErrBadPicture", err)
 			}
@@ -127,7 +127,7 @@ func BenchmarkFit(b *testing.B) {
 	src := providerfake.JPEG(1536, 1024, "bench")
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := providerkit.Fit(src, engine.Landscape); err != nil {
+		if _, err := providerkit.Fit(src, thumbnail.Landscape); err != nil {
 			b.Fatal(err)
 		}
 	}

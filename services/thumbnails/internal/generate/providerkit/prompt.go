@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // Prompt is what a provider gets for one request: the instructions and
@@ -55,7 +56,7 @@ func Build(req engine.Request, m Model) Prompt {
 	}
 
 	w, h := req.Aspect.Size()
-	if req.Aspect == engine.Portrait {
+	if req.Aspect == thumbnail.Portrait {
 		line("Design a vertical 9:16 YouTube Shorts thumbnail (%d×%d), meant to be read at a glance on a phone.", w, h)
 	} else {
 		line("Design a 16:9 YouTube thumbnail (%d×%d) that makes viewers click, readable at small sizes.", w, h)

@@ -8,14 +8,15 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // roomy is a model whose picture is 16:9, so no safe-area line is written.
 var roomy = providerkit.Model{Images: 16, ImageBytes: 50 << 20, Bytes: 40 << 20,
-	Sizes: map[engine.Aspect]providerkit.Size{engine.Landscape: {1536, 864}}}
+	Sizes: map[thumbnail.Aspect]providerkit.Size{thumbnail.Landscape: {1536, 864}}}
 
 func TestBuild(t *testing.T) {
-	full := providerfake.Sample(engine.Landscape)
+	full := providerfake.Sample(thumbnail.Landscape)
 	parent := engine.Picture{Data: providerfake.JPEG(128, 72, "parent")}
 
 	tests := []struct {
@@ -28,7 +29,7 @@ func TestBuild(t *testing.T) {
 	}{
 		{
 			name: "concept only",
-			req:  engine.Request{Prompt: "  how I   built\na cabin ", Aspect: engine.Landscape},
+			req:  engine.Request{Prompt: "  how I   built\na cabin ", Aspect: thumbnail.Landscape},
 			lim:  roomy,
 			want: []string{
 				"16:9 YouTube thumbnail (1280×720)",
@@ -40,7 +41,7 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name:    "portrait with a chosen headline",
-			req:     engine.Request{Headline: "BEST  EVER", Aspect: engine.Portrait},
+			req:     engine.Request{Headline: "BEST  EVER", Aspect: thumbnail.Portrait},
 			lim:     roomy,
 			want:    []string{"vertical 9:16 YouTube Shorts thumbnail (720×1280)", "set the text “BEST EVER” exactly as written"},
 			notWant: []string{"Concept:", "derive"},
@@ -104,21 +105,21 @@ func TestBuild(t *testing.T) {
 		},
 		{
 			name: "a 3:2 canvas for 16:9 keeps the headline inside the band the crop keeps",
-			req:  engine.Request{Prompt: "x", Headline: "TOP LINE", Aspect: engine.Landscape},
-			lim:  providerkit.Model{Images: 16, ImageBytes: 50 << 20, Bytes: 40 << 20, Sizes: map[engine.Aspect]providerkit.Size{engine.Landscape: {1536, 1024}}},
+			req:  engine.Request{Prompt: "x", Headline: "TOP LINE", Aspect: thumbnail.Landscape},
+			lim:  providerkit.Model{Images: 16, ImageBytes: 50 << 20, Bytes: 40 << 20, Sizes: map[thumbnail.Aspect]providerkit.Size{thumbnail.Landscape: {1536, 1024}}},
 			want: []string{"Safe area: the 1536x1024 canvas is cropped to the final ratio, losing 80 px at the top and 80 px at the bottom",
 				"keep the headline, every face and the logo at least 40 px further in"},
 		},
 		{
 			name:    "template without slots",
-			req:     engine.Request{Prompt: "x", Aspect: engine.Landscape, Template: &layout.Layout{}},
+			req:     engine.Request{Prompt: "x", Aspect: thumbnail.Landscape, Template: &layout.Layout{}},
 			lim:     roomy,
 			want:    []string{"Layout: follow the composition of the remixed template."},
 			notWant: []string{"slots"},
 		},
 		{
 			name: "brand with a name only",
-			req:  engine.Request{Prompt: "x", Aspect: engine.Landscape, Brand: &engine.Brand{Name: "Solo"}},
+			req:  engine.Request{Prompt: "x", Aspect: thumbnail.Landscape, Brand: &engine.Brand{Name: "Solo"}},
 			lim:  roomy,
 			want: []string{"Brand “Solo”: keep the look consistent with the channel's brand."},
 		},
@@ -149,7 +150,7 @@ func TestBuild(t *testing.T) {
 }
 
 func TestBuildContentTypes(t *testing.T) {
-	p := providerkit.Build(providerfake.Sample(engine.Landscape), roomy)
+	p := providerkit.Build(providerfake.Sample(thumbnail.Landscape), roomy)
 	want := []string{"image/jpeg", "image/png", "image/png", "image/jpeg"} // Alex, Sam, logo, reference
 	for i, im := range p.Images {
 		if im.ContentType != want[i] {

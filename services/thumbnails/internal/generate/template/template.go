@@ -8,8 +8,8 @@ import (
 	"regexp"
 
 	"hookline.dev/pkg/apierr"
-	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
 // PreviewVersion is the version of the preview drawing. Raise it when the
@@ -26,7 +26,7 @@ type Template struct {
 	Name        string
 	Category    string
 	Description string
-	Aspect      engine.Aspect
+	Aspect      thumbnail.Aspect
 	Layout      layout.Layout
 	Position    int
 	// PreviewKey is the object key of the rendered preview, "" until the

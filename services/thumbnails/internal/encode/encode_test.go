@@ -1,8 +1,11 @@
-package adjust
+package encode
 
 import (
+	"bytes"
 	"image"
 	"image/color"
+	"image/draw"
+	_ "image/jpeg" // the JPEGs read back
 	"testing"
 )
 
@@ -21,7 +24,7 @@ func TestEncode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := toNRGBA(decoded(t, p))
+	got := convert(image.NewNRGBA, decoded(t, p))
 	if p.ContentType != ContentTypePNG || p.Width != 96 || p.Height != 64 {
 		t.Fatalf("%s %d×%d", p.ContentType, p.Width, p.Height)
 	}
@@ -40,7 +43,7 @@ func TestEncode(t *testing.T) {
 	if j.ContentType != ContentTypeJPEG || j.Width != 96 || j.Height != 64 {
 		t.Fatalf("%s %d×%d", j.ContentType, j.Width, j.Height)
 	}
-	rgba := toRGBA(decoded(t, j))
+	rgba := convert(image.NewRGBA, decoded(t, j))
 	near := func(c color.RGBA, r, g, b int) bool {
 		return abs(int(c.R)-r) <= 6 && abs(int(c.G)-g) <= 6 && abs(int(c.B)-b) <= 6
 	}
@@ -57,3 +60,28 @@ func TestEncode(t *testing.T) {
 }
 
 func abs(v int) int { return max(v, -v) }
+
+// decoded is out's picture, once out's content type and size are checked
+// against its data.
+func decoded(t testing.TB, out Picture) image.Image {
+	t.Helper()
+	img, format, err := image.Decode(bytes.NewReader(out.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]string{"jpeg": ContentTypeJPEG, "png": ContentTypePNG}[format]; want != out.ContentType {
+		t.Fatalf("content type %s for %s data", out.ContentType, format)
+	}
+	if b := img.Bounds(); b.Dx() != out.Width || b.Dy() != out.Height {
+		t.Fatalf("stated %d×%d, decoded %d×%d", out.Width, out.Height, b.Dx(), b.Dy())
+	}
+	return img
+}
+
+// convert copies img, at the origin, into a picture made by mk.
+func convert[M draw.Image](mk func(image.Rectangle) M, img image.Image) M {
+	b := img.Bounds()
+	m := mk(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(m, m.Bounds(), img, b.Min, draw.Src)
+	return m
+}

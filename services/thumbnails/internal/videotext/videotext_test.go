@@ -1,4 +1,4 @@
-package seo
+package videotext
 
 import (
 	"errors"

@@ -1,10 +1,11 @@
-// Package seo holds the rules of the requests about a video's text:
+// Package videotext holds the rules of the requests about a video's text:
 // thumbnail concept analysis (POST /thumbnails/analyze), SEO titles and a
 // video description (POST /seo/titles, /seo/description). Each names its
 // video by exactly one of a hosted video's address or a transcript; this
 // package checks the bodies and says which fields are wrong, before
-// anything is fetched.
-package seo
+// anything is fetched. The text itself is measured and written by
+// pkg/textai.
+package videotext
 
 import (
 	"fmt"
