@@ -11,6 +11,7 @@ import (
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"
+	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/renderer"
 )
 
@@ -58,7 +59,7 @@ func TestPreparedSamplesStandForTracking(t *testing.T) {
 	bin, runs = countingFFmpeg(t, dir)
 	r.FFmpeg = bin
 	job := renderer.Job{Source: talk.File, SrcW: info.Width, SrcH: info.Height, HasAudio: true, Start: 1.5, End: talk.Seconds - 0.5,
-		Width: 540, Height: 960, Layout: renderer.Speaker, Text: captions.Spec{Style: captions.Bold, Words: words("one two three", 0.5, 0.4)}}
+		Width: 540, Height: 960, Layout: render.LayoutSpeaker, Text: captions.Spec{Style: captions.Bold, Words: words("one two three", 0.5, 0.4)}}
 
 	job.Dir = filepath.Join(dir, "decoded")
 	decoded := renderJob(t, r, job)

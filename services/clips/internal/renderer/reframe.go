@@ -13,6 +13,7 @@ import (
 
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // CropPoint is the crop window's left edge X (source pixels) at T
@@ -67,10 +68,10 @@ const (
 func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.FaceBox, Tracking, error) {
 	layout := j.Layout
 	if layout == "" {
-		layout = Auto
+		layout = render.LayoutAuto
 	}
 	// Who speaks is read from the mouths against the sound's energy.
-	mouths := layout != Fill && r.Landmarks != nil
+	mouths := layout != render.LayoutFill && r.Landmarks != nil
 	frames, db, ok := j.Samples.Slice(j.Start, j.End)
 	from := Prepared
 	if !ok {
@@ -94,7 +95,7 @@ func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.Fa
 	}
 	tracks := identify(frames, cutAt)
 	shots := plan(layout, tracks, energy, len(frames))
-	path := framing(j, tracks, shots, cuts, layout != Fill)
+	path := framing(j, tracks, shots, cuts, layout != render.LayoutFill)
 	for i := range path {
 		path[i].Face = len(frames[i]) > 0
 	}

@@ -34,6 +34,7 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // Steps reported through Progress (ARCHITECTURE §6).
@@ -57,8 +58,8 @@ type Job struct {
 	// Scenes are the source's scene cuts (seconds of the source).
 	Scenes []float64
 	// Layout frames the faces of a portrait render from a landscape
-	// source ("" is Auto).
-	Layout Layout
+	// source ("" is render.LayoutAuto).
+	Layout render.Layout
 	// Text is the captions, hook and end card (times from the clip's
 	// start); its Width and Height are set from the job's.
 	Text        captions.Spec

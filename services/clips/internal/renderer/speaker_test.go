@@ -11,6 +11,7 @@ import (
 	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/mediatest"
+	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/renderer"
 )
 
@@ -63,7 +64,7 @@ func TestCropFollowsTheSpeaker(t *testing.T) {
 	r, model := speakerRenderer(t)
 	talk := twoPersonTalk(t, dir, model, 0)
 	job := renderer.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
-		Dir: filepath.Join(dir, "speaker"), Layout: renderer.Speaker,
+		Dir: filepath.Join(dir, "speaker"), Layout: render.LayoutSpeaker,
 		Text: captions.Spec{Style: captions.Bold, Words: words("what does a launch feel like from the inside", 0.5, 0.4), Hook: "What a launch feels like", HookSeconds: 3}}
 	res := renderJob(t, r, job)
 	cw := 720 * 9 / 16
@@ -106,7 +107,7 @@ func TestSplitKeepsBothFaces(t *testing.T) {
 	r, model := speakerRenderer(t)
 	talk := twoPersonTalk(t, dir, model, 0)
 	job := renderer.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
-		Dir: filepath.Join(dir, "split"), Layout: renderer.Split,
+		Dir: filepath.Join(dir, "split"), Layout: render.LayoutSplit,
 		Text: captions.Spec{Style: captions.Energetic, Words: words("a thin blue line of air made me think about how small we are", 0.3, 0.45),
 			Hook: "What astronauts see from orbit", HookSeconds: 3}}
 	res := renderJob(t, r, job)
