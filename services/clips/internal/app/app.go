@@ -24,10 +24,10 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/postgres"
-	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
 	"hookline.dev/services/clips/internal/slots"
 	"hookline.dev/services/clips/migrations"
@@ -88,7 +88,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
-	rnd := &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces}
+	rnd := &ffrender.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces}
 	// Preparation samples the faces renders follow, in the decode it
 	// makes for the scene cuts.
 	sampler := &facetrack.Sampler{Faces: faces}

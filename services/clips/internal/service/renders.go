@@ -20,10 +20,10 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // Renders is the render side of the store (*postgres.Store); it settles a
@@ -248,7 +248,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		text.Cutaways = captions.Cutaways(text.Words, clip.Keywords, skip, cutawaySeconds, clip.End-clip.Start, maxCutaways)
 	}
 	cutaways := len(text.Cutaways)
-	var footage []renderer.Footage
+	var footage []ffrender.Footage
 	if text.Cutaways, footage, err = s.footageFor(ctx, text.Cutaways); err != nil {
 		return err
 	}
@@ -279,7 +279,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	if r.Options.AutoZoom && (h < w || info.Height > info.Width) {
 		r.Notes = append(r.Notes, "autoZoom: punch-ins follow the tracked face, which only a portrait render of a landscape source has; rendered without")
 	}
-	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
+	job := ffrender.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
@@ -288,7 +288,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		s.steps.enter(kindRendering, r.ID, step)
-		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
+		if time.Since(lastWrite) < 500*time.Millisecond && step == ffrender.StepEncoding {
 			return
 		}
 		lastWrite = time.Now()
@@ -296,7 +296,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 			s.log().WarnContext(ctx, "render progress", "render", r.ID, "err", err)
 		}
 	})
-	if errors.Is(err, renderer.ErrFFmpeg) {
+	if errors.Is(err, ffrender.ErrFFmpeg) {
 		return fail("rendering failed: ffmpeg could not encode the clip")
 	}
 	if err != nil {
@@ -317,7 +317,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		return err
 	}
 	if len(res.Crop) > 0 {
-		b, err := renderer.EncodeCropPath(info.Width, info.Height, clip.Start, res.Crop)
+		b, err := ffrender.EncodeCropPath(info.Width, info.Height, clip.Start, res.Crop)
 		if err != nil {
 			return err
 		}

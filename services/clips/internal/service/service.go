@@ -24,10 +24,10 @@ import (
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // Source names the service in event envelopes.
@@ -89,12 +89,12 @@ type Fetcher interface {
 	Stream(ctx context.Context, rawURL string, w io.Writer, maxBytes int64) (contentType string, n int64, err error)
 }
 
-// Renderer renders a clip with ffmpeg (*renderer.Renderer).
+// Renderer renders a clip with ffmpeg (*ffrender.Renderer).
 type Renderer interface {
 	// Render runs j, telling progress of each step. Errors wrap
-	// renderer.ErrFFmpeg when ffmpeg refused the job, or carry ctx's or a
+	// ffrender.ErrFFmpeg when ffmpeg refused the job, or carry ctx's or a
 	// file error.
-	Render(ctx context.Context, j renderer.Job, progress renderer.Progress) (renderer.Result, error)
+	Render(ctx context.Context, j ffrender.Job, progress ffrender.Progress) (ffrender.Result, error)
 }
 
 // Videos reads and downloads videos (*videosite.Client).

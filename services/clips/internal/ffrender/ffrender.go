@@ -1,4 +1,4 @@
-// Package renderer turns a moment of a source video into a finished short:
+// Package ffrender turns a moment of a source video into a finished short:
 // cut with its audio, reframed (portrait from landscape follows the face
 // that is speaking, told by its mouth moving with the speech, on a
 // smoothed, scene-cut-aware crop path, or stacks two faces that take
@@ -10,7 +10,7 @@
 //
 // The filtergraph is built here from typed values only: user text goes
 // into the ASS script through captions.Escape, never into the graph.
-package renderer
+package ffrender
 
 import (
 	"bufio"
