@@ -88,7 +88,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
-	rnd := &ffrender.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces}
+	ff := media.FFmpeg{Bin: cfg.FFmpeg, ProbeBin: cfg.FFprobe}
+	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, Faces: faces}
 	// Preparation samples the faces renders follow, in the decode it
 	// makes for the scene cuts.
 	sampler := &facetrack.Sampler{Faces: faces}
@@ -119,7 +120,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
 			MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
 		}),
-		Media:          media.Tools{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, Faces: sampler},
+		Media:          media.Tools{FFmpeg: ff, Faces: sampler},
 		Transcriber:    stt,
 		Blobs:          blobs,
 		Moments:        ranker,

@@ -22,7 +22,6 @@ import (
 	"image"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -34,6 +33,7 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/render"
 )
 
@@ -125,7 +125,7 @@ type Result struct {
 
 // Renderer renders jobs. It is safe for concurrent use.
 type Renderer struct {
-	FFmpeg string
+	FFmpeg media.FFmpeg
 	// Preset and CRF are x264's (default veryfast, 21).
 	Preset string
 	CRF    int
@@ -353,7 +353,7 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if crf == 0 {
 		crf = 21
 	}
-	args := append(append([]string{"-v", "error", "-nostdin", "-y"}, inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
+	args := append(append([]string{"-y"}, inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
 		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p",
 		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output)
 	progress(StepEncoding, 0.1)
@@ -401,11 +401,7 @@ var ErrFFmpeg = errors.New("renderer: ffmpeg failed")
 // run runs ffmpeg, reading -progress from stdout (out_time_us, seconds
 // of output done).
 func (r *Renderer) run(ctx context.Context, args, env []string, done func(float64)) error {
-	bin := r.FFmpeg
-	if bin == "" {
-		bin = "ffmpeg"
-	}
-	cmd := exec.CommandContext(ctx, bin, args...) //nolint:gosec // G204: arguments built from typed values and our own paths
+	cmd := r.FFmpeg.Command(ctx, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -57,7 +57,7 @@ func TestPreparedSamplesStandForTracking(t *testing.T) {
 	var bin string
 	var runs func() []string
 	bin, runs = countingFFmpeg(t, dir)
-	r.FFmpeg = bin
+	r.FFmpeg = media.FFmpeg{Bin: bin}
 	job := ffrender.Job{Source: talk.File, SrcW: info.Width, SrcH: info.Height, HasAudio: true, Start: 1.5, End: talk.Seconds - 0.5,
 		Width: 540, Height: 960, Layout: render.LayoutSpeaker, Text: captions.Spec{Style: captions.Bold, Words: words("one two three", 0.5, 0.4)}}
 
