@@ -25,22 +25,31 @@ import (
 
 func newID() string { return uuid.NewString() }
 
-// maxDeliverSlack is what MaxDeliveries adds to the attempts a job
-// allows.
+// Clips jobs have one retry budget: the attempts counted in Postgres
+// (MaxAttempts, HOOKLINE_CLIPS_MAX_ATTEMPTS), and JetStream's MaxDeliver
+// is set so that it never decides. The two cannot be one counter,
+// because deliveries are not attempts: a preparation put back while its
+// organization holds its share of the slots is delivered again without
+// being an attempt, an attempt a shutdown interrupts is taken back
+// (Uncount), and only the attempt counted in Postgres can end a project
+// or a render with its reason and its event (a render's refund) in one
+// transaction. A message JetStream dropped at MaxDeliver would instead
+// leave a project downloading, or a render pending with its credits
+// reserved, and nobody told. So preparations have no delivery cap, and
+// a render's is the attempts plus maxDeliverSlack: renders are never put
+// back, so the attempt that gives up always runs before the cap, and the
+// cap only stops a job that fails before it is counted (the database
+// down) from being delivered for ever.
 const maxDeliverSlack = 2
 
 // MaxDeliveries is how many deliveries of a render job its consumer
-// allows: more than the attempts a job allows, so the attempt that gives
-// up runs (and fails the render) before the message would be
-// dead-lettered.
+// allows: more than the attempts a job allows (see maxDeliverSlack).
 func (s *Service) MaxDeliveries() int { return s.maxAttempts() + maxDeliverSlack }
 
 // PrepareMaxDeliveries is how many deliveries of a preparation job its
-// consumer allows: no practical limit. A job put back while its
-// organization holds its share of the slots is delivered again without
-// being an attempt, as often as the organization's queue makes it wait;
-// Postgres counts the attempts and ends the project after MaxAttempts, so
-// a delivery cap would only strand projects of a busy organization.
+// consumer allows: no practical limit (see maxDeliverSlack). Postgres
+// counts the attempts and ends the project after MaxAttempts; a delivery
+// cap would only strand projects of a busy organization.
 func (s *Service) PrepareMaxDeliveries() int { return math.MaxInt32 }
 
 // Slots share a worker process's preparations between organizations (nil
