@@ -104,36 +104,29 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		sampler.Landmarks = landmarks
 	}
 	store := postgres.New(p.Pool, cc)
-	svc := &service.Service{
-		Store:          store,
-		Renders:        store,
-		Brands:         store,
-		AssetOwner:     &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
-		Music:          store,
-		Broll:          store,
-		Fetch:          safefetch.New(cfg.fetch()),
-		Credits:        cc,
-		Renderer:       rnd,
-		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
-		PublicURL:      blobs.PublicURL,
-		Videos: videosite.New(videosite.Config{
-			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
-			MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
-		}),
-		Media:          media.Tools{FFmpeg: ff, Faces: sampler},
-		Transcriber:    stt,
-		Blobs:          blobs,
-		Moments:        ranker,
-		Tiers:          table,
-		Log:            p.Log,
-		CreateDeadline: cfg.CreateDeadline,
-		MaxAttempts:    cfg.MaxAttempts,
-		Slots:          service.Slots{Jobs: slots.New(cfg.Preparations, cfg.OrgPreparations), CPU: slots.New(cfg.Workers, 0)},
-		WorkDir:        cfg.WorkDir,
+	videos := videosite.New(videosite.Config{
+		SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
+		MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
+	})
+	core := service.Core{
+		Store:      store,
+		Renders:    store,
+		Brands:     store,
+		AssetOwner: &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
+		Music:      store,
+		Broll:      store,
+		Media:      media.Tools{FFmpeg: ff, Faces: sampler},
+		Blobs:      blobs,
+		PublicURL:  blobs.PublicURL,
+		WorkDir:    cfg.WorkDir,
+		Log:        p.Log,
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
 	if !worker {
+		svc := &service.API{
+			Core: core, Videos: videos, Moments: ranker, Fetch: safefetch.New(cfg.fetch()), Credits: cc, CreateDeadline: cfg.CreateDeadline,
+		}
 		handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
@@ -143,13 +136,20 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 				}, svc.HandleAssetEvent)
 			})
 	}
+	svc := &service.Worker{
+		Core: core, Videos: videos, Transcriber: stt, Moments: ranker, Tiers: table,
+		Renderer:       rnd,
+		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
+		MaxAttempts:    cfg.MaxAttempts,
+		Slots:          service.Slots{Jobs: slots.New(cfg.Preparations, cfg.OrgPreparations), CPU: slots.New(cfg.Workers, 0)},
+	}
 	handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsPrepare, events.ClipsJobPrepareSource, cfg.Preparations, svc.PrepareMaxDeliveries()), svc.HandlePrepare)
 		},
 		func(ctx context.Context) error {
-			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, cfg.Workers, svc.MaxDeliveries()), svc.HandleRender)
+			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, cfg.Workers, svc.RenderMaxDeliveries()), svc.HandleRender)
 		},
 	)
 }

@@ -53,7 +53,7 @@ func TestProjectOut(t *testing.T) {
 }
 
 func TestRenderOut(t *testing.T) {
-	h := &api{svc: &service.Service{PublicURL: func(k string) string { return "https://cdn/" + k }}}
+	h := &api{svc: &service.API{Core: service.Core{PublicURL: func(k string) string { return "https://cdn/" + k }}}}
 	completed := render.Render{ID: "r-1", ProjectID: "p-1", ClipID: "c-1", Format: project.Portrait, Style: "bold", BrandID: "b-1", Status: render.Completed,
 		Progress: 100, Step: "done", Notes: []string{"no music"}, Credits: 2, OutputKey: "o.mp4", CaptionsKey: "o.srt", CropKey: "o.crop.json",
 		Attempts: 1, CreatedAt: at, UpdatedAt: at, CompletedAt: &at,

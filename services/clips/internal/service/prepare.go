@@ -42,15 +42,15 @@ func newID() string { return uuid.NewString() }
 // down) from being delivered for ever.
 const maxDeliverSlack = 2
 
-// MaxDeliveries is how many deliveries of a render job its consumer
+// RenderMaxDeliveries is how many deliveries of a render job its consumer
 // allows: more than the attempts a job allows (see maxDeliverSlack).
-func (s *Service) MaxDeliveries() int { return s.maxAttempts() + maxDeliverSlack }
+func (s *Worker) RenderMaxDeliveries() int { return s.maxAttempts() + maxDeliverSlack }
 
 // PrepareMaxDeliveries is how many deliveries of a preparation job its
 // consumer allows: no practical limit (see maxDeliverSlack). Postgres
 // counts the attempts and ends the project after MaxAttempts; a delivery
 // cap would only strand projects of a busy organization.
-func (s *Service) PrepareMaxDeliveries() int { return math.MaxInt32 }
+func (s *Worker) PrepareMaxDeliveries() int { return math.MaxInt32 }
 
 // Slots share a worker process's preparations between organizations (nil
 // pools limit nothing). Jobs admits a delivery: the consumer runs as many
@@ -67,7 +67,7 @@ type Slots struct{ Jobs, CPU *slots.Pool }
 // megabytes to decode, when the decoder accepts it at all.
 const maxPictureSide = 8192
 
-func (s *Service) maxAttempts() int {
+func (s *Worker) maxAttempts() int {
 	if s.MaxAttempts <= 0 {
 		return 3
 	}
@@ -94,7 +94,7 @@ func failRetried(format string, args ...any) error {
 // HandlePrepare runs one delivery of a preparation job. It returns nil
 // when the project is ended (ready or failed) or was already; an error
 // has the job delivered again.
-func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
+func (s *Worker) HandlePrepare(ctx context.Context, e events.Envelope) error {
 	var job events.ClipsPrepareJob
 	if err := json.Unmarshal(e.Data, &job); err != nil || job.ProjectID == "" {
 		return events.Invalid(fmt.Errorf("prepare job %s: bad payload: %w", e.ID, err))
@@ -145,7 +145,7 @@ type attempt struct {
 // runAttempt runs a: past the attempts allowed, or on a failure retrying
 // cannot fix, the subject ends failed; an attempt interrupted by shutdown
 // is taken back; any other error has the job delivered again.
-func (s *Service) runAttempt(ctx context.Context, a attempt) error {
+func (s *Worker) runAttempt(ctx context.Context, a attempt) error {
 	log := s.log().With(a.table, a.id, "attempt", a.count)
 	if a.count > s.maxAttempts() {
 		log.WarnContext(ctx, a.kind+" gave up")
@@ -181,7 +181,7 @@ func (s *Service) runAttempt(ctx context.Context, a attempt) error {
 }
 
 // uncount takes back an attempt a shutdown interrupted.
-func (s *Service) uncount(ctx context.Context, table, id string) {
+func (s *Worker) uncount(ctx context.Context, table, id string) {
 	if err := s.Store.Uncount(context.WithoutCancel(ctx), table, id); err != nil {
 		s.log().WarnContext(ctx, "taking back an interrupted attempt", "id", id, "err", err)
 	}
@@ -190,7 +190,7 @@ func (s *Service) uncount(ctx context.Context, table, id string) {
 // prepare makes p's source ready: reused when the organization prepared
 // it before, else downloaded, probed, transcribed when there were no
 // captions, measured and stored; then the clips are rescored.
-func (s *Service) prepare(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) error {
+func (s *Worker) prepare(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) error {
 	src, ok, err := s.Store.Source(ctx, p.OrgID, p.SourceKey)
 	if err != nil {
 		return err
@@ -222,7 +222,7 @@ func (s *Service) prepare(ctx context.Context, p project.Project, captions []vid
 }
 
 // fetchSource downloads and measures p's video.
-func (s *Service) fetchSource(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) (project.Source, error) {
+func (s *Worker) fetchSource(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) (project.Source, error) {
 	src := project.Source{OrgID: p.OrgID, Key: p.SourceKey, Segments: captions, TranscriptOrigin: project.TranscriptCaptions}
 	vs, err := videosite.Parse(p.SourceURL)
 	if err != nil {
@@ -264,7 +264,7 @@ func (s *Service) fetchSource(ctx context.Context, p project.Project, captions [
 // measure probes the downloaded file, transcribes it when there were no
 // captions and measures its signals into src: the work that uses the
 // cores, done in a CPU slot.
-func (s *Service) measure(ctx context.Context, p project.Project, src *project.Source, file, dir, tier string) error {
+func (s *Worker) measure(ctx context.Context, p project.Project, src *project.Source, file, dir, tier string) error {
 	if err := s.progress(ctx, p.ID, project.StepProbing); err != nil {
 		return err
 	}
@@ -336,7 +336,7 @@ func MediaKey(orgID, sourceKey string) string {
 	return "sources/" + orgID + "/" + hex.EncodeToString(sum[:16]) + ".mp4"
 }
 
-func (s *Service) store(ctx context.Context, file, key string) error {
+func (s *Worker) store(ctx context.Context, file, key string) error {
 	f, err := os.Open(file) //nolint:gosec // G304: a path the service chose
 	if err != nil {
 		return err
