@@ -6,6 +6,7 @@ package render
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -116,10 +117,8 @@ var Layouts = []Layout{LayoutAuto, LayoutSpeaker, LayoutSplit, LayoutFill}
 
 // ParseLayout reads a layout name.
 func ParseLayout(s string) (Layout, bool) {
-	for _, l := range Layouts {
-		if string(l) == s {
-			return l, true
-		}
+	if l := Layout(s); slices.Contains(Layouts, l) {
+		return l, true
 	}
 	return "", false
 }
