@@ -125,6 +125,7 @@ type Result struct {
 
 // Renderer renders jobs. It is safe for concurrent use.
 type Renderer struct {
+	// FFmpeg starts the decodes and the encode.
 	FFmpeg media.FFmpeg
 	// Preset and CRF are x264's (default veryfast, 21).
 	Preset string

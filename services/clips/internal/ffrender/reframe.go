@@ -8,13 +8,13 @@ import (
 	"image"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/render"
-	"strconv"
 )
 
 // CropPoint is the crop window's left edge X (source pixels) at T
