@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -75,30 +74,25 @@ func IDF(word string) float64 {
 // apostrophes kept ("don't").
 func Tokens(s string) []string {
 	var out []string
-	start := -1
-	for i, r := range s {
-		word := unicode.IsLetter(r) || unicode.IsDigit(r) || (r == '\'' || r == '’') && start >= 0
-		if word && start < 0 {
-			start = i
-		}
-		if !word && start >= 0 {
-			out = append(out, token(s[start:i]))
-			start = -1
-		}
-	}
-	if start >= 0 {
-		out = append(out, token(s[start:]))
+	for _, p := range Split(s, tokenRules) {
+		out = append(out, token(p.Text))
 	}
 	return out
 }
+
+// tokenRules keep an apostrophe inside a word (a trailing one is trimmed
+// by token).
+var tokenRules = Rules{Class: func(rs []rune, i int, word []rune) Class {
+	if (rs[i] == '\'' || rs[i] == '’') && len(word) > 0 {
+		return Join
+	}
+	return Sep
+}}
 
 func token(t string) string {
 	t = strings.ReplaceAll(strings.ToLower(t), "’", "'")
 	return strings.TrimRight(t, "'")
 }
-
-// IsStopword reports a function word or a spoken filler.
-func IsStopword(w string) bool { return stopwords[w] }
 
 // Stem strips common English inflections, enough to merge "edit",
 // "edits", "edited" and "editing".
@@ -130,23 +124,3 @@ func undouble(w string) string {
 
 // CodePoints counts Unicode code points after trimming white space.
 func CodePoints(s string) int { return utf8.RuneCountInString(strings.TrimSpace(s)) }
-
-var stopwords = func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all almost also am an and any are aren't as at be because been before
-being below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down during each else even ever
-every few for from further get gets getting got had hadn't has hasn't have haven't having he he'd he'll he's her here here's hers herself
-him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself just let's like likely me might more most much must
-mustn't my myself no nor not now of off on once one only or other ought our ours ourselves out over own quite rather really same shan't
-she she'd she'll she's should shouldn't so some such than that that's the their theirs them themselves then there there's these they
-they'd they'll they're they've this those through to too under until up upon us very was wasn't we we'd we'll we're we've were weren't
-what what's when when's where where's which while who who's whom why why's will with won't would wouldn't you you'd you'll you're you've
-your yours yourself yourselves um uh uhm erm hmm yeah yep okay ok oh gonna wanna gotta kinda sorta actually basically literally right
-well anyway stuff thing things lot lots way going go goes went come comes came make makes made take takes took put puts see look looks
-want wants know knows think thinks say says said tell told use used using really something anything everything nothing someone anyone
-everyone many may also still back two three first next last new good great little big let us today now thank thanks guys hey hi hello
-welcome s t d ll ve re m don isn ain called call calls`) {
-		m[w] = true
-	}
-	return m
-}()

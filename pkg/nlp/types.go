@@ -129,17 +129,9 @@ func Hook(sentence string) HookFeatures {
 }
 
 var (
-	affect      = set("amazing incredible insane crazy love hate terrible awful shocking shocked unbelievable huge disaster perfect beautiful horrible furious scared terrified excited thrilled wow omg epic brutal devastating hilarious heartbreaking stunning painful angry happy sad fear worst best dead killed")
-	intensifier = set("so very really extremely totally absolutely completely literally super")
+	affect      = WordSet("amazing incredible insane crazy love hate terrible awful shocking shocked unbelievable huge disaster perfect beautiful horrible furious scared terrified excited thrilled wow omg epic brutal devastating hilarious heartbreaking stunning painful angry happy sad fear worst best dead killed")
+	intensifier = WordSet("so very really extremely totally absolutely completely literally super")
 )
-
-func set(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
 
 // Emotion is 0..1: strong-affect words and intensifiers per word, plus
 // exclamations per sentence.

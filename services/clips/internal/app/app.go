@@ -25,10 +25,10 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/postgres"
-	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
 	"hookline.dev/services/clips/internal/slots"
 	"hookline.dev/services/clips/internal/transcribe"
@@ -90,7 +90,8 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
-	rnd := &renderer.Renderer{FFmpeg: cfg.FFmpeg, Preset: cfg.RenderPreset, Faces: faces}
+	ff := media.FFmpeg{Bin: cfg.FFmpeg, ProbeBin: cfg.FFprobe}
+	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, Faces: faces}
 	// Preparation samples the faces renders follow, in the decode it
 	// makes for the scene cuts.
 	sampler := &facetrack.Sampler{Faces: faces}
@@ -105,32 +106,22 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		sampler.Landmarks = landmarks
 	}
 	store := postgres.New(p.Pool, cc)
-	svc := &service.Service{
-		Store:          store,
-		Renders:        store,
-		Brands:         store,
-		AssetOwner:     &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
-		Music:          store,
-		Broll:          store,
-		Fetch:          safefetch.New(cfg.fetch()),
-		Credits:        cc,
-		Renderer:       rnd,
-		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
-		PublicURL:      blobs.PublicURL,
-		Videos: videosite.New(videosite.Config{
-			SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
-			MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
-		}),
-		Media:          media.Tools{FFmpeg: cfg.FFmpeg, FFprobe: cfg.FFprobe, Faces: sampler},
-		Transcriber:    stt,
-		Blobs:          blobs,
-		Moments:        ranker,
-		Tiers:          table,
-		Log:            p.Log,
-		CreateDeadline: cfg.CreateDeadline,
-		MaxAttempts:    cfg.MaxAttempts,
-		Slots:          service.Slots{Jobs: slots.New(cfg.Preparations, cfg.OrgPreparations), CPU: slots.New(cfg.Workers, 0)},
-		WorkDir:        cfg.WorkDir,
+	videos := videosite.New(videosite.Config{
+		SiteBase: cfg.VideoSiteBase, TimedTextBase: cfg.VideoSiteTimedTextBase, YTDLP: cfg.YTDLP, Fetch: cfg.fetch(),
+		MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
+	})
+	core := service.Core{
+		Store:      store,
+		Renders:    store,
+		Brands:     store,
+		AssetOwner: &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
+		Music:      store,
+		Broll:      store,
+		Media:      media.Tools{FFmpeg: ff, Faces: sampler},
+		Blobs:      blobs,
+		PublicURL:  blobs.PublicURL,
+		WorkDir:    cfg.WorkDir,
+		Log:        p.Log,
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
@@ -142,6 +133,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 			return err
 		}
 		defer cc.Close()
+		svc := &service.API{
+			Core: core, Videos: videos, Moments: ranker, Fetch: safefetch.New(cfg.fetch()), Credits: cc, CreateDeadline: cfg.CreateDeadline,
+		}
 		handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
 			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
@@ -160,13 +154,20 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		parts = append(parts, fb)
 		workers = append(workers, func(ctx context.Context) error { return fb.Watch(ctx, cfg.ModelCheck) })
 	}
+	svc := &service.Worker{
+		Core: core, Videos: videos, Transcriber: stt, Moments: ranker, Tiers: table,
+		Renderer:       rnd,
+		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
+		MaxAttempts:    cfg.MaxAttempts,
+		Slots:          service.Slots{Jobs: slots.New(cfg.Preparations, cfg.OrgPreparations), CPU: slots.New(cfg.Workers, 0)},
+	}
 	handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log, parts...))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsPrepare, events.ClipsJobPrepareSource, cfg.Preparations, svc.PrepareMaxDeliveries()), svc.HandlePrepare)
 		},
 		func(ctx context.Context) error {
-			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, cfg.Workers, svc.MaxDeliveries()), svc.HandleRender)
+			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, cfg.Workers, svc.RenderMaxDeliveries()), svc.HandleRender)
 		},
 	)...)
 }

@@ -2,7 +2,7 @@
 // its speech, FPS times a second: where each face is (pigo boxes on a
 // small grey copy of the frame), how open its mouth is where two or more
 // faces share the frame (the landmarks that tell who is speaking), and
-// the dBFS of the sound around each sample.
+// the dBFS of the sound around each sample (media.SpeechMeter).
 //
 // Preparation samples a whole source once, in the decode it makes for its
 // scene cuts; a render reads its clip's slice (Samples.Slice) instead of
@@ -10,7 +10,6 @@
 package facetrack
 
 import (
-	"encoding/binary"
 	"image"
 	"math"
 	"sort"
@@ -105,56 +104,6 @@ func Height(w, h int) int {
 func scaleRect(r image.Rectangle, k float64) image.Rectangle {
 	return image.Rect(int(math.Round(float64(r.Min.X)*k)), int(math.Round(float64(r.Min.Y)*k)),
 		int(math.Round(float64(r.Max.X)*k)), int(math.Round(float64(r.Max.Y)*k)))
-}
-
-// Meter measures the loudness at each sample of s16le mono PCM written to
-// it in any chunks: the mean square of the EnergyWindow around each
-// sample time.
-type Meter struct {
-	Rate  int // samples a second
-	n     int // samples seen
-	sums  []float64
-	count []int
-	odd   []byte // a sample split between writes
-}
-
-// Write takes PCM bytes; it never fails.
-func (m *Meter) Write(p []byte) (int, error) {
-	written := len(p)
-	if len(m.odd) > 0 {
-		p = append(m.odd, p...)
-		m.odd = nil
-	}
-	per := m.Rate / FPS
-	half := int(EnergyWindow / 2 * float64(m.Rate))
-	for ; len(p) >= 2; p = p[2:] {
-		k := (m.n + half) / per
-		if c := k * per; m.n >= c-half && m.n < c+half {
-			for len(m.sums) <= k {
-				m.sums, m.count = append(m.sums, 0), append(m.count, 0)
-			}
-			v := float64(int16(binary.LittleEndian.Uint16(p))) //nolint:gosec // G115: a sample's bits
-			m.sums[k] += v * v
-			m.count[k]++
-		}
-		m.n++
-	}
-	m.odd = append(m.odd, p...)
-	return written, nil
-}
-
-// Loudness is dBFS per sample time up to the end of what was written
-// (−100 for silence).
-func (m *Meter) Loudness() []float64 {
-	samples := int(math.Ceil(float64(m.n) / float64(m.Rate) * FPS))
-	db := make([]float64, samples)
-	for i := range db {
-		db[i] = -100
-		if i < len(m.sums) && m.count[i] > 0 && m.sums[i] > 0 {
-			db[i] = 10 * math.Log10(m.sums[i]/float64(m.count[i])/(32768*32768))
-		}
-	}
-	return db
 }
 
 // Energy maps loudness to 0..1 over the 40 dB below the loud parts (the

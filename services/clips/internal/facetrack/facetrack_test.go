@@ -1,60 +1,10 @@
 package facetrack_test
 
 import (
-	"encoding/binary"
-	"math"
 	"testing"
 
 	"hookline.dev/services/clips/internal/facetrack"
 )
-
-// tone is s16le PCM of a 200 Hz sine of amplitude amp (0..1) for sec
-// seconds at rate, silent from silentFrom seconds on.
-func tone(rate int, sec, amp, silentFrom float64) []byte {
-	n := int(sec * float64(rate))
-	b := make([]byte, 2*n)
-	for i := range n {
-		v := 0.0
-		if float64(i)/float64(rate) < silentFrom {
-			v = amp * math.Sin(2*math.Pi*200*float64(i)/float64(rate))
-		}
-		binary.LittleEndian.PutUint16(b[2*i:], uint16(int16(math.Round(v*32767)))) //nolint:gosec // G115: a sample's bits
-	}
-	return b
-}
-
-// The meter gives a sine's RMS level (amplitude/√2) at every sample up to
-// the silence, −100 after it, however the PCM is chunked.
-func TestMeterLoudness(t *testing.T) {
-	pcm := tone(8000, 3, 0.5, 2)
-	whole := &facetrack.Meter{Rate: 8000}
-	_, _ = whole.Write(pcm)
-	chunked := &facetrack.Meter{Rate: 8000}
-	for rest := pcm; len(rest) > 0; {
-		k := min(len(rest), 777) // odd: samples split between writes
-		_, _ = chunked.Write(rest[:k])
-		rest = rest[k:]
-	}
-	db, again := whole.Loudness(), chunked.Loudness()
-	if len(db) != 3*facetrack.FPS || len(again) != len(db) {
-		t.Fatalf("%d and %d samples for 3 s, want %d", len(db), len(again), 3*facetrack.FPS)
-	}
-	want := 20 * math.Log10(0.5/math.Sqrt2)
-	for i, d := range db {
-		if d != again[i] {
-			t.Errorf("sample %d: %.3f whole, %.3f chunked", i, d, again[i])
-		}
-		switch at := float64(i) / facetrack.FPS; {
-		case at < 2-facetrack.EnergyWindow && math.Abs(d-want) > 0.2:
-			t.Errorf("%.2f s: %.2f dBFS, want %.2f", at, d, want)
-		case at > 2+facetrack.EnergyWindow && d != -100:
-			t.Errorf("%.2f s: %.2f dBFS in the silence", at, d)
-		}
-	}
-	if e := facetrack.Energy(db); e[0] != 1 || e[len(e)-1] != 0 {
-		t.Errorf("energy %v: want 1 in the tone, 0 in the silence", e)
-	}
-}
 
 // Slice re-bases the samples of a span to its start, nearest sample
 // first, and refuses a span the samples do not cover.

@@ -8,7 +8,6 @@ import (
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
-	"hookline.dev/services/clips/internal/renderer"
 	"hookline.dev/services/clips/internal/service"
 )
 
@@ -54,15 +53,15 @@ func TestProjectOut(t *testing.T) {
 }
 
 func TestRenderOut(t *testing.T) {
-	h := &api{svc: &service.Service{PublicURL: func(k string) string { return "https://cdn/" + k }}}
+	h := &api{svc: &service.API{Core: service.Core{PublicURL: func(k string) string { return "https://cdn/" + k }}}}
 	completed := render.Render{ID: "r-1", ProjectID: "p-1", ClipID: "c-1", Format: project.Portrait, Style: "bold", BrandID: "b-1", Status: render.Completed,
 		Progress: 100, Step: "done", Notes: []string{"no music"}, Credits: 2, OutputKey: "o.mp4", CaptionsKey: "o.srt", CropKey: "o.crop.json",
 		Attempts: 1, CreatedAt: at, UpdatedAt: at, CompletedAt: &at,
 		Options: render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true,
-			RemoveSilences: true, AutoZoom: true, Layout: renderer.Split},
+			RemoveSilences: true, AutoZoom: true, Layout: render.LayoutSplit},
 		SecondsRemoved: 5.5321}
 	failed := render.Render{ID: "r-2", ProjectID: "p-1", ClipID: "c-2", Format: project.Landscape, Style: "clean", Status: render.Failed, Step: "done",
-		Error: "boom", Options: render.Options{Broll: true, Layout: renderer.Auto}, Credits: 2, CreatedAt: at, UpdatedAt: at}
+		Error: "boom", Options: render.Options{Broll: true, Layout: render.LayoutAuto}, Credits: 2, CreatedAt: at, UpdatedAt: at}
 	for _, tc := range []struct {
 		r    render.Render
 		want string

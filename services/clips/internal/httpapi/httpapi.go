@@ -26,7 +26,7 @@ import (
 // Handler serves the clips API; ready answers /readyz. With svc nil it
 // serves only the probes (a worker).
 // parts, when given, are reported by /readyz (a provider model missing).
-func Handler(svc *service.Service, secret []byte, ready func(context.Context) error, log *slog.Logger, parts ...httpx.Component) http.Handler {
+func Handler(svc *service.API, secret []byte, ready func(context.Context) error, log *slog.Logger, parts ...httpx.Component) http.Handler {
 	h := &api{svc: svc}
 	a := httpx.Adapter{Log: log, MapError: MapError}
 	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
@@ -47,7 +47,7 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 	}, parts...)
 }
 
-type api struct{ svc *service.Service }
+type api struct{ svc *service.API }
 
 // MapError translates domain errors into API errors.
 func MapError(err error) error {

@@ -11,7 +11,6 @@ import (
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/clips/internal/render"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // renderDTO is a render job as GET answers it: every field always present.
@@ -55,7 +54,7 @@ type optionsDTO struct {
 	AutoZoom        bool   `json:"autoZoom"`
 
 	// Layout frames the faces (auto, speaker, split, fill).
-	Layout renderer.Layout `json:"layout"`
+	Layout render.Layout `json:"layout"`
 }
 
 // optionsIn is the options object as sent: absent fields stay nil.

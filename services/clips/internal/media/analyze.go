@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"slices"
 	"sync"
 
@@ -87,13 +86,13 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 	ctx, cancel := context.WithCancel(ctx) // a failure stops the other
 	defer cancel()
 	var faces *facetrack.Samples
-	meter := &facetrack.Meter{Rate: audioRate}
+	speech := SpeechMeter(audioRate)
 	if t.Faces != nil && info.HasVideo && info.Width > info.Height {
 		faces = &facetrack.Samples{}
 	}
 	if info.HasAudio {
 		wg.Go(func() {
-			if sig.Energy, sig.Peaks, audioSec, audioErr = t.audio(ctx, path, meter); audioErr != nil {
+			if sig.Energy, sig.Peaks, audioSec, audioErr = t.audio(ctx, path, speech); audioErr != nil {
 				cancel()
 			}
 		})
@@ -119,7 +118,7 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 	sig.Decoded = max(audioSec, videoSec)
 	if faces != nil {
 		if info.HasAudio {
-			faces.Loudness = meter.Loudness()
+			faces.Loudness = speech.Loudness()
 		}
 		sig.Faces = faces
 	}
@@ -133,7 +132,7 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) error, more ...func(io.Reader) error) error {
 	var stderr tail
 	var first firstLine
-	cmd := exec.CommandContext(ctx, t.ffmpeg(), append([]string{"-v", "error", "-nostdin"}, args...)...) //nolint:gosec // G204: fixed flags; paths go through local
+	cmd := t.FFmpeg.Command(ctx, args...)
 	cmd.Stderr = io.MultiWriter(&stderr, &first)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -193,11 +192,10 @@ func (t Tools) pipe(ctx context.Context, args []string, read func(io.Reader) err
 }
 
 // audio reads the first audio track and returns Energy, Peaks and how
-// many seconds of it decoded.
-func (t Tools) audio(ctx context.Context, path string, meter io.Writer) (energy, peaks []float64, seconds float64, err error) {
-	var db, flat []float64 // per window
-	var sumsq []float64
-	samples := 0
+// many seconds of it decoded; speech hears the same sound.
+func (t Tools) audio(ctx context.Context, path string, speech io.Writer) (energy, peaks []float64, seconds float64, err error) {
+	loud := &Meter{Rate: audioRate, Step: windowSec}
+	var flat []float64 // per window
 	buf := make([]byte, 2*window)
 	x := make([]float64, window)
 	fft := newFFT(fftSize)
@@ -211,17 +209,12 @@ func (t Tools) audio(ctx context.Context, path string, meter io.Writer) (energy,
 					}
 					return fmt.Errorf("reading audio: %w", err)
 				}
-				_, _ = meter.Write(buf[:n])
+				_, _ = loud.Write(buf[:n])
+				_, _ = speech.Write(buf[:n])
 				m := n / 2
-				samples += m
-				var s float64
 				for i := range m {
-					v := float64(int16(binary.LittleEndian.Uint16(buf[2*i:]))) / 32768 //nolint:gosec // G115: reinterpreting s16le bits
-					x[i] = v
-					s += v * v
+					x[i] = float64(int16(binary.LittleEndian.Uint16(buf[2*i:]))) / 32768 //nolint:gosec // G115: reinterpreting s16le bits
 				}
-				sumsq = append(sumsq, s/float64(m))
-				db = append(db, decibels(s/float64(m)))
 				flat = append(flat, fft.flatness(x[:m]))
 				if err != nil {
 					return nil
@@ -231,7 +224,12 @@ func (t Tools) audio(ctx context.Context, path string, meter io.Writer) (energy,
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("measuring audio: %w", err)
 	}
-	return energyOf(sumsq), peaksOf(db, flat), float64(samples) / audioRate, nil
+	power := loud.Power()
+	db := make([]float64, len(power))
+	for i, p := range power {
+		db[i] = decibels(p)
+	}
+	return energyOf(power), peaksOf(db, flat), loud.Seconds(), nil
 }
 
 func decibels(meanSquare float64) float64 { return 10 * math.Log10(meanSquare+1e-10) }

@@ -3,8 +3,10 @@
 // loudness, laughter/applause-like bursts and scene cuts (Analyze) — and
 // the 16 kHz mono WAV speech recognition reads (ExtractWAV).
 //
-// Every tool runs under exec.CommandContext, so cancelling the context
-// kills it; stderr is kept only as a bounded tail for error messages.
+// Every tool starts through FFmpeg, the one runner of clips' ffmpeg and
+// ffprobe (the render engine's too), so cancelling the context kills it;
+// stderr is kept only as a bounded tail for error messages. Meter is the
+// one loudness meter of the sound ffmpeg decodes.
 package media
 
 import (
@@ -19,11 +21,11 @@ import (
 	"hookline.dev/services/clips/internal/facetrack"
 )
 
-// Tools names the binaries; "" means "ffmpeg"/"ffprobe" on PATH. Faces,
-// when set, samples the faces of a landscape video during Analyze.
+// Tools probes and measures with FFmpeg's binaries. Faces, when set,
+// samples the faces of a landscape video during Analyze.
 type Tools struct {
-	FFmpeg, FFprobe string
-	Faces           *facetrack.Sampler
+	FFmpeg FFmpeg
+	Faces  *facetrack.Sampler
 }
 
 // ErrCorrupt is returned (wrapped) when ffprobe cannot read a file, it
@@ -42,23 +44,12 @@ type Info struct {
 	FPS                    float64
 }
 
-func (t Tools) ffmpeg() string  { return or(t.FFmpeg, "ffmpeg") }
-func (t Tools) ffprobe() string { return or(t.FFprobe, "ffprobe") }
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
-}
-
 // Probe runs ffprobe on path. A file ffprobe rejects, or one without
 // streams or duration, gives ErrCorrupt; a video without sound is not an
 // error here (HasAudio is false and the caller decides).
 func (t Tools) Probe(ctx context.Context, path string) (Info, error) {
 	var stderr tail
-	cmd := exec.CommandContext(ctx, t.ffprobe(), "-v", "error", "-print_format", "json", //nolint:gosec // G204: fixed flags; the path is read as a local file
-		"-show_format", "-show_streams", local(path))
+	cmd := t.FFmpeg.ProbeCommand(ctx, "-print_format", "json", "-show_format", "-show_streams", local(path))
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -130,7 +121,7 @@ func (t Tools) ExtractWAV(ctx context.Context, src, dst string) error {
 		return fmt.Errorf("extracting audio of %s: %w", src, ErrNoAudio)
 	}
 	var stderr tail
-	cmd := exec.CommandContext(ctx, t.ffmpeg(), "-v", "error", "-nostdin", "-y", "-i", local(src), //nolint:gosec // G204: fixed flags; the paths are local files
+	cmd := t.FFmpeg.Command(ctx, "-y", "-i", local(src),
 		"-map", "0:a:0", "-ac", "1", "-ar", "16000", "-c:a", "pcm_s16le", "-f", "wav", local(dst))
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

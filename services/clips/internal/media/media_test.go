@@ -154,7 +154,7 @@ func TestProbeRejectsCorrupt(t *testing.T) {
 	if err := tools.ExtractWAV(context.Background(), mediatest.Corrupt(t, dir), filepath.Join(dir, "a.wav")); !errors.Is(err, media.ErrCorrupt) {
 		t.Errorf("ExtractWAV of a corrupt file: %v", err)
 	}
-	if _, err := (media.Tools{FFprobe: "/nonexistent/ffprobe"}).Probe(context.Background(), mediatest.Corrupt(t, dir)); err == nil || errors.Is(err, media.ErrCorrupt) {
+	if _, err := (media.Tools{FFmpeg: media.FFmpeg{ProbeBin: "/nonexistent/ffprobe"}}).Probe(context.Background(), mediatest.Corrupt(t, dir)); err == nil || errors.Is(err, media.ErrCorrupt) {
 		t.Errorf("missing ffprobe: %v, want an error that is not ErrCorrupt", err)
 	}
 }
@@ -191,7 +191,7 @@ func TestAnalyzeCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (media.Tools{FFmpeg: ffmpeg}).Analyze(ctx, file, info); !errors.Is(err, context.Canceled) {
+	if _, err := (media.Tools{FFmpeg: media.FFmpeg{Bin: ffmpeg}}).Analyze(ctx, file, info); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Analyze: %v", err)
 	}
 	if b, err := os.ReadFile(runs); err == nil { //nolint:gosec // G304: the test's own file

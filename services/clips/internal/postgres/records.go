@@ -7,7 +7,7 @@ import (
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
-	"hookline.dev/services/clips/internal/renderer"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // The records below are the stored form of what the clips tables keep as
@@ -180,7 +180,7 @@ type optionsRecord struct {
 	AutoZoom        bool   `json:"autoZoom,omitempty"`
 
 	// Layout frames the faces (auto, speaker, split, fill).
-	Layout renderer.Layout `json:"layout,omitempty"`
+	Layout render.Layout `json:"layout,omitempty"`
 }
 
 // mapSlice maps each element with f, keeping nil nil.

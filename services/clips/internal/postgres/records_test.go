@@ -13,7 +13,6 @@ import (
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/render"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // The stored documents below are what this adapter wrote while it stored
@@ -125,10 +124,10 @@ func toOptions(o render.Options) optionsRecord   { return optionsRecord(o) }
 func TestStoredOptions(t *testing.T) {
 	checkStored(t, "every option", `{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true,"removeSilences":true,"removeFillers":true,"autoZoom":true,"layout":"speaker"}`,
 		render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true,
-			RemoveSilences: true, RemoveFillers: true, AutoZoom: true, Layout: renderer.Speaker},
+			RemoveSilences: true, RemoveFillers: true, AutoZoom: true, Layout: render.LayoutSpeaker},
 		fromOptions, toOptions)
 	checkStored(t, "without track or end card", `{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false}`,
 		render.Options{Broll: true}, fromOptions, toOptions)
 	checkStored(t, "with a layout", `{"music":false,"broll":false,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false,"layout":"split"}`,
-		render.Options{Layout: renderer.Split}, fromOptions, toOptions)
+		render.Options{Layout: render.LayoutSplit}, fromOptions, toOptions)
 }

@@ -16,7 +16,6 @@ import (
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 const renderCols = `id::text, org_id::text, project_id::text, clip_id, format, subtitle_style, coalesce(brand_id::text, ''), options,
@@ -39,7 +38,7 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	err = errors.Join(json.Unmarshal(options, &opts), json.Unmarshal(notes, &r.Notes))
 	r.Options = render.Options(opts)
 	if r.Options.Layout == "" {
-		r.Options.Layout = renderer.Auto // stored before layouts existed
+		r.Options.Layout = render.LayoutAuto // stored before layouts existed
 	}
 	return r, err
 }

@@ -6,6 +6,7 @@ package render
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,7 +16,6 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/project"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // ErrNotFound: no such render in the organization.
@@ -93,7 +93,34 @@ type Options struct {
 	AutoZoom       bool
 	// Layout frames the faces of a portrait render from a landscape
 	// source ("" on renders stored before it existed reads as auto).
-	Layout renderer.Layout
+	Layout Layout
+}
+
+// Layout is how a portrait render frames a landscape source's faces: a
+// word of the render request, which the ffmpeg engine carries out.
+type Layout string
+
+// The layouts. LayoutFill follows the largest face (the first
+// reframing); LayoutSpeaker follows the face that is speaking;
+// LayoutSplit stacks two faces in two halves whenever two are in the
+// picture; LayoutAuto follows the speaker and splits the stretches where
+// two faces take turns within a few seconds.
+const (
+	LayoutAuto    Layout = "auto"
+	LayoutSpeaker Layout = "speaker"
+	LayoutSplit   Layout = "split"
+	LayoutFill    Layout = "fill"
+)
+
+// Layouts lists the layouts in the API's order.
+var Layouts = []Layout{LayoutAuto, LayoutSpeaker, LayoutSplit, LayoutFill}
+
+// ParseLayout reads a layout name.
+func ParseLayout(s string) (Layout, bool) {
+	if l := Layout(s); slices.Contains(Layouts, l) {
+		return l, true
+	}
+	return "", false
 }
 
 // Render is a render job.
@@ -176,7 +203,7 @@ func DefaultStyle(p project.Project) captions.Style {
 // answered 409 for a project that is not ready before asking.
 func Validate(in CreateInput, p project.Project) (Create, error) {
 	f := apierr.Fields{}
-	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: renderer.Auto}}
+	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: LayoutAuto}}
 	switch {
 	case in.ClipID != nil && in.ClipIDs != nil:
 		f.Add("clip_ids", "send clip_id or clip_ids, not both")
@@ -239,9 +266,9 @@ func Validate(in CreateInput, p project.Project) (Create, error) {
 			RemoveFillers:   val(o.RemoveFillers),
 			AutoZoom:        val(o.AutoZoom),
 		}
-		c.Options.Layout = renderer.Auto
+		c.Options.Layout = LayoutAuto
 		if o.Layout != nil {
-			layout, ok := renderer.ParseLayout(*o.Layout)
+			layout, ok := ParseLayout(*o.Layout)
 			if !ok {
 				f.Add("options.layout", "must be auto, speaker, split or fill")
 			}

@@ -8,7 +8,6 @@ import (
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 func fieldOf(e *apierr.Error, name string) string {
@@ -27,7 +26,7 @@ func TestValidate(t *testing.T) {
 	p := project.Project{Format: project.Landscape, Status: project.Ready, Analysis: moments.Analysis{SuggestedStyle: "glow"},
 		Clips: []moments.Clip{{ID: "a"}, {ID: "b"}}}
 	ok, err := Validate(CreateInput{ClipID: ptr("a")}, p)
-	if err != nil || ok.Format != project.Landscape || ok.Style != "glow" || len(ok.ClipIDs) != 1 || ok.Options.Layout != renderer.Auto {
+	if err != nil || ok.Format != project.Landscape || ok.Style != "glow" || len(ok.ClipIDs) != 1 || ok.Options.Layout != LayoutAuto {
 		t.Fatalf("defaults: %+v %v", ok, err)
 	}
 	eleven := make([]string, 11)
@@ -58,7 +57,7 @@ func TestValidate(t *testing.T) {
 	if _, err := Validate(CreateInput{ClipIDs: &[]string{"a", "b"}, Options: &OptionsIn{EndCardText: ptr(strings.Repeat("ü", 120))}}, p); err != nil {
 		t.Errorf("120 characters: %v", err)
 	}
-	for in, want := range map[*OptionsIn]renderer.Layout{{}: renderer.Auto, {Layout: ptr("split")}: renderer.Split, {Layout: ptr("fill")}: renderer.Fill} {
+	for in, want := range map[*OptionsIn]Layout{{}: LayoutAuto, {Layout: ptr("split")}: LayoutSplit, {Layout: ptr("fill")}: LayoutFill} {
 		if c, err := Validate(CreateInput{ClipID: ptr("a"), Options: in}, p); err != nil || c.Options.Layout != want {
 			t.Errorf("layout %v: %q %v, want %q", in.Layout, c.Options.Layout, err, want)
 		}

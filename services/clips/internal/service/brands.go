@@ -57,7 +57,7 @@ type AssetOwner interface {
 // as deleted or as another organization's is answered from the view: a
 // deletion is final and an id is never reused. When the owner does not
 // answer, the request fails with 503 rather than a 404 that may be false.
-func (s *Service) brand(ctx context.Context, orgID, id string) (render.Brand, error) {
+func (s *Core) brand(ctx context.Context, orgID, id string) (render.Brand, error) {
 	b, err := s.Brands.Brand(ctx, orgID, id)
 	if !errors.Is(err, render.ErrNoBrand) {
 		return b, err
@@ -87,7 +87,7 @@ func (s *Service) brand(ctx context.Context, orgID, id string) (render.Brand, er
 // ownersBrand asks the owner for the brand id and when it last changed.
 // Errors: render.ErrNoBrand when the owner does not hold it, or the
 // owner's.
-func (s *Service) ownersBrand(ctx context.Context, orgID, id string) (render.Brand, time.Time, error) {
+func (s *Core) ownersBrand(ctx context.Context, orgID, id string) (render.Brand, time.Time, error) {
 	// The answer names the brand by its canonical id; a render request
 	// may have spelled it in capitals.
 	uid, err := uuid.Parse(id)
@@ -112,7 +112,7 @@ func (s *Service) ownersBrand(ctx context.Context, orgID, id string) (render.Bra
 var AssetsSubjects = []string{events.AssetsBrandCreated, events.AssetsBrandUpdated, events.AssetsBrandDeleted}
 
 // HandleAssetEvent applies an assets.brand.* event to the brands view.
-func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) error {
+func (s *API) HandleAssetEvent(ctx context.Context, env events.Envelope) error {
 	org, err := uuid.Parse(env.OrgID)
 	if err != nil {
 		return events.Invalid(fmt.Errorf("event %s: orgId %q is not a uuid", env.ID, env.OrgID))
@@ -136,7 +136,7 @@ func (s *Service) HandleAssetEvent(ctx context.Context, env events.Envelope) err
 
 // brandLogo is a local copy of the brand's logo when it is one of our
 // stored objects ("" when it has none, or another host's).
-func (s *Service) brandLogo(ctx context.Context, b render.Brand, dir string) (string, error) {
+func (s *Worker) brandLogo(ctx context.Context, b render.Brand, dir string) (string, error) {
 	if b.LogoURL == "" {
 		return "", nil
 	}

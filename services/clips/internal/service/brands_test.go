@@ -77,7 +77,7 @@ func (o *owner) answer(_ context.Context, data []byte) ([]byte, error) {
 // brands is the service with its real read model and assets client, the
 // owner it asks and a way to stop it answering.
 type brands struct {
-	svc   *service.Service
+	svc   *service.API
 	owner *owner
 	stop  func() error
 }
@@ -93,7 +93,7 @@ func newBrands(t *testing.T) *brands {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.stop() })
-	b.svc = &service.Service{Brands: postgres.New(pool, nil), AssetOwner: &assetrecords.Client{Bus: bus, Timeout: 2 * time.Second}}
+	b.svc = &service.API{Core: service.Core{Brands: postgres.New(pool, nil), AssetOwner: &assetrecords.Client{Bus: bus, Timeout: 2 * time.Second}}}
 	return b
 }
 

@@ -8,9 +8,9 @@ import (
 
 	"hookline.dev/pkg/principal"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/render"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // Broll is the b-roll library (*postgres.Store). Every method may return a
@@ -27,7 +27,7 @@ const maxFootageBytes = 200 << 20
 
 // AddFootage fetches a video into the b-roll library (the operator,
 // through the gateway's admin API).
-func (s *Service) AddFootage(ctx context.Context, p principal.Principal, in render.FootageInput) (render.Footage, error) {
+func (s *API) AddFootage(ctx context.Context, p principal.Principal, in render.FootageInput) (render.Footage, error) {
 	if !p.Admin {
 		return render.Footage{}, errAdminOnly
 	}
@@ -51,7 +51,7 @@ func (s *Service) AddFootage(ctx context.Context, p principal.Principal, in rend
 }
 
 // ListFootage lists the b-roll library (the operator only).
-func (s *Service) ListFootage(ctx context.Context, p principal.Principal, offset, limit int) ([]render.Footage, int, error) {
+func (s *API) ListFootage(ctx context.Context, p principal.Principal, offset, limit int) ([]render.Footage, int, error) {
 	if !p.Admin {
 		return nil, 0, errAdminOnly
 	}
@@ -60,7 +60,7 @@ func (s *Service) ListFootage(ctx context.Context, p principal.Principal, offset
 
 // footageFor turns the keyword cutaways that the library has footage for
 // into footage cutaways; the others stay kinetic typography.
-func (s *Service) footageFor(ctx context.Context, cuts []captions.Cutaway) ([]captions.Cutaway, []renderer.Footage, error) {
+func (s *Worker) footageFor(ctx context.Context, cuts []captions.Cutaway) ([]captions.Cutaway, []ffrender.Footage, error) {
 	if len(cuts) == 0 {
 		return cuts, nil, nil
 	}
@@ -69,7 +69,7 @@ func (s *Service) footageFor(ctx context.Context, cuts []captions.Cutaway) ([]ca
 		return cuts, nil, err
 	}
 	var typo []captions.Cutaway
-	var foot []renderer.Footage
+	var foot []ffrender.Footage
 	for _, c := range cuts {
 		f, ok := render.Match(library, c.Text)
 		if !ok {
@@ -80,7 +80,7 @@ func (s *Service) footageFor(ctx context.Context, cuts []captions.Cutaway) ([]ca
 		if err != nil {
 			return nil, nil, err
 		}
-		foot = append(foot, renderer.Footage{Start: c.Start, End: c.End, File: file})
+		foot = append(foot, ffrender.Footage{Start: c.Start, End: c.End, File: file})
 	}
 	return typo, foot, nil
 }

@@ -8,6 +8,6 @@ import (
 
 // Brand is brand, for the tests of package service_test, which run it
 // against the real read model and the real assets client.
-func (s *Service) Brand(ctx context.Context, orgID, id string) (render.Brand, error) {
+func (s *Core) Brand(ctx context.Context, orgID, id string) (render.Brand, error) {
 	return s.brand(ctx, orgID, id)
 }

@@ -80,7 +80,7 @@ func (c *stepClock) finish(id string) {
 }
 
 // progress records that the preparation of project id entered step.
-func (s *Service) progress(ctx context.Context, id string, step project.Step) error {
+func (s *Worker) progress(ctx context.Context, id string, step project.Step) error {
 	s.steps.enter(kindPreparation, id, string(step))
 	return s.Store.Progress(ctx, id, step, s.now())
 }

@@ -39,7 +39,7 @@ var errAdminOnly = apierr.New(apierr.NotFound, "not found")
 
 // AddTrack fetches an audio file into the music library (the operator,
 // through the gateway's admin API).
-func (s *Service) AddTrack(ctx context.Context, p principal.Principal, in render.TrackInput) (render.Track, error) {
+func (s *API) AddTrack(ctx context.Context, p principal.Principal, in render.TrackInput) (render.Track, error) {
 	if !p.Admin {
 		return render.Track{}, errAdminOnly
 	}
@@ -66,7 +66,7 @@ func (s *Service) AddTrack(ctx context.Context, p principal.Principal, in render
 // most maxBytes), checks it with ffprobe and check, and stores it at key +
 // its extension (one of exts, else ".bin"). Failures the operator can fix
 // are 400s naming url.
-func (s *Service) ingest(ctx context.Context, url, key string, maxBytes int64, exts []string, check func(media.Info) error) (media.Info, string, error) {
+func (s *API) ingest(ctx context.Context, url, key string, maxBytes int64, exts []string, check func(media.Info) error) (media.Info, string, error) {
 	dir, err := os.MkdirTemp(s.WorkDir, "clips-ingest-")
 	if err != nil {
 		return media.Info{}, "", err
@@ -107,7 +107,7 @@ func (s *Service) ingest(ctx context.Context, url, key string, maxBytes int64, e
 }
 
 // Tracks lists the music library (the operator only).
-func (s *Service) Tracks(ctx context.Context, p principal.Principal, offset, limit int) ([]render.Track, int, error) {
+func (s *API) Tracks(ctx context.Context, p principal.Principal, offset, limit int) ([]render.Track, int, error) {
 	if !p.Admin {
 		return nil, 0, errAdminOnly
 	}
@@ -116,7 +116,7 @@ func (s *Service) Tracks(ctx context.Context, p principal.Principal, offset, lim
 
 // musicFor picks r's track and fetches it to the worker ("" and a note when
 // the library has none).
-func (s *Service) musicFor(ctx context.Context, r render.Render, mood, clipID string) (string, error) {
+func (s *Worker) musicFor(ctx context.Context, r render.Render, mood, clipID string) (string, error) {
 	var t render.Track
 	if r.Options.MusicTrackID != "" {
 		var err error

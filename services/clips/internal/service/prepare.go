@@ -25,23 +25,32 @@ import (
 
 func newID() string { return uuid.NewString() }
 
-// maxDeliverSlack is what MaxDeliveries adds to the attempts a job
-// allows.
+// Clips jobs have one retry budget: the attempts counted in Postgres
+// (MaxAttempts, HOOKLINE_CLIPS_MAX_ATTEMPTS), and JetStream's MaxDeliver
+// is set so that it never decides. The two cannot be one counter,
+// because deliveries are not attempts: a preparation put back while its
+// organization holds its share of the slots is delivered again without
+// being an attempt, an attempt a shutdown interrupts is taken back
+// (Uncount), and only the attempt counted in Postgres can end a project
+// or a render with its reason and its event (a render's refund) in one
+// transaction. A message JetStream dropped at MaxDeliver would instead
+// leave a project downloading, or a render pending with its credits
+// reserved, and nobody told. So preparations have no delivery cap, and
+// a render's is the attempts plus maxDeliverSlack: renders are never put
+// back, so the attempt that gives up always runs before the cap, and the
+// cap only stops a job that fails before it is counted (the database
+// down) from being delivered for ever.
 const maxDeliverSlack = 2
 
-// MaxDeliveries is how many deliveries of a render job its consumer
-// allows: more than the attempts a job allows, so the attempt that gives
-// up runs (and fails the render) before the message would be
-// dead-lettered.
-func (s *Service) MaxDeliveries() int { return s.maxAttempts() + maxDeliverSlack }
+// RenderMaxDeliveries is how many deliveries of a render job its consumer
+// allows: more than the attempts a job allows (see maxDeliverSlack).
+func (s *Worker) RenderMaxDeliveries() int { return s.maxAttempts() + maxDeliverSlack }
 
 // PrepareMaxDeliveries is how many deliveries of a preparation job its
-// consumer allows: no practical limit. A job put back while its
-// organization holds its share of the slots is delivered again without
-// being an attempt, as often as the organization's queue makes it wait;
-// Postgres counts the attempts and ends the project after MaxAttempts, so
-// a delivery cap would only strand projects of a busy organization.
-func (s *Service) PrepareMaxDeliveries() int { return math.MaxInt32 }
+// consumer allows: no practical limit (see maxDeliverSlack). Postgres
+// counts the attempts and ends the project after MaxAttempts; a delivery
+// cap would only strand projects of a busy organization.
+func (s *Worker) PrepareMaxDeliveries() int { return math.MaxInt32 }
 
 // Slots share a worker process's preparations between organizations (nil
 // pools limit nothing). Jobs admits a delivery: the consumer runs as many
@@ -58,7 +67,7 @@ type Slots struct{ Jobs, CPU *slots.Pool }
 // megabytes to decode, when the decoder accepts it at all.
 const maxPictureSide = 8192
 
-func (s *Service) maxAttempts() int {
+func (s *Worker) maxAttempts() int {
 	if s.MaxAttempts <= 0 {
 		return 3
 	}
@@ -85,7 +94,7 @@ func failRetried(format string, args ...any) error {
 // HandlePrepare runs one delivery of a preparation job. It returns nil
 // when the project is ended (ready or failed) or was already; an error
 // has the job delivered again.
-func (s *Service) HandlePrepare(ctx context.Context, e events.Envelope) error {
+func (s *Worker) HandlePrepare(ctx context.Context, e events.Envelope) error {
 	var job events.ClipsPrepareJob
 	if err := json.Unmarshal(e.Data, &job); err != nil || job.ProjectID == "" {
 		return events.Invalid(fmt.Errorf("prepare job %s: bad payload: %w", e.ID, err))
@@ -136,7 +145,7 @@ type attempt struct {
 // runAttempt runs a: past the attempts allowed, or on a failure retrying
 // cannot fix, the subject ends failed; an attempt interrupted by shutdown
 // is taken back; any other error has the job delivered again.
-func (s *Service) runAttempt(ctx context.Context, a attempt) error {
+func (s *Worker) runAttempt(ctx context.Context, a attempt) error {
 	log := s.log().With(a.table, a.id, "attempt", a.count)
 	if a.count > s.maxAttempts() {
 		log.WarnContext(ctx, a.kind+" gave up")
@@ -172,7 +181,7 @@ func (s *Service) runAttempt(ctx context.Context, a attempt) error {
 }
 
 // uncount takes back an attempt a shutdown interrupted.
-func (s *Service) uncount(ctx context.Context, table, id string) {
+func (s *Worker) uncount(ctx context.Context, table, id string) {
 	if err := s.Store.Uncount(context.WithoutCancel(ctx), table, id); err != nil {
 		s.log().WarnContext(ctx, "taking back an interrupted attempt", "id", id, "err", err)
 	}
@@ -181,7 +190,7 @@ func (s *Service) uncount(ctx context.Context, table, id string) {
 // prepare makes p's source ready: reused when the organization prepared
 // it before, else downloaded, probed, transcribed when there were no
 // captions, measured and stored; then the clips are rescored.
-func (s *Service) prepare(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) error {
+func (s *Worker) prepare(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) error {
 	src, ok, err := s.Store.Source(ctx, p.OrgID, p.SourceKey)
 	if err != nil {
 		return err
@@ -213,7 +222,7 @@ func (s *Service) prepare(ctx context.Context, p project.Project, captions []vid
 }
 
 // fetchSource downloads and measures p's video.
-func (s *Service) fetchSource(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) (project.Source, error) {
+func (s *Worker) fetchSource(ctx context.Context, p project.Project, captions []videosite.Segment, tier string) (project.Source, error) {
 	src := project.Source{OrgID: p.OrgID, Key: p.SourceKey, Segments: captions, TranscriptOrigin: project.TranscriptCaptions}
 	vs, err := videosite.Parse(p.SourceURL)
 	if err != nil {
@@ -255,7 +264,7 @@ func (s *Service) fetchSource(ctx context.Context, p project.Project, captions [
 // measure probes the downloaded file, transcribes it when there were no
 // captions and measures its signals into src: the work that uses the
 // cores, done in a CPU slot.
-func (s *Service) measure(ctx context.Context, p project.Project, src *project.Source, file, dir, tier string) error {
+func (s *Worker) measure(ctx context.Context, p project.Project, src *project.Source, file, dir, tier string) error {
 	if err := s.progress(ctx, p.ID, project.StepProbing); err != nil {
 		return err
 	}
@@ -327,7 +336,7 @@ func MediaKey(orgID, sourceKey string) string {
 	return "sources/" + orgID + "/" + hex.EncodeToString(sum[:16]) + ".mp4"
 }
 
-func (s *Service) store(ctx context.Context, file, key string) error {
+func (s *Worker) store(ctx context.Context, file, key string) error {
 	f, err := os.Open(file) //nolint:gosec // G304: a path the service chose
 	if err != nil {
 		return err

@@ -50,7 +50,7 @@ func TestRestartSettlesWhatTheDeadAPILeft(t *testing.T) {
 	}
 	dead, next := client(), client()
 	store := postgres.New(pool, next)
-	svc := &service.Service{Renders: store}
+	svc := &service.API{Core: service.Core{Renders: store}}
 
 	org, project, now := uuid.NewString(), uuid.NewString(), time.Now().UTC()
 	if _, err := pool.Exec(ctx, `INSERT INTO projects (id, org_id, source_url, source_key, video_title, format, download_status, step,

@@ -20,10 +20,10 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // Renders is the render side of the store (*postgres.Store); it settles a
@@ -74,7 +74,7 @@ type Batch struct {
 // StartRenders reserves 2 credits per clip and queues one render each.
 // The request is all or nothing: a refused reservation releases the
 // others and queues nothing.
-func (s *Service) StartRenders(ctx context.Context, p principal.Principal, projectID string, in render.CreateInput) (Batch, error) {
+func (s *API) StartRenders(ctx context.Context, p principal.Principal, projectID string, in render.CreateInput) (Batch, error) {
 	proj, err := s.Store.Project(ctx, p.OrgID, projectID)
 	if err != nil {
 		return Batch{}, err
@@ -131,13 +131,13 @@ func (s *Service) StartRenders(ctx context.Context, p principal.Principal, proje
 }
 
 // Render returns the organization's render.
-func (s *Service) Render(ctx context.Context, orgID, id string) (render.Render, error) {
+func (s *API) Render(ctx context.Context, orgID, id string) (render.Render, error) {
 	return s.Renders.Render(ctx, orgID, id)
 }
 
 // ProjectRenders returns a page of a project's renders; another
 // organization's project is not found.
-func (s *Service) ProjectRenders(ctx context.Context, orgID, projectID string, offset, limit int) ([]render.Render, int, error) {
+func (s *API) ProjectRenders(ctx context.Context, orgID, projectID string, offset, limit int) ([]render.Render, int, error) {
 	if _, err := s.Store.Project(ctx, orgID, projectID); err != nil {
 		return nil, 0, err
 	}
@@ -151,7 +151,7 @@ func reservation(r render.Render) credits.Reservation {
 }
 
 // HandleRender runs one delivery of a render job.
-func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
+func (s *Worker) HandleRender(ctx context.Context, e events.Envelope) error {
 	var job events.ClipsRenderJob
 	if err := json.Unmarshal(e.Data, &job); err != nil || job.RenderID == "" {
 		return events.Invalid(fmt.Errorf("render job %s: bad payload: %w", e.ID, err))
@@ -176,7 +176,7 @@ func (s *Service) HandleRender(ctx context.Context, e events.Envelope) error {
 }
 
 // renderAndSettle renders r and completes it with its reservation.
-func (s *Service) renderAndSettle(ctx context.Context, r render.Render) error {
+func (s *Worker) renderAndSettle(ctx context.Context, r render.Render) error {
 	if err := s.render(ctx, &r); err != nil {
 		return err
 	}
@@ -195,7 +195,7 @@ func (s *Service) renderAndSettle(ctx context.Context, r render.Render) error {
 }
 
 // render makes r's MP4, captions and crop path and stores them.
-func (s *Service) render(ctx context.Context, r *render.Render) error {
+func (s *Worker) render(ctx context.Context, r *render.Render) error {
 	proj, err := s.Store.Project(ctx, r.OrgID, r.ProjectID)
 	if err != nil {
 		return err
@@ -248,7 +248,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		text.Cutaways = captions.Cutaways(text.Words, clip.Keywords, skip, cutawaySeconds, clip.End-clip.Start, maxCutaways)
 	}
 	cutaways := len(text.Cutaways)
-	var footage []renderer.Footage
+	var footage []ffrender.Footage
 	if text.Cutaways, footage, err = s.footageFor(ctx, text.Cutaways); err != nil {
 		return err
 	}
@@ -279,7 +279,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	if r.Options.AutoZoom && (h < w || info.Height > info.Width) {
 		r.Notes = append(r.Notes, "autoZoom: punch-ins follow the tracked face, which only a portrait render of a landscape source has; rendered without")
 	}
-	job := renderer.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
+	job := ffrender.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
@@ -288,7 +288,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
 		s.steps.enter(kindRendering, r.ID, step)
-		if time.Since(lastWrite) < 500*time.Millisecond && step == renderer.StepEncoding {
+		if time.Since(lastWrite) < 500*time.Millisecond && step == ffrender.StepEncoding {
 			return
 		}
 		lastWrite = time.Now()
@@ -296,7 +296,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 			s.log().WarnContext(ctx, "render progress", "render", r.ID, "err", err)
 		}
 	})
-	if errors.Is(err, renderer.ErrFFmpeg) {
+	if errors.Is(err, ffrender.ErrFFmpeg) {
 		return fail("rendering failed: ffmpeg could not encode the clip")
 	}
 	if err != nil {
@@ -317,7 +317,7 @@ func (s *Service) render(ctx context.Context, r *render.Render) error {
 		return err
 	}
 	if len(res.Crop) > 0 {
-		b, err := renderer.EncodeCropPath(info.Width, info.Height, clip.Start, res.Crop)
+		b, err := ffrender.EncodeCropPath(info.Width, info.Height, clip.Start, res.Crop)
 		if err != nil {
 			return err
 		}
@@ -382,12 +382,12 @@ func clipWords(segs []videosite.Segment, start, end float64) []captions.Word {
 
 // sourceFile is a local copy of the stored source, kept between renders
 // of the same source on this worker.
-func (s *Service) sourceFile(ctx context.Context, key string) (string, error) {
+func (s *Worker) sourceFile(ctx context.Context, key string) (string, error) {
 	return s.cached(ctx, key, ".mp4")
 }
 
 // cached is a local copy of a stored object, kept on this worker.
-func (s *Service) cached(ctx context.Context, key, ext string) (string, error) {
+func (s *Worker) cached(ctx context.Context, key, ext string) (string, error) {
 	sum := sha256.Sum256([]byte(key))
 	dir := filepath.Join(s.workDir(), "hookline-sources")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -417,14 +417,14 @@ func (s *Service) cached(ctx context.Context, key, ext string) (string, error) {
 	return path, os.Rename(tmp.Name(), path)
 }
 
-func (s *Service) workDir() string {
+func (s *Core) workDir() string {
 	if s.WorkDir != "" {
 		return s.WorkDir
 	}
 	return os.TempDir()
 }
 
-func (s *Service) putFile(ctx context.Context, file, key, contentType string) error {
+func (s *Core) putFile(ctx context.Context, file, key, contentType string) error {
 	f, err := os.Open(file) //nolint:gosec // G304: a path the service chose
 	if err != nil {
 		return err
@@ -441,7 +441,7 @@ func (s *Service) putFile(ctx context.Context, file, key, contentType string) er
 // render reservation left open: none stored (the API died between reserve
 // and queueing) is failed; a completed one is completed; a running one is
 // left to its worker.
-func (s *Service) ResolveReservation(ctx context.Context, res credits.Reservation) (credits.Resolution, error) {
+func (s *API) ResolveReservation(ctx context.Context, res credits.Reservation) (credits.Resolution, error) {
 	r, err := s.Renders.RenderByReservation(ctx, res.ID)
 	switch {
 	case errors.Is(err, render.ErrNotFound):
@@ -466,7 +466,7 @@ func FailedPayload(r credits.Reservation, reason string) any {
 }
 
 // URL is the public address of a stored object ("" for none).
-func (s *Service) URL(key string) string {
+func (s *Core) URL(key string) string {
 	if key == "" || s.PublicURL == nil {
 		return ""
 	}

@@ -6,7 +6,8 @@
 // the object store and billing are ports. Each render is its own credit
 // saga, wired as pkg/credits describes: reserved through the Credits port,
 // settled by the Renders port in the transaction that ends the render,
-// and judged after a crash by ResolveReservation.
+// and judged after a crash by ResolveReservation. API holds what the API
+// process needs, Worker what a worker needs, Core what both share.
 package service
 
 import (
@@ -24,10 +25,10 @@ import (
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // Source names the service in event envelopes.
@@ -89,12 +90,12 @@ type Fetcher interface {
 	Stream(ctx context.Context, rawURL string, w io.Writer, maxBytes int64) (contentType string, n int64, err error)
 }
 
-// Renderer renders a clip with ffmpeg (*renderer.Renderer).
+// Renderer renders a clip with ffmpeg (*ffrender.Renderer).
 type Renderer interface {
 	// Render runs j, telling progress of each step. Errors wrap
-	// renderer.ErrFFmpeg when ffmpeg refused the job, or carry ctx's or a
+	// ffrender.ErrFFmpeg when ffmpeg refused the job, or carry ctx's or a
 	// file error.
-	Render(ctx context.Context, j renderer.Job, progress renderer.Progress) (renderer.Result, error)
+	Render(ctx context.Context, j ffrender.Job, progress ffrender.Progress) (ffrender.Result, error)
 }
 
 // Videos reads and downloads videos (*videosite.Client).
@@ -125,40 +126,66 @@ type Blobs interface {
 	KeyFromPublicURL(raw string) (key string, ok bool)
 }
 
-// Service implements the clips use cases.
-type Service struct {
-	Store       Store
-	Videos      Videos
-	Media       Media
-	Transcriber Transcriber
-	Blobs       Blobs
-	Moments     moments.Engine
-	Tiers       *tiers.Table
-	// Renders, Credits, Renderer and RenderSettings run renders;
-	// PublicURL is the public address of a stored object.
+// The clips use cases come in two roles, one a process: API answers the
+// HTTP API (and, in the API's process, the brands read model and the
+// credits recovery pass); Worker runs the CLIPS_JOBS jobs. Core is what
+// both hold.
+
+// Core is the ports and settings both roles use: the stores, the brands
+// read model and the assets client asked on its misses, the media tools
+// (the API probes the operator's music and b-roll), the object store and
+// the scratch directory.
+type Core struct {
+	Store   Store
 	Renders Renders
 	Brands  Brands
 	// AssetOwner is asked for the brands the read model has not seen.
 	AssetOwner AssetOwner
 	Music      Music
 	Broll      Broll
+	Media      Media
+	Blobs      Blobs
+	// PublicURL is the public address of a stored object.
+	PublicURL func(key string) string
+	// WorkDir holds downloads and renders in progress ("" is the
+	// system's).
+	WorkDir string
+	Log     *slog.Logger
+	// Now is the clock (tests); nil is time.Now.
+	Now func() time.Time
+}
+
+// API is the use cases the HTTP API needs: creating and reading
+// projects, requesting and reading renders (each its own credit saga,
+// reserved here), the music and b-roll libraries, the brands read model
+// and the recovery pass's judge.
+type API struct {
+	Core
+	Videos  Videos
+	Moments moments.Engine
 	// Fetch fetches the operator's music and b-roll files.
-	Fetch          Fetcher
-	Credits        Credits
-	Renderer       Renderer
-	RenderSettings RenderSettings
-	PublicURL      func(key string) string
-	Log            *slog.Logger
+	Fetch   Fetcher
+	Credits Credits
 	// CreateDeadline bounds the fetches of a creation (default 20 s).
 	CreateDeadline time.Duration
-	// MaxAttempts bounds the preparation attempts of a project (default 3).
+}
+
+// Worker is the use cases a worker needs: the preparation and render jobs
+// of the CLIPS_JOBS work queue.
+type Worker struct {
+	Core
+	Videos      Videos
+	Transcriber Transcriber
+	Moments     moments.Engine
+	Tiers       *tiers.Table
+	// Renderer and RenderSettings make the renders.
+	Renderer       Renderer
+	RenderSettings RenderSettings
+	// MaxAttempts bounds the attempts of a job (default 3): the one retry
+	// budget (see maxDeliverSlack).
 	MaxAttempts int
 	// Slots share the worker's preparations between organizations.
 	Slots Slots
-	// WorkDir holds downloads in progress ("" is the system's).
-	WorkDir string
-	// Now is the clock (tests); nil is time.Now.
-	Now func() time.Time
 
 	steps stepClock
 }
@@ -169,9 +196,9 @@ const (
 	kindRendering   = "rendering"
 )
 
-func (s *Service) now() time.Time { return clock.Now(s.Now) }
+func (s *Core) now() time.Time { return clock.Now(s.Now) }
 
-func (s *Service) log() *slog.Logger {
+func (s *Core) log() *slog.Logger {
 	if s.Log == nil {
 		return slog.Default()
 	}
@@ -184,7 +211,7 @@ const DefaultVideoTitle = "Untitled video"
 // Create analyses a video and creates its project, answering at once with
 // the clips its captions allow; the preparation job is queued with it.
 // Free.
-func (s *Service) Create(ctx context.Context, p principal.Principal, in project.CreateInput) (project.Project, error) {
+func (s *API) Create(ctx context.Context, p principal.Principal, in project.CreateInput) (project.Project, error) {
 	c, err := project.Validate(in)
 	if err != nil {
 		return project.Project{}, err
@@ -259,12 +286,12 @@ func signals(m moments.Signals) *moments.Signals {
 }
 
 // Project returns the organization's project.
-func (s *Service) Project(ctx context.Context, orgID, id string) (project.Project, error) {
+func (s *API) Project(ctx context.Context, orgID, id string) (project.Project, error) {
 	return s.Store.Project(ctx, orgID, id)
 }
 
 // Projects returns a page of the organization's projects, newest first.
-func (s *Service) Projects(ctx context.Context, orgID string, offset, limit int) ([]project.Project, int, error) {
+func (s *API) Projects(ctx context.Context, orgID string, offset, limit int) ([]project.Project, int, error) {
 	return s.Store.Projects(ctx, orgID, offset, limit)
 }
 

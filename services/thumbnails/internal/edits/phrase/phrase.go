@@ -3,7 +3,8 @@
 // matcher, so that the four grammars split words, honour quotes, skip
 // articles inside a phrase and understand "no grain" the same way.
 //
-// A prompt is split into tokens (Split): words of letters and digits
+// A prompt is split into tokens (Split, nlp's tokenizer under the
+// prompt's rules): words of letters and digits
 // (with & ' / - + # : inside them, so "b&w", "16:9", "#ff8800" and
 // "don't" are single words), quoted texts (between straight or curly
 // double quotes, or single quotes that open a word and close one), and
@@ -20,6 +21,7 @@ import (
 	"unicode"
 
 	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/nlp"
 )
 
 // Token is a word or a quoted text of a prompt.
@@ -49,53 +51,54 @@ const (
 // may hold.
 const inWord = "&'/-+#:’"
 
-// Split cuts prompt into tokens. It never fails: characters it does not
-// know separate words, and a quote mark with no closing mark is a
-// separator.
+// Split cuts prompt into tokens with nlp.Split under the prompt rules.
+// It never fails: characters it does not know separate words, and a
+// quote mark with no closing mark is a separator.
 func Split(prompt string) []Token {
 	rs := []rune(prompt)
 	quotes := newClosers(rs)
+	rules := nlp.Rules{Class: class, Quote: func(rs []rune, i int, atStart bool) int { return quotes.closing(rs, i, atStart) }}
 	var out []Token
-	var word []rune
-	flush := func() {
-		w := strings.Trim(string(word), "'’-/+:")
-		word = word[:0]
-		if w == "" {
-			return
-		}
-		out = append(out, Token{Key: strings.ToLower(strings.ReplaceAll(w, "’", "'")), Text: w})
-	}
 	brk := func() {
-		flush()
 		if len(out) > 0 {
 			out[len(out)-1].Break = true
 		}
 	}
-	for i := 0; i < len(rs); i++ {
-		r := rs[i]
-		if end := quotes.closing(rs, i, len(word) == 0); end > i {
-			flush()
-			if t := strings.Join(strings.Fields(string(rs[i+1:end])), " "); t != "" {
+	for _, p := range nlp.Split(prompt, rules) {
+		switch {
+		case p.Break:
+			brk()
+		case p.Quoted:
+			if t := strings.Join(strings.Fields(p.Text), " "); t != "" {
 				out = append(out, Token{Text: t, Quoted: true})
 			}
-			i = end
-			continue
-		}
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune(inWord, r):
-			word = append(word, r)
-		case r == '.' && len(word) > 0 && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) && unicode.IsDigit(word[len(word)-1]):
-			word = append(word, r) // "1.5"
-		case r == '.' && (strings.EqualFold(string(word), "vs") || strings.EqualFold(string(word), "v")):
-			flush() // "Batman vs. Superman" is one clause
-		case strings.ContainsRune(",;.!?()[]{}\n", r):
-			brk()
 		default:
-			flush()
+			if w := strings.Trim(p.Text, "'’-/+:"); w != "" {
+				out = append(out, Token{Key: strings.ToLower(strings.ReplaceAll(w, "’", "'")), Text: w})
+			}
 		}
 	}
 	brk()
 	return out
+}
+
+// class is what a prompt's rune that is neither letter nor digit is: a
+// word's inWord characters and the point of "1.5" join it; the point
+// of "vs." ends the word but not the clause; , ; . ! ? brackets and new
+// lines end the clause.
+func class(rs []rune, i int, word []rune) nlp.Class {
+	r := rs[i]
+	switch {
+	case strings.ContainsRune(inWord, r):
+		return nlp.Join
+	case r == '.' && len(word) > 0 && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) && unicode.IsDigit(word[len(word)-1]):
+		return nlp.Join // "1.5"
+	case r == '.' && (strings.EqualFold(string(word), "vs") || strings.EqualFold(string(word), "v")):
+		return nlp.Sep // "Batman vs. Superman" is one clause
+	case strings.ContainsRune(",;.!?()[]{}\n", r):
+		return nlp.Break
+	}
+	return nlp.Sep
 }
 
 // closers finds the marks that close quotes: for each index, the next
@@ -140,23 +143,15 @@ func (c closers) closing(rs []rune, i int, atStart bool) int {
 
 // skippable are the words a phrase may have inside it that its
 // phrasing leaves out: "blur the background", "invert its colours".
-var skippable = set("the a an it its my our your this that these those them some of")
+var skippable = nlp.WordSet("the a an it its my our your this that these those them some of")
 
 // negators deny the operation that follows them: "no grain", "without a
 // vignette", "don't flip it".
-var negators = set("no not without don't dont never avoid skip minus w/o nor")
+var negators = nlp.WordSet("no not without don't dont never avoid skip minus w/o nor")
 
 // maxGap is the most words between a negator and the phrase it denies:
 // "don't add any film grain".
 const maxGap = 4
-
-func set(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
-		m[w] = true
-	}
-	return m
-}
 
 // Vocab is a grammar's phrasings and their meanings. The zero value is
 // empty and ready for Add.

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+
+	"hookline.dev/pkg/nlp"
 )
 
 // A derived headline is a prompt cut to at most five words that still
@@ -27,22 +29,14 @@ import (
 // then they grow to their full form, then other phrases fill the space
 // the seed allows (three to five words).
 
-// stopWords are dropped from a derived headline: function words (English
-// and the commonest of French, Spanish and German), contractions, and the
-// words people use to describe a thumbnail rather than its subject.
-var stopWords = wordSet(`a an the and or but nor so yet of in on at to for from by with
-	about into onto over under than then as is are was were be been being am do does did
-	have has had having i me my mine we us our you your he him his she her it its they them their
-	this that these those there here what which who whom whose when where why how all any each
-	some such own same too very can could should would will shall may might must
-	just also really get got make makes made let lets like up down out off again once s t
-	i'm i've i'll i'd you're you've you'll we're
-	we've they're it's that's what's here's there's let's who's
-	thumbnail thumbnails video videos youtube image picture photo showing shows show featuring
-	feature style styled background text title bold bright colorful colourful design please
-	want need using use vibrate vibrant create generate something thing things one kind
-	le la les un une des du de et au aux avec pour dans sur à el los las una unos del con para
-	por und mit für von der das ein eine zu im until unless while`)
+// A derived headline drops nlp's common stop words and titleStopwords:
+// the commonest function words of French, Spanish and German, a few more
+// English ones, and the words people use to describe a thumbnail rather
+// than its subject. It keeps the negations a transcript drops.
+var titleStopwords = wordSet(`yet onto mine whose shall lets thumbnail thumbnails video videos youtube image picture photo showing
+	shows show featuring feature style styled background text title bold bright colorful colourful
+	design please need vibrate vibrant create generate kind le la les un une des du de et au aux avec
+	pour dans sur à el los las una unos del con para por und mit für von der das ein eine zu im unless`)
 
 // strongWords make a headline click: superlatives, stakes and contrast.
 var strongWords = wordSet(`best worst ultimate insane crazy epic secret secrets truth
@@ -68,13 +62,11 @@ var lineWords = wordSet(`pro max ultra mini plus air lite se xl fe edition neo`)
 var weakWords = wordSet(`year years day days week weeks month months time times way ways
 	people person guy guys everyone someone stuff today ever happen happens happened`)
 
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
+// stopword reports a word a derived headline drops (k lower-case).
+func stopword(k string) bool { return nlp.IsCommonStopword(k) || titleStopwords[k] }
+
+// wordSet is nlp's, for the word lists of this package.
+var wordSet = nlp.WordSet
 
 // kind is what a token is to a headline.
 type kind int
@@ -118,57 +110,59 @@ func tokens(text string) []string {
 
 // marked is tokens with an empty string where punctuation breaks the
 // text (a colon, a dash, a bracket, a comma, a sentence's end): words
-// on either side do not form a phrase.
+// on either side do not form a phrase. It is nlp.Split under the
+// headline's rules (titleClass).
 func marked(text string) []string {
-	r := []rune(text)
+	var out []string
+	for _, p := range nlp.Split(text, nlp.Rules{Class: titleClass}) {
+		t := strings.ReplaceAll(p.Text, "’", "'")
+		switch rs := []rune(t); {
+		case p.Break:
+			if len(out) == 0 || out[len(out)-1] != "" {
+				out = append(out, "")
+			}
+		case len(rs) > 1 && rs[0] == '#' && unicode.IsLetter(rs[1]):
+			out = append(out, "") // a hashtag: metadata, not a word of the title
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// titleClass is what a title's rune that is neither letter nor digit
+// is: a combining accent, a currency or percent sign, a plus or hash
+// join a word, and so do an apostrophe or hyphen between letters or
+// digits and a separator inside a number; ": ; | ( ) [ ] { } – — - , .
+// ! ? " “ ” /" elsewhere end the clause.
+func titleClass(r []rune, i int, _ []rune) nlp.Class {
 	inside := func(i int) bool {
 		return i > 0 && i+1 < len(r) && (unicode.IsLetter(r[i-1]) || unicode.IsDigit(r[i-1])) &&
 			(unicode.IsLetter(r[i+1]) || unicode.IsDigit(r[i+1]))
 	}
-	keep := func(i int) bool {
-		c := r[i]
-		switch {
-		case unicode.IsLetter(c) || unicode.IsDigit(c):
-			return true
-		case unicode.Is(unicode.Mn, c):
-			// A combining accent, not the variation selector of an emoji.
-			return i > 0 && unicode.IsLetter(r[i-1])
-		case c == '$' || c == '%' || c == '+' || c == '#' || c == '€' || c == '£':
-			return true
-		case c == '\'' || c == '’' || c == '-':
-			return inside(i)
-		case c == ',' || c == '.':
-			// A separator inside a number, not a punctuation mark.
-			return i > 0 && i+1 < len(r) && unicode.IsDigit(r[i-1]) && unicode.IsDigit(r[i+1])
+	c := r[i]
+	switch {
+	case unicode.Is(unicode.Mn, c):
+		// A combining accent, not the variation selector of an emoji.
+		if i > 0 && unicode.IsLetter(r[i-1]) {
+			return nlp.Join
 		}
-		return false
-	}
-	var out []string
-	flush := func(t string) {
-		t = strings.ReplaceAll(t, "’", "'")
-		if rs := []rune(t); len(rs) > 1 && rs[0] == '#' && unicode.IsLetter(rs[1]) {
-			out = append(out, "") // a hashtag: metadata, not a word of the title
-			return
+	case c == '$' || c == '%' || c == '+' || c == '#' || c == '€' || c == '£':
+		return nlp.Join
+	case c == '\'' || c == '’' || c == '-':
+		if inside(i) {
+			return nlp.Join
 		}
-		out = append(out, t)
-	}
-	start := -1
-	for i, c := range r {
-		switch {
-		case keep(i) && start < 0:
-			start = i
-		case !keep(i) && start >= 0:
-			flush(string(r[start:i]))
-			start = -1
-		}
-		if !keep(i) && strings.ContainsRune(":;|()[]{}–—-,.!?\"“”/", c) && (len(out) == 0 || out[len(out)-1] != "") {
-			out = append(out, "")
+	case c == ',' || c == '.':
+		// A separator inside a number, not a punctuation mark.
+		if i > 0 && i+1 < len(r) && unicode.IsDigit(r[i-1]) && unicode.IsDigit(r[i+1]) {
+			return nlp.Join
 		}
 	}
-	if start >= 0 {
-		flush(string(r[start:]))
+	if strings.ContainsRune(":;|()[]{}–—-,.!?\"“”/", c) {
+		return nlp.Break
 	}
-	return out
+	return nlp.Sep
 }
 
 // wordScore ranks a word of a headline the request brings, to pick the
@@ -300,7 +294,7 @@ func lex(prompt, tweak string, omit ...string) []token {
 			}
 			n++
 			k := strings.ToLower(w)
-			if stopWords[k] {
+			if stopword(k) {
 				continue
 			}
 			t := token{text: w, key: k, pos: i, src: src, kind: kindOf(w, n-1, c), caps: unicode.IsUpper([]rune(w)[0])}

@@ -174,7 +174,7 @@ func TestHeadlinesKeepTheirNames(t *testing.T) {
 				t.Fatalf("%q seed %d: %v", c.title, seed, h.words)
 			}
 			for i, w := range h.words {
-				if stopWords[strings.ToLower(w)] {
+				if stopword(strings.ToLower(w)) {
 					t.Errorf("%q seed %d: stop word %q in %v", c.title, seed, w, h.words)
 				}
 				if kindOf(w, 1, casing{}) != count {

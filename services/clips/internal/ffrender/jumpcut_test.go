@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"hookline.dev/pkg/nlp"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // talkWithPauses is a talk with three 2 s silences and four "um"s, each
@@ -58,9 +58,9 @@ func TestJumpCuts(t *testing.T) {
 			ums += w.End - w.Start
 		}
 	}
-	r := &renderer.Renderer{Preset: "ultrafast"}
-	render := func(name string, fillers bool) renderer.Result {
-		job := renderer.Job{Source: src, SrcW: 640, SrcH: 360, HasAudio: true, Start: 0, End: length, Width: 640, Height: 360,
+	r := &ffrender.Renderer{Preset: "ultrafast"}
+	render := func(name string, fillers bool) ffrender.Result {
+		job := ffrender.Job{Source: src, SrcW: 640, SrcH: 360, HasAudio: true, Start: 0, End: length, Width: 640, Height: 360,
 			Dir: filepath.Join(dir, name), Text: captions.Spec{Style: captions.Clean, Words: words}, ProgressBar: true,
 			RemoveSilences: true, RemoveFillers: fillers}
 		if err := os.MkdirAll(job.Dir, 0o700); err != nil {

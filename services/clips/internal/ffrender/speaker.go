@@ -1,4 +1,4 @@
-package renderer
+package ffrender
 
 import (
 	"image"
@@ -6,35 +6,8 @@ import (
 	"sort"
 
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/render"
 )
-
-// Layout is how a portrait render frames a landscape source's faces.
-type Layout string
-
-// The layouts. Fill follows the largest face (the first reframing);
-// Speaker follows the face that is speaking; Split stacks two faces in
-// two halves whenever two are in the picture; Auto follows the speaker
-// and splits the stretches where two faces take turns within a few
-// seconds.
-const (
-	Auto    Layout = "auto"
-	Speaker Layout = "speaker"
-	Split   Layout = "split"
-	Fill    Layout = "fill"
-)
-
-// Layouts lists the layouts in the API's order.
-var Layouts = []Layout{Auto, Speaker, Split, Fill}
-
-// ParseLayout reads a layout name.
-func ParseLayout(s string) (Layout, bool) {
-	for _, l := range Layouts {
-		if string(l) == s {
-			return l, true
-		}
-	}
-	return "", false
-}
 
 // Active-speaker parameters, in tracking samples (trackFPS a second).
 const (
@@ -285,12 +258,12 @@ type shot struct {
 }
 
 // plan chooses each sample's shot under layout.
-func plan(layout Layout, tracks []*faceTrack, energy []float64, n int) []shot {
+func plan(layout render.Layout, tracks []*faceTrack, energy []float64, n int) []shot {
 	shots := make([]shot, n)
 	big := largest(tracks, n)
 	follow := big
 	var talk []int
-	if layout != Fill && len(tracks) > 1 {
+	if layout != render.LayoutFill && len(tracks) > 1 {
 		talk = speakers(tracks, evidence(tracks, energy), n)
 		follow = make([]int, n)
 		for i := range n {
@@ -304,13 +277,13 @@ func plan(layout Layout, tracks []*faceTrack, energy []float64, n int) []shot {
 		shots[i] = shot{follow: follow[i]}
 	}
 	switch layout {
-	case Split:
+	case render.LayoutSplit:
 		for i := range shots {
 			if a, b, ok := twoFaces(tracks, i, talk); ok {
 				shots[i] = pairShot(tracks, i, a, b)
 			}
 		}
-	case Auto:
+	case render.LayoutAuto:
 		for _, s := range alternations(talk) {
 			for i := s.from; i < s.to; i++ {
 				if tracks[s.a].present(i) && tracks[s.b].present(i) {

@@ -1,4 +1,4 @@
-package renderer
+package ffrender
 
 import (
 	"image"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // talkTracks are two faces side by side over n samples whose mouths
@@ -69,7 +70,7 @@ func TestSpeakerLayoutFollowsTheMouthThatMovesWithTheSpeech(t *testing.T) {
 	turns := turnsOf(6, 6, 6)
 	frames, energy := talkTracks(turns)
 	tracks := identify(frames, nil)
-	shots := plan(Speaker, tracks, energy, len(frames))
+	shots := plan(render.LayoutSpeaker, tracks, energy, len(frames))
 	right := 0
 	for i, s := range shots {
 		if s.split {
@@ -83,7 +84,7 @@ func TestSpeakerLayoutFollowsTheMouthThatMovesWithTheSpeech(t *testing.T) {
 		t.Errorf("followed the speaker in %d of %d samples", right, len(turns))
 	}
 	// Fill follows the largest face whoever speaks.
-	for i, s := range plan(Fill, tracks, energy, len(frames)) {
+	for i, s := range plan(render.LayoutFill, tracks, energy, len(frames)) {
 		if s.follow < 0 || tracks[s.follow].boxes[i].Min.X > 600 {
 			t.Fatalf("fill left the larger face at %d", i)
 		}
@@ -94,7 +95,7 @@ func TestAutoSplitsOnlyQuickExchanges(t *testing.T) {
 	// Long turns: followed one at a time.
 	frames, energy := talkTracks(turnsOf(7, 7, 7))
 	tracks := identify(frames, nil)
-	for i, s := range plan(Auto, tracks, energy, len(frames)) {
+	for i, s := range plan(render.LayoutAuto, tracks, energy, len(frames)) {
 		if s.split {
 			t.Fatalf("auto split long turns at sample %d", i)
 		}
@@ -103,7 +104,7 @@ func TestAutoSplitsOnlyQuickExchanges(t *testing.T) {
 	turns := turnsOf(8, 2, 2, 2, 8)
 	frames, energy = talkTracks(turns)
 	tracks = identify(frames, nil)
-	shots := plan(Auto, tracks, energy, len(frames))
+	shots := plan(render.LayoutAuto, tracks, energy, len(frames))
 	if shots[len(shots)/2].split != true {
 		t.Error("the quick exchange is not split")
 	}
@@ -111,7 +112,7 @@ func TestAutoSplitsOnlyQuickExchanges(t *testing.T) {
 		t.Error("the long turns at the ends are split")
 	}
 	// Under split, both faces share the frame throughout.
-	for i, s := range plan(Split, tracks, energy, len(frames)) {
+	for i, s := range plan(render.LayoutSplit, tracks, energy, len(frames)) {
 		if !s.split || s.pair[0] == s.pair[1] {
 			t.Fatalf("sample %d not split in two faces: %+v", i, s)
 		}

@@ -1,4 +1,4 @@
-package renderer
+package ffrender
 
 import (
 	"bufio"
@@ -8,11 +8,13 @@ import (
 	"image"
 	"io"
 	"math"
-	"os/exec"
+	"strconv"
 	"strings"
 
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/media"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // CropPoint is the crop window's left edge X (source pixels) at T
@@ -67,10 +69,10 @@ const (
 func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.FaceBox, Tracking, error) {
 	layout := j.Layout
 	if layout == "" {
-		layout = Auto
+		layout = render.LayoutAuto
 	}
 	// Who speaks is read from the mouths against the sound's energy.
-	mouths := layout != Fill && r.Landmarks != nil
+	mouths := layout != render.LayoutFill && r.Landmarks != nil
 	frames, db, ok := j.Samples.Slice(j.Start, j.End)
 	from := Prepared
 	if !ok {
@@ -94,7 +96,7 @@ func (r *Renderer) track(ctx context.Context, j Job) ([]CropPoint, []captions.Fa
 	}
 	tracks := identify(frames, cutAt)
 	shots := plan(layout, tracks, energy, len(frames))
-	path := framing(j, tracks, shots, cuts, layout != Fill)
+	path := framing(j, tracks, shots, cuts, layout != render.LayoutFill)
 	for i := range path {
 		path[i].Face = len(frames[i]) > 0
 	}
@@ -117,7 +119,7 @@ func (r *Renderer) sample(ctx context.Context, j Job, mouths bool) ([][]facetrac
 			db, dbErr = r.speechLoudness(ctx, j)
 		}
 	}()
-	cmd := exec.CommandContext(ctx, r.bin(), "-v", "error", "-nostdin", "-skip_frame", "bidir", "-skip_loop_filter", "all", "-threads", "2", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
+	cmd := r.FFmpeg.Command(ctx, "-skip_frame", "bidir", "-skip_loop_filter", "all", "-threads", "2", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source,
 		"-an", "-vf", fmt.Sprintf("fps=%d,scale=%d:%d,format=gray", trackFPS, tw, th), "-f", "rawvideo", "pipe:1")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -156,27 +158,27 @@ func (r *Renderer) sample(ctx context.Context, j Job, mouths bool) ([][]facetrac
 }
 
 // speechLoudness is the clip's loudness at each tracking sample
-// (facetrack.Meter), from its audio decoded at 8 kHz mono.
+// (media.SpeechMeter), from its audio decoded at 8 kHz mono.
 func (r *Renderer) speechLoudness(ctx context.Context, j Job) ([]float64, error) {
-	m := &facetrack.Meter{Rate: 8000}
-	cmd := exec.CommandContext(ctx, r.bin(), "-v", "error", "-nostdin", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
-		"-vn", "-ac", "1", "-ar", fmt.Sprint(m.Rate), "-f", "s16le", "pipe:1")
-	cmd.Stdout = m
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%w: reading the sound: %w", ErrFFmpeg, err)
+	m := media.SpeechMeter(8000)
+	if err := r.measure(ctx, j, m, "reading the sound"); err != nil {
+		return nil, err
 	}
 	return m.Loudness(), nil
 }
 
-// bin is the ffmpeg to run.
-func (r *Renderer) bin() string {
-	if r.FFmpeg == "" {
-		return "ffmpeg"
+// measure decodes the clip's sound as mono PCM at m's rate into m.
+func (r *Renderer) measure(ctx context.Context, j Job, m *media.Meter, what string) error {
+	cmd := r.FFmpeg.Command(ctx, "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source,
+		"-vn", "-ac", "1", "-ar", strconv.Itoa(m.Rate), "-f", "s16le", "pipe:1")
+	cmd.Stdout = m
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: %s: %w", ErrFFmpeg, what, err)
 	}
-	return r.FFmpeg
+	return nil
 }
 
 // cropWidth is the width of a 9:16 window of the source's full height.

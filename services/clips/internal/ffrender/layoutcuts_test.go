@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"image"
@@ -10,8 +10,9 @@ import (
 
 	"hookline.dev/pkg/nlp"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // TestLayoutsWithJumpCutsAndPunchIns renders the two-person talk, 1.5 s
@@ -43,8 +44,8 @@ func TestLayoutsWithJumpCutsAndPunchIns(t *testing.T) {
 		}
 	}
 	cw, h := float64(720*9/16), 720.0
-	render := func(layout renderer.Layout) (renderer.Result, []cue, float64) {
-		job := renderer.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
+	renderAs := func(layout render.Layout) (ffrender.Result, []cue, float64) {
+		job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
 			Dir: filepath.Join(dir, string(layout)), Layout: layout, RemoveSilences: true, AutoZoom: true,
 			Text: captions.Spec{Style: captions.Bold, Words: ws, Keywords: []string{"rockets", "launch", "earth"}, Emphasis: true,
 				Hook: "What a launch feels like", HookSeconds: 3}}
@@ -89,7 +90,7 @@ func TestLayoutsWithJumpCutsAndPunchIns(t *testing.T) {
 	}
 
 	t.Run("speaker", func(t *testing.T) {
-		res, cues, length := render(renderer.Speaker)
+		res, cues, length := renderAs(render.LayoutSpeaker)
 		speaking, followed := 0, 0
 		var starts []float64
 		peak, peakAt := 1.0, 0.0
@@ -146,7 +147,7 @@ func TestLayoutsWithJumpCutsAndPunchIns(t *testing.T) {
 	})
 
 	t.Run("split", func(t *testing.T) {
-		res, _, _ := render(renderer.Split)
+		res, _, _ := renderAs(render.LayoutSplit)
 		for _, p := range res.Crop {
 			if len(p.Halves) != 2 {
 				t.Fatalf("no split at %.2f s", p.T)

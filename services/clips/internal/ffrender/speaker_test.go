@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"bytes"
@@ -10,8 +10,9 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // talkLines are a two-person exchange; the astronaut speaks the even
@@ -37,7 +38,7 @@ func twoPersonTalk(t *testing.T, dir string, model *dlib.Model, pause float64) m
 		Talkers: [2]mediatest.Talker{{Photo: testkit.EvalPhoto(t, "astronaut.png"), Voice: "en-us+f3"}, {Photo: sample, Voice: "en-us+m3"}}})
 }
 
-func speakerRenderer(t *testing.T) (*renderer.Renderer, *dlib.Model) {
+func speakerRenderer(t *testing.T) (*ffrender.Renderer, *dlib.Model) {
 	t.Helper()
 	det, err := vision.New()
 	if err != nil {
@@ -48,7 +49,7 @@ func speakerRenderer(t *testing.T) (*renderer.Renderer, *dlib.Model) {
 		t.Fatal(err)
 	}
 	t.Cleanup(model.Close)
-	return &renderer.Renderer{Faces: det, Landmarks: model, Preset: "ultrafast"}, model
+	return &ffrender.Renderer{Faces: det, Landmarks: model, Preset: "ultrafast"}, model
 }
 
 func centreX(r image.Rectangle) float64 { return float64(r.Min.X+r.Max.X) / 2 }
@@ -62,8 +63,8 @@ func TestCropFollowsTheSpeaker(t *testing.T) {
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
 	talk := twoPersonTalk(t, dir, model, 0)
-	job := renderer.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
-		Dir: filepath.Join(dir, "speaker"), Layout: renderer.Speaker,
+	job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
+		Dir: filepath.Join(dir, "speaker"), Layout: render.LayoutSpeaker,
 		Text: captions.Spec{Style: captions.Bold, Words: words("what does a launch feel like from the inside", 0.5, 0.4), Hook: "What a launch feels like", HookSeconds: 3}}
 	res := renderJob(t, r, job)
 	cw := 720 * 9 / 16
@@ -105,8 +106,8 @@ func TestSplitKeepsBothFaces(t *testing.T) {
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
 	talk := twoPersonTalk(t, dir, model, 0)
-	job := renderer.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
-		Dir: filepath.Join(dir, "split"), Layout: renderer.Split,
+	job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
+		Dir: filepath.Join(dir, "split"), Layout: render.LayoutSplit,
 		Text: captions.Spec{Style: captions.Energetic, Words: words("a thin blue line of air made me think about how small we are", 0.3, 0.45),
 			Hook: "What astronauts see from orbit", HookSeconds: 3}}
 	res := renderJob(t, r, job)

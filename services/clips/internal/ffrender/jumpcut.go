@@ -1,19 +1,15 @@
-package renderer
+package ffrender
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os/exec"
 	"slices"
 	"strings"
 
 	"hookline.dev/pkg/nlp"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/media"
 )
 
 // Jump cuts. The clip's audio is measured in 10 ms frames; a frame is
@@ -349,48 +345,11 @@ func speechThreshold(db []float64) float64 {
 // loudness measures the clip's audio: dBFS per energyStep (at least
 // -100, for digital silence).
 func (r *Renderer) loudness(ctx context.Context, j Job) ([]float64, error) {
-	bin := r.FFmpeg
-	if bin == "" {
-		bin = "ffmpeg"
-	}
-	cmd := exec.CommandContext(ctx, bin, "-v", "error", "-nostdin", "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source, //nolint:gosec // G204: typed values and our own path
-		"-vn", "-ac", "1", "-ar", fmt.Sprint(energyRate), "-f", "s16le", "pipe:1")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
+	m := &media.Meter{Rate: energyRate, Step: energyStep}
+	if err := r.measure(ctx, j, m, "measuring the audio"); err != nil {
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrFFmpeg, err)
-	}
-	per := int(energyRate * energyStep)
-	buf := make([]byte, 2*per)
-	rd := bufio.NewReader(out)
-	var db []float64
-	for {
-		k, err := io.ReadFull(rd, buf)
-		if k > 0 {
-			sum := 0.0
-			for i := 0; i+1 < k; i += 2 {
-				v := float64(int16(binary.LittleEndian.Uint16(buf[i:]))) / 32768 //nolint:gosec // G115: a sample's bits
-				sum += v * v
-			}
-			db = append(db, math.Max(-100, 10*math.Log10(sum/float64(k/2)+1e-12)))
-		}
-		if err != nil {
-			if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
-				_ = cmd.Wait()
-				return nil, err
-			}
-			break
-		}
-	}
-	if err := cmd.Wait(); err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%w: measuring the audio: %w", ErrFFmpeg, err)
-	}
-	return db, nil
+	return m.Loudness(), nil
 }
 
 // Loudness is db (per energyStep of the clip) in the cut clip's time.

@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"bytes"
@@ -17,9 +17,9 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // movingFace makes a 1280x720 video of pigo's sample face sliding from
@@ -102,8 +102,8 @@ func TestPortraitFollowsTheFace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &renderer.Renderer{Faces: det, Preset: "ultrafast"}
-	job := renderer.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: 7, Width: 540, Height: 960, Dir: filepath.Join(dir, "job"),
+	r := &ffrender.Renderer{Faces: det, Preset: "ultrafast"}
+	job := ffrender.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: 7, Width: 540, Height: 960, Dir: filepath.Join(dir, "job"),
 		ProgressBar: true, EndCardSeconds: 2,
 		Text: captions.Spec{Style: captions.Energetic, Words: words("watch the face slide across the frame {\\an8} end", 0.3, 0.5),
 			Hook: "Follow me", HookSeconds: 2, EndCard: "Subscribe; [now] '50%' %{pts} {\\b1}"}}
@@ -160,8 +160,8 @@ func TestLandscapeFromPortraitAndLoudness(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 360, Height: 640, Scenes: []mediatest.Scene{{Colour: "testsrc2", Seconds: 6}}})
-	r := &renderer.Renderer{Preset: "ultrafast"}
-	job := renderer.Job{Source: src, SrcW: 360, SrcH: 640, HasAudio: true, Start: 0.5, End: 5.5, Width: 960, Height: 540, Dir: filepath.Join(dir, "job"),
+	r := &ffrender.Renderer{Preset: "ultrafast"}
+	job := ffrender.Job{Source: src, SrcW: 360, SrcH: 640, HasAudio: true, Start: 0.5, End: 5.5, Width: 960, Height: 540, Dir: filepath.Join(dir, "job"),
 		Text: captions.Spec{Style: captions.Bold, Words: words("a portrait source on a blurred fill", 0.2, 0.6)}}
 	if err := os.MkdirAll(job.Dir, 0o700); err != nil {
 		t.Fatal(err)

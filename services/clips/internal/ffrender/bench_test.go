@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"context"
@@ -14,8 +14,8 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // benchSource is a 40 s 1920x1080 source with the sample face moving.
@@ -85,7 +85,7 @@ func prepared(b *testing.B, src string, det *vision.Detector) *facetrack.Samples
 // captions, face-tracked reframing, a progress bar and loudness
 // normalisation, with the job edited by opts; samples says whether the
 // source's faces were sampled during its preparation.
-func benchRender(b *testing.B, samples bool, opts func(*renderer.Job)) {
+func benchRender(b *testing.B, samples bool, opts func(*ffrender.Job)) {
 	src := benchSource(b)
 	det, err := vision.New()
 	if err != nil {
@@ -95,11 +95,11 @@ func benchRender(b *testing.B, samples bool, opts func(*renderer.Job)) {
 	if samples {
 		faces = prepared(b, src, det)
 	}
-	r := &renderer.Renderer{Faces: det}
+	r := &ffrender.Renderer{Faces: det}
 	defer reportCPU(b)()
 	for b.Loop() {
 		dir := b.TempDir()
-		job := renderer.Job{Source: src, SrcW: 1920, SrcH: 1080, HasAudio: true, Start: 5, End: 35, Width: 1080, Height: 1920, Dir: dir,
+		job := ffrender.Job{Source: src, SrcW: 1920, SrcH: 1080, HasAudio: true, Start: 5, End: 35, Width: 1080, Height: 1920, Dir: dir,
 			ProgressBar: true, Text: captions.Spec{Style: captions.Bold, Words: benchWords}, Samples: faces}
 		opts(&job)
 		if _, err := r.Render(context.Background(), job, func(string, float64) {}); err != nil {
@@ -111,16 +111,16 @@ func benchRender(b *testing.B, samples bool, opts func(*renderer.Job)) {
 // BenchmarkRender30s is a 30 s portrait render (1080x1920) from a 1080p
 // source prepared with its faces sampled, with captions, face-tracked
 // reframing, a progress bar and loudness normalisation.
-func BenchmarkRender30s(b *testing.B) { benchRender(b, true, func(*renderer.Job) {}) }
+func BenchmarkRender30s(b *testing.B) { benchRender(b, true, func(*ffrender.Job) {}) }
 
 // BenchmarkRender30sUnprepared is the same render of a source prepared
 // before faces were sampled: the render decodes the clip to track them.
-func BenchmarkRender30sUnprepared(b *testing.B) { benchRender(b, false, func(*renderer.Job) {}) }
+func BenchmarkRender30sUnprepared(b *testing.B) { benchRender(b, false, func(*ffrender.Job) {}) }
 
 // BenchmarkRender30sCutsZoom is BenchmarkRender30s with removeSilences,
 // removeFillers and autoZoom on.
 func BenchmarkRender30sCutsZoom(b *testing.B) {
-	benchRender(b, true, func(j *renderer.Job) { j.RemoveSilences, j.RemoveFillers, j.AutoZoom = true, true, true })
+	benchRender(b, true, func(j *ffrender.Job) { j.RemoveSilences, j.RemoveFillers, j.AutoZoom = true, true, true })
 }
 
 // BenchmarkHandFFmpeg30s is the peer: one hand-written ffmpeg command for

@@ -1,4 +1,4 @@
-// Package renderer turns a moment of a source video into a finished short:
+// Package ffrender turns a moment of a source video into a finished short:
 // cut with its audio, reframed (portrait from landscape follows the face
 // that is speaking, told by its mouth moving with the speech, on a
 // smoothed, scene-cut-aware crop path, or stacks two faces that take
@@ -10,7 +10,7 @@
 //
 // The filtergraph is built here from typed values only: user text goes
 // into the ASS script through captions.Escape, never into the graph.
-package renderer
+package ffrender
 
 import (
 	"bufio"
@@ -22,7 +22,6 @@ import (
 	"image"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -34,6 +33,8 @@ import (
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/media"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // Steps reported through Progress (ARCHITECTURE §6).
@@ -57,8 +58,8 @@ type Job struct {
 	// Scenes are the source's scene cuts (seconds of the source).
 	Scenes []float64
 	// Layout frames the faces of a portrait render from a landscape
-	// source ("" is Auto).
-	Layout Layout
+	// source ("" is render.LayoutAuto).
+	Layout render.Layout
 	// Text is the captions, hook and end card (times from the clip's
 	// start); its Width and Height are set from the job's.
 	Text        captions.Spec
@@ -124,7 +125,8 @@ type Result struct {
 
 // Renderer renders jobs. It is safe for concurrent use.
 type Renderer struct {
-	FFmpeg string
+	// FFmpeg starts the decodes and the encode.
+	FFmpeg media.FFmpeg
 	// Preset and CRF are x264's (default veryfast, 21).
 	Preset string
 	CRF    int
@@ -352,7 +354,7 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if crf == 0 {
 		crf = 21
 	}
-	args := append(append([]string{"-v", "error", "-nostdin", "-y"}, inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
+	args := append(append([]string{"-y"}, inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
 		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p",
 		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output)
 	progress(StepEncoding, 0.1)
@@ -400,11 +402,7 @@ var ErrFFmpeg = errors.New("renderer: ffmpeg failed")
 // run runs ffmpeg, reading -progress from stdout (out_time_us, seconds
 // of output done).
 func (r *Renderer) run(ctx context.Context, args, env []string, done func(float64)) error {
-	bin := r.FFmpeg
-	if bin == "" {
-		bin = "ffmpeg"
-	}
-	cmd := exec.CommandContext(ctx, bin, args...) //nolint:gosec // G204: arguments built from typed values and our own paths
+	cmd := r.FFmpeg.Command(ctx, args...)
 	cmd.Env = append(os.Environ(), env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"context"
@@ -9,9 +9,10 @@ import (
 
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
+	"hookline.dev/services/clips/internal/render"
 )
 
 // countingFFmpeg is an ffmpeg that appends its arguments to a log, one
@@ -56,18 +57,18 @@ func TestPreparedSamplesStandForTracking(t *testing.T) {
 	var bin string
 	var runs func() []string
 	bin, runs = countingFFmpeg(t, dir)
-	r.FFmpeg = bin
-	job := renderer.Job{Source: talk.File, SrcW: info.Width, SrcH: info.Height, HasAudio: true, Start: 1.5, End: talk.Seconds - 0.5,
-		Width: 540, Height: 960, Layout: renderer.Speaker, Text: captions.Spec{Style: captions.Bold, Words: words("one two three", 0.5, 0.4)}}
+	r.FFmpeg = media.FFmpeg{Bin: bin}
+	job := ffrender.Job{Source: talk.File, SrcW: info.Width, SrcH: info.Height, HasAudio: true, Start: 1.5, End: talk.Seconds - 0.5,
+		Width: 540, Height: 960, Layout: render.LayoutSpeaker, Text: captions.Spec{Style: captions.Bold, Words: words("one two three", 0.5, 0.4)}}
 
 	job.Dir = filepath.Join(dir, "decoded")
 	decoded := renderJob(t, r, job)
-	if n := len(runs()); decoded.Tracking != renderer.Decoded || n != 3 {
+	if n := len(runs()); decoded.Tracking != ffrender.Decoded || n != 3 {
 		t.Fatalf("without samples: tracking %q in %d ffmpeg runs, want decoded in 3 (frames, sound, encode)", decoded.Tracking, n)
 	}
 	job.Dir, job.Samples = filepath.Join(dir, "prepared"), sig.Faces
 	prepared := renderJob(t, r, job)
-	if n := runs(); prepared.Tracking != renderer.Prepared || len(n) != 1 {
+	if n := runs(); prepared.Tracking != ffrender.Prepared || len(n) != 1 {
 		t.Fatalf("with samples: tracking %q in ffmpeg runs %v, want prepared in the encode alone", prepared.Tracking, n)
 	}
 	// The decode may end a sample early, on the clip's last frame.

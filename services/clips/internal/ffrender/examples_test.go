@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"bytes"
@@ -16,8 +16,8 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // still is the frame of file at sec.
@@ -36,13 +36,13 @@ func still(t *testing.T, file string, sec float64) image.Image {
 }
 
 // output renders job, in a directory of its own, and returns the MP4.
-func output(t *testing.T, r *renderer.Renderer, job renderer.Job) string {
+func output(t *testing.T, r *ffrender.Renderer, job ffrender.Job) string {
 	t.Helper()
 	return renderJob(t, r, job).Output
 }
 
 // renderJob renders job in a directory of its own.
-func renderJob(t *testing.T, r *renderer.Renderer, job renderer.Job) renderer.Result {
+func renderJob(t *testing.T, r *ffrender.Renderer, job ffrender.Job) ffrender.Result {
 	t.Helper()
 	if err := os.MkdirAll(job.Dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -90,10 +90,10 @@ func TestStylesLookDifferent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &renderer.Renderer{Faces: det, Preset: "ultrafast"}
+	r := &ffrender.Renderer{Faces: det, Preset: "ultrafast"}
 	text := words("here is the biggest solar mistake ever made", 0.1, 0.45)
 	render := func(name string, spec captions.Spec, bar bool, card float64, brand ...string) string {
-		job := renderer.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: 5, Width: 540, Height: 960,
+		job := ffrender.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: 5, Width: 540, Height: 960,
 			Dir: filepath.Join(dir, name), Text: spec, ProgressBar: bar, EndCardSeconds: card}
 		if len(brand) == 2 {
 			job.Frame, job.Logo = brand[0], brand[1]

@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // TestAutoZoomPunchesIn renders 12 s of a speaker's face drifting
@@ -28,10 +28,10 @@ func TestAutoZoomPunchesIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &renderer.Renderer{Faces: det, Preset: "ultrafast"}
+	r := &ffrender.Renderer{Faces: det, Preset: "ultrafast"}
 	text := "the rocket engine failed. we rebuilt the rocket engine in a year. then the engine flew again. " +
 		"now every engine is tested twice. the rocket is ready to fly."
-	job := renderer.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0.5, End: 12.5, Width: 540, Height: 960,
+	job := ffrender.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0.5, End: 12.5, Width: 540, Height: 960,
 		Dir: filepath.Join(dir, "job"), AutoZoom: true,
 		Text: captions.Spec{Style: captions.Bold, Words: words(text, 0.2, 0.45), Keywords: []string{"rocket engine"}, Emphasis: true}}
 	if err := os.MkdirAll(job.Dir, 0o700); err != nil {

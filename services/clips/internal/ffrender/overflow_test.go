@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"image"
@@ -8,8 +8,8 @@ import (
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // inkColumns are the leftmost and rightmost columns of img holding a pixel
@@ -42,10 +42,10 @@ func TestUnbreakableWordsStayInsideTheFrame(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 540, Height: 960, Scenes: []mediatest.Scene{{Colour: "#203040", Seconds: 4}}})
-	r := &renderer.Renderer{Preset: "ultrafast"}
+	r := &ffrender.Renderer{Preset: "ultrafast"}
 	long := strings.Repeat("W", 40) + strings.Repeat("a", 260)
 	render := func(name string, spec captions.Spec) string {
-		return output(t, r, renderer.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 3, Width: 540, Height: 960,
+		return output(t, r, ffrender.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 3, Width: 540, Height: 960,
 			Dir: filepath.Join(dir, name), Text: spec})
 	}
 	plain := still(t, render("plain", captions.Spec{Style: captions.Clean}), 1.5)

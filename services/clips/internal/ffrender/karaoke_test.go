@@ -1,4 +1,4 @@
-package renderer_test
+package ffrender_test
 
 import (
 	"image"
@@ -7,8 +7,8 @@ import (
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
-	"hookline.dev/services/clips/internal/renderer"
 )
 
 // TestEnergeticHighlightsWordByWord: in the energetic style the word
@@ -22,8 +22,8 @@ func TestEnergeticHighlightsWordByWord(t *testing.T) {
 	dir := t.TempDir()
 	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 540, Height: 960, Scenes: []mediatest.Scene{{Colour: "navy", Seconds: 4}}})
 	ws := []captions.Word{{Start: 1, End: 1.5, Text: "rockets"}, {Start: 1.6, End: 2.1, Text: "fly"}, {Start: 2.2, End: 2.9, Text: "higher"}}
-	r := &renderer.Renderer{Preset: "ultrafast"}
-	out := output(t, r, renderer.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 4, Width: 540, Height: 960,
+	r := &ffrender.Renderer{Preset: "ultrafast"}
+	out := output(t, r, ffrender.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 4, Width: 540, Height: 960,
 		Dir: filepath.Join(dir, "job"), Text: captions.Spec{Style: captions.Energetic, Words: ws}})
 	if _, n := litCentre(still(t, out, 0.5)); n > 0 {
 		t.Errorf("%d lit pixels before the line is spoken", n)
@@ -57,8 +57,8 @@ func TestEnergeticKeywordsKeepTheirColour(t *testing.T) {
 	dir := t.TempDir()
 	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 540, Height: 960, Scenes: []mediatest.Scene{{Colour: "navy", Seconds: 3}}})
 	ws := []captions.Word{{Start: 0.5, End: 1.2, Text: "rockets"}, {Start: 1.3, End: 2.2, Text: "fly"}}
-	r := &renderer.Renderer{Preset: "ultrafast"}
-	out := output(t, r, renderer.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 3, Width: 540, Height: 960,
+	r := &ffrender.Renderer{Preset: "ultrafast"}
+	out := output(t, r, ffrender.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 3, Width: 540, Height: 960,
 		Dir: filepath.Join(dir, "job"), Text: captions.Spec{Style: captions.Energetic, Words: ws, Keywords: []string{"rockets"}, Emphasis: true}})
 
 	spoken := still(t, out, 0.85)
