@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
 	"os"
 	"strings"
 	"testing"
@@ -145,17 +144,6 @@ func Bucket(t testing.TB) S3 {
 		SecretKey: require(t, EnvS3SecretKey),
 		Bucket:    "hl-t" + Suffix(),
 	}
-}
-
-// FreeAddr returns a loopback address with a port that was free a moment ago.
-func FreeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("testkit: free port: %v", err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }
 
 // Getenv builds a getenv function over vars, falling back to nothing else,

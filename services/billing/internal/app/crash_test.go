@@ -38,8 +38,8 @@ func TestCrashRecovery(t *testing.T) {
 
 	// From here on only the external process serves the schema.
 	h.Stop()
-	addr := testkit.FreeAddr(t)
-	proc := &process{t: t, bin: bin, env: testkit.EnvList(h.EnvWith("HOOKLINE_HTTP_ADDR", addr)), log: filepath.Join(t.TempDir(), "billing.log")}
+	port := testkit.ReservePort(t)
+	proc := &process{t: t, bin: bin, port: port, env: testkit.EnvList(h.Env), log: filepath.Join(t.TempDir(), "billing.log")}
 	proc.start()
 	defer proc.stop()
 
@@ -62,7 +62,7 @@ func TestCrashRecovery(t *testing.T) {
 			proc.start()
 			// Kill only a process that got to work: a crash loop during
 			// start-up tests nothing.
-			testkit.WaitHTTP(t, "http://"+addr+"/readyz", 30*time.Second)
+			testkit.WaitHTTP(t, port.URL+"/readyz", 30*time.Second)
 		}
 	})
 
@@ -139,12 +139,13 @@ func TestCrashRecovery(t *testing.T) {
 
 // process is billing as an operating-system process.
 type process struct {
-	t   *testing.T
-	bin string
-	env []string
-	log string
-	mu  sync.Mutex
-	cmd *exec.Cmd
+	t    *testing.T
+	bin  string
+	port *testkit.Port // its HTTP address, held across the kills
+	env  []string
+	log  string
+	mu   sync.Mutex
+	cmd  *exec.Cmd
 }
 
 func (p *process) start() {
@@ -157,6 +158,7 @@ func (p *process) start() {
 	}
 	cmd := exec.Command(p.bin)
 	cmd.Env, cmd.Stdout, cmd.Stderr = p.env, f, f
+	p.port.Pass(cmd, "HOOKLINE_HTTP_ADDR")
 	if err := cmd.Start(); err != nil {
 		p.t.Errorf("start billing: %v", err)
 		return
