@@ -72,6 +72,10 @@ type stack struct {
 // added to every service's environment (e.g. HOOKLINE_LOG_LEVEL=info).
 func startStack(t *testing.T, env ...string) *stack {
 	t.Helper()
+	// The dependencies first: without them the test is skipped before it
+	// builds six binaries.
+	s3 := testkit.Bucket(t)
+	ns := testkit.Namespace(t)
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
 		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets",
@@ -87,8 +91,6 @@ func startStack(t *testing.T, env ...string) *stack {
 	}
 	gwAddr, billAddr, assetsAddr, gwDebug := ports["gateway"].Addr, ports["billing"].Addr, ports["assets"].Addr, ports["gateway-debug"].Addr
 	thumbsAddr, clipsAddr, webhooksAddr := ports["thumbnails"].Addr, ports["clips"].Addr, ports["webhooks"].Addr
-	s3 := testkit.Bucket(t)
-	ns := testkit.Namespace(t)
 	common := []string{
 		"HOOKLINE_DATABASE_URL=" + testkit.DatabaseURL(t),
 		"HOOKLINE_NATS_URL=" + testkit.NATSURL(t),

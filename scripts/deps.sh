@@ -12,6 +12,8 @@
 #   scripts/deps.sh lint-tools   install golangci-lint for make lint
 #   scripts/deps.sh chart-tools  install helm, kustomize and kubeconform (scripts/chart-check.sh)
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
+#   scripts/deps.sh unit-tools  install what make test-unit needs: the image,
+#                             vision and media libraries and tools, no server
 set -euo pipefail
 
 # The NATS and MinIO versions of make up, compose, the testcontainers path
@@ -285,6 +287,7 @@ ENV
 
 case "${1:-start}" in
   install) install ;;
+  unit-tools) install_libvips; install_vision; install_clips_media; install_onnxruntime ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   chart-tools) install_go_bin helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"

@@ -27,9 +27,8 @@ func TestCrashRecovery(t *testing.T) {
 	}
 	// Without -race: the process must restart quickly; the race detector
 	// covers the same code in the in-process tests.
-	bin := testkit.Build(t, "hookline.dev/services/billing/cmd/billing")
-
 	h := newHarness(t) // its in-process instance opens the accounts, then stops
+	bin := testkit.Build(t, "hookline.dev/services/billing/cmd/billing")
 	const accounts = 10
 	orgs := make([]string, accounts)
 	for i := range orgs {
