@@ -29,8 +29,12 @@ func Listen(ctx context.Context, addr string) (net.Listener, error) {
 	}
 	// Only an unconnected stream socket is taken over (and closed once
 	// duplicated): a stale number must not close someone else's file.
-	if typ, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TYPE); err != nil || typ != syscall.SOCK_STREAM {
-		return nil, fmt.Errorf("%s is not a stream socket: %v", addr, err)
+	typ, err := syscall.GetsockoptInt(fd, syscall.SOL_SOCKET, syscall.SO_TYPE)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a socket: %w", addr, err)
+	}
+	if typ != syscall.SOCK_STREAM {
+		return nil, fmt.Errorf("%s is not a stream socket", addr)
 	}
 	if _, err := syscall.Getpeername(fd); !errors.Is(err, syscall.ENOTCONN) {
 		return nil, fmt.Errorf("%s is a connected socket, not one to listen on", addr)
