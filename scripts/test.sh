@@ -102,6 +102,14 @@ lane() {
 
 start=$(date +%s)
 lane checks checks
+# Everything the test lanes build, built once first: lanes that compiled
+# the same packages at once would each do the work (a clean clone's cgo
+# packages are never in the cache), and so would the e2e tests' own
+# builds of the services.
+echo "== build"
+go build ./services/*/cmd/... || { echo "build failed"; wait; exit 1; }
+go test -race -run '^$' "${PATTERNS[@]}" >.hookline/build.log 2>&1 || { cat .hookline/build.log; wait; exit 1; }
+echo "== built in $(($(date +%s) - start)) s"
 lane tests tests
 for ((i = 0; i < E2E_SHARDS; i++)); do lane "e2e-$i" e2e_shard "$i"; done
 for p in "${pids[@]}"; do wait "$p" || true; done
