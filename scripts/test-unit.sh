@@ -6,6 +6,8 @@
 # installed when missing (scripts/deps.sh unit-tools), since those tests
 # run the real engines. make test runs everything.
 #
+# -short: the few tests that take minutes of media work on two cores
+# (a test says so with testing.Short) are left to make test.
 # -race: the packages whose own code runs goroutines against each other
 # (RACE below) are tested with the race detector; the rest without, which
 # keeps the lane fast (make test runs everything with -race).
@@ -26,9 +28,9 @@ RACE=(./pkg/membudget/... ./pkg/messaging/... ./pkg/platform/... ./pkg/credits/.
 
 set +e
 {
-  go test -count=1 -timeout 10m "${PATTERNS[@]}"
+  go test -short -count=1 -timeout 25m "${PATTERNS[@]}"
   a=$?
-  go test -race -count=1 -timeout 10m "${RACE[@]}"
+  go test -short -race -count=1 -timeout 25m "${RACE[@]}"
   b=$?
   exit $((a | b))
 } 2>&1 | tee .hookline/test-unit.log
