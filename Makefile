@@ -4,7 +4,7 @@ MODULES := ./pkg/... ./sdk/go/... ./services/assets/... ./services/billing/... .
 # Every module of go.work, as directories: golangci-lint runs inside each.
 LINT_DIRS := pkg sdk/go services/assets services/billing services/clips services/gateway services/thumbnails services/webhooks e2e bench
 
-.PHONY: up up-test tour test test-clients test-containers deps build fuzz lint chart bench down
+.PHONY: up up-test tour test test-unit test-clients test-containers deps build fuzz lint chart bench down
 
 up: ## install what is missing, start dependencies and all services, seed a dev organization
 	@scripts/up.sh
@@ -21,6 +21,9 @@ test: ## gofmt, vet, golangci-lint, then every unit and integration test against
 test-clients: ## the API through oapi-codegen, ogen, @hey-api/openapi-ts, openapi-typescript, the MCP TypeScript SDK and inspector, and standardwebhooks, against a running stack
 	@scripts/test-clients.sh
 
+test-unit: ## every test that needs no Postgres, NATS or MinIO (the rest skip, saying why), in a few minutes
+	@scripts/test-unit.sh
+
 test-containers: ## every test of every go.work module with its dependencies in containers (needs a Docker engine; testcontainers-go finds it)
 	@env -u HOOKLINE_TEST_DATABASE_URL -u HOOKLINE_TEST_NATS_URL -u HOOKLINE_TEST_S3_ENDPOINT go test -tags testcontainers -count=1 -timeout 30m work
 
@@ -36,6 +39,7 @@ fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 lint: ## gofmt, go vet, then golangci-lint (.golangci.yml) in every module
 	@test -z "$$(gofmt -l $(LINT_DIRS))" || { gofmt -l $(LINT_DIRS); exit 1; }
 	@scripts/package-map.sh
+	@scripts/arch-refs.sh
 	@go vet $(MODULES) ./bench/...
 	@scripts/chart-check.sh
 	@scripts/deps.sh lint-tools

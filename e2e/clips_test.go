@@ -18,7 +18,7 @@ import (
 // worker, with extra settings; it returns the worker.
 func (s *stack) startClips(extra ...string) *exec.Cmd {
 	s.t.Helper()
-	s.clipsEnv = append([]string{"HOOKLINE_HTTP_ADDR=" + s.clipsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(s.t, "e2e_clips")}, extra...)
+	s.clipsEnv = append([]string{"HOOKLINE_DB_SCHEMA=" + testkit.Schema(s.t, "e2e_clips")}, extra...)
 	s.clipsAPI = s.start("clips", s.clipsEnv...)
 	testkit.WaitHTTP(s.t, "http://"+s.clipsAddr+"/readyz", 30*time.Second)
 	return s.clipsWorker()
@@ -32,10 +32,10 @@ func (s *stack) clipsWorker(extra ...string) *exec.Cmd {
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+filepath.Join(s.bin, "clips")+" worker\n"), 0o700); err != nil { //nolint:gosec // G306: an executable test script
 		s.t.Fatal(err)
 	}
-	addr := testkit.FreeAddr(s.t)
-	env := append(append(append(append([]string{}, s.common...), s.clipsEnv...), extra...), "HOOKLINE_HTTP_ADDR="+addr)
-	cmd := testkit.StartProcess(s.t, "clips-worker", wrapper, env...)
-	testkit.WaitHTTP(s.t, "http://"+addr+"/readyz", 30*time.Second)
+	port := testkit.ReservePort(s.t)
+	env := append(append(append([]string{}, s.common...), s.clipsEnv...), extra...)
+	cmd := testkit.StartProcessOn(s.t, "clips-worker", wrapper, map[string]*testkit.Port{"HOOKLINE_HTTP_ADDR": port}, env...)
+	testkit.WaitHTTP(s.t, port.URL+"/readyz", 30*time.Second)
 	return cmd
 }
 

@@ -58,6 +58,11 @@ type stack struct {
 	// webhooksAddr is where the gateway expects the webhooks service; a
 	// test that wants it starts it there (startWebhooks).
 	webhooksAddr string
+	// ports are the services' HTTP ports (and the gateway's debug port,
+	// "gateway-debug"), held by the test from start to end: a service
+	// inherits its socket (testkit.Port), so no other process can take
+	// the address, and a restarted one comes back at the same address.
+	ports map[string]*testkit.Port
 	// logs names each service's log file (its stdout and stderr).
 	logs map[string]string
 }
@@ -67,6 +72,10 @@ type stack struct {
 // added to every service's environment (e.g. HOOKLINE_LOG_LEVEL=info).
 func startStack(t *testing.T, env ...string) *stack {
 	t.Helper()
+	// The dependencies first: without them the test is skipped before it
+	// builds six binaries.
+	s3 := testkit.Bucket(t)
+	ns := testkit.Namespace(t)
 	bin := t.TempDir()
 	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
 		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets",
@@ -76,10 +85,12 @@ func startStack(t *testing.T, env ...string) *stack {
 	if err := build.Run(); err != nil {
 		t.Fatalf("build: %v", err)
 	}
-	gwAddr, billAddr, assetsAddr, gwDebug := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
-	thumbsAddr, clipsAddr, webhooksAddr := testkit.FreeAddr(t), testkit.FreeAddr(t), testkit.FreeAddr(t)
-	s3 := testkit.Bucket(t)
-	ns := testkit.Namespace(t)
+	ports := map[string]*testkit.Port{}
+	for _, name := range []string{"gateway", "gateway-debug", "billing", "assets", "thumbnails", "clips", "webhooks"} {
+		ports[name] = testkit.ReservePort(t)
+	}
+	gwAddr, billAddr, assetsAddr, gwDebug := ports["gateway"].Addr, ports["billing"].Addr, ports["assets"].Addr, ports["gateway-debug"].Addr
+	thumbsAddr, clipsAddr, webhooksAddr := ports["thumbnails"].Addr, ports["clips"].Addr, ports["webhooks"].Addr
 	common := []string{
 		"HOOKLINE_DATABASE_URL=" + testkit.DatabaseURL(t),
 		"HOOKLINE_NATS_URL=" + testkit.NATSURL(t),
@@ -90,14 +101,13 @@ func startStack(t *testing.T, env ...string) *stack {
 	}
 	common = append(common, env...)
 	s3env := []string{"HOOKLINE_S3_ENDPOINT=" + s3.Endpoint, "HOOKLINE_S3_ACCESS_KEY=" + s3.AccessKey, "HOOKLINE_S3_SECRET_KEY=" + s3.SecretKey, "HOOKLINE_S3_BUCKET=" + s3.Bucket}
-	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...), clipsAddr: clipsAddr, webhooksAddr: webhooksAddr, logs: map[string]string{}}
+	st := &stack{t: t, ns: ns, bin: bin, common: append(common, s3env...), clipsAddr: clipsAddr, webhooksAddr: webhooksAddr, ports: ports, logs: map[string]string{}}
 	run := func(name string, env ...string) { st.start(name, env...) }
-	run("billing", "HOOKLINE_HTTP_ADDR="+billAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"))
-	run("assets", append([]string{"HOOKLINE_HTTP_ADDR=" + assetsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_assets")}, s3env...)...)
-	st.thumbnailsEnv = append([]string{"HOOKLINE_HTTP_ADDR=" + thumbsAddr, "HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_thumbnails")}, s3env...)
+	run("billing", "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_billing"))
+	run("assets", append([]string{"HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_assets")}, s3env...)...)
+	st.thumbnailsEnv = append([]string{"HOOKLINE_DB_SCHEMA=" + testkit.Schema(t, "e2e_thumbnails")}, s3env...)
 	st.thumbnails = st.start("thumbnails", st.thumbnailsEnv...)
-	run("gateway", "HOOKLINE_HTTP_ADDR="+gwAddr, "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"),
-		"HOOKLINE_DEBUG_ADDR="+gwDebug, "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
+	run("gateway", "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"), "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
 		"HOOKLINE_ASSETS_URL=http://"+assetsAddr, "HOOKLINE_THUMBNAILS_URL=http://"+thumbsAddr, "HOOKLINE_CLIPS_URL=http://"+clipsAddr,
 		"HOOKLINE_WEBHOOKS_URL=http://"+webhooksAddr)
 	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
@@ -110,10 +120,15 @@ func startStack(t *testing.T, env ...string) *stack {
 	return st
 }
 
-// start runs one service binary until the test ends, printing its log if
-// the test failed; the returned process can be killed to simulate a crash.
+// start runs one service binary on its port until the test ends, printing
+// its log if the test failed; the returned process can be killed to
+// simulate a crash.
 func (s *stack) start(name string, env ...string) *exec.Cmd {
-	cmd := testkit.StartProcess(s.t, name, filepath.Join(s.bin, name), append(append([]string{}, s.common...), env...)...)
+	ports := map[string]*testkit.Port{"HOOKLINE_HTTP_ADDR": s.ports[name]}
+	if d := s.ports[name+"-debug"]; d != nil {
+		ports["HOOKLINE_DEBUG_ADDR"] = d
+	}
+	cmd := testkit.StartProcessOn(s.t, name, filepath.Join(s.bin, name), ports, append(append([]string{}, s.common...), env...)...)
 	if f, ok := cmd.Stdout.(*os.File); ok {
 		s.logs[name] = f.Name()
 	}

@@ -36,7 +36,7 @@ var webhooksEnv = []string{"HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1", "HOOKLINE_WEB
 // extra settings come after webhooksEnv's, and win.
 func (s *stack) startWebhooks(schema string, extra ...string) *exec.Cmd {
 	s.t.Helper()
-	env := append(append([]string{"HOOKLINE_HTTP_ADDR=" + s.webhooksAddr, "HOOKLINE_DB_SCHEMA=" + schema}, webhooksEnv...), extra...)
+	env := append(append([]string{"HOOKLINE_DB_SCHEMA=" + schema}, webhooksEnv...), extra...)
 	cmd := s.start("webhooks", env...)
 	testkit.WaitHTTP(s.t, "http://"+s.webhooksAddr+"/readyz", 30*time.Second)
 	return cmd

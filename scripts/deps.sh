@@ -13,6 +13,8 @@
 #   scripts/deps.sh client-tools install oapi-codegen and ogen (make test-clients)
 #   scripts/deps.sh chart-tools  install helm, kustomize and kubeconform (scripts/chart-check.sh)
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
+#   scripts/deps.sh unit-tools  install what make test-unit needs: the image,
+#                             vision and media libraries and tools, no server
 set -euo pipefail
 
 # The NATS and MinIO versions of make up, compose, the testcontainers path
@@ -291,6 +293,7 @@ ENV
 
 case "${1:-start}" in
   install) install ;;
+  unit-tools) install_libvips; install_vision; install_clips_media; install_onnxruntime ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   client-tools) install_go_bin oapi-codegen github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen "$OAPI_CODEGEN_VERSION"

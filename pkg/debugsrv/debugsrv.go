@@ -7,6 +7,7 @@ package debugsrv
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/pprof"
 	"time"
@@ -14,9 +15,9 @@ import (
 	"hookline.dev/pkg/telemetry"
 )
 
-// Run serves until ctx ends. An empty addr disables it.
-func Run(ctx context.Context, addr string) error {
-	if addr == "" {
+// Run serves on ln until ctx ends. A nil ln disables it.
+func Run(ctx context.Context, ln net.Listener) error {
+	if ln == nil {
 		<-ctx.Done()
 		return nil
 	}
@@ -27,14 +28,14 @@ func Run(ctx context.Context, addr string) error {
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	mux.Handle("GET /metrics", telemetry.MetricsHandler())
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(sctx)
 	}()
-	if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,26 +47,22 @@ func startServer(t *testing.T) *server {
 	t.Helper()
 	bin := os.Getenv("HOOKLINE_BIN")
 	if bin == "" {
-		t.Fatal("HOOKLINE_BIN is not set: run the tests with `make test` (scripts/deps.sh installs nats-server there)")
+		testkit.Missing(t, "HOOKLINE_BIN is not set: run the tests with `make test` (scripts/deps.sh installs nats-server there)")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	_ = ln.Close()
 	dir := t.TempDir()
 	auth, err := os.ReadFile(committedConf)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conf := fmt.Sprintf("listen: \"127.0.0.1:%d\"\njetstream { store_dir: %q }\ninclude ./auth.conf\n", port, filepath.Join(dir, "js"))
+	// The server picks its own port (-1) and writes it to a ports file:
+	// a port picked here and closed could be taken before it listens.
+	conf := fmt.Sprintf("listen: \"127.0.0.1:-1\"\nports_file_dir: %q\njetstream { store_dir: %q }\ninclude ./auth.conf\n", dir, filepath.Join(dir, "js"))
 	for name, body := range map[string][]byte{"auth.conf": auth, "nats.conf": []byte(conf)} {
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	s := &server{url: fmt.Sprintf("nats://127.0.0.1:%d", port), passwords: map[string]string{}}
+	s := &server{passwords: map[string]string{}}
 	cmd := exec.Command(filepath.Join(bin, "nats-server"), "-c", filepath.Join(dir, "nats.conf")) //nolint:gosec // G204: the pinned test binary
 	cmd.Env = os.Environ()
 	for _, svc := range natsauth.Services {
@@ -87,11 +82,17 @@ func startServer(t *testing.T) *server {
 		}
 	})
 	testkit.Eventually(t, 10*time.Second, "nats-server listening", func() bool {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err == nil {
-			_ = c.Close()
+		files, _ := filepath.Glob(filepath.Join(dir, "*.ports"))
+		if len(files) != 1 {
+			return false
 		}
-		return err == nil
+		b, err := os.ReadFile(files[0]) //nolint:gosec // G304: the server's file in the test's own directory
+		var ports struct{ Nats []string }
+		if err != nil || json.Unmarshal(b, &ports) != nil || len(ports.Nats) == 0 {
+			return false // not written yet, or half written
+		}
+		s.url = ports.Nats[0]
+		return true
 	})
 	return s
 }

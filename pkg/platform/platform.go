@@ -187,9 +187,16 @@ func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, worker
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(p.Log.Handler(), slog.LevelWarn),
 	}
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", s.Addr)
+	ln, err := Listen(ctx, s.Addr)
 	if err != nil {
 		return fmt.Errorf("%s: listen %s: %w", p.opt.Name, s.Addr, err)
+	}
+	var debugLn net.Listener
+	if a := p.opt.Common.DebugAddr; a != "" {
+		if debugLn, err = Listen(ctx, a); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("%s: debug listen %s: %w", p.opt.Name, a, err)
+		}
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
@@ -206,7 +213,7 @@ func (p *Platform) Serve(ctx context.Context, stdout io.Writer, s Server, worker
 	})
 	g.Go(func() error { return p.Relay.Run(gctx) })
 	g.Go(func() error { return p.pruneInbox(gctx) })
-	g.Go(func() error { return debugsrv.Run(gctx, p.opt.Common.DebugAddr) })
+	g.Go(func() error { return debugsrv.Run(gctx, debugLn) })
 	for _, w := range workers {
 		g.Go(func() error { return w(gctx) })
 	}

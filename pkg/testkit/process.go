@@ -2,9 +2,11 @@ package testkit
 
 import (
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -62,8 +64,19 @@ func (s S3) Client(t testing.TB) *minio.Client {
 // a crash.
 func StartProcess(t testing.TB, name, bin string, env ...string) *exec.Cmd {
 	t.Helper()
+	return StartProcessOn(t, name, bin, nil, env...)
+}
+
+// StartProcessOn is StartProcess with ports the process inherits: each
+// variable of ports (HOOKLINE_HTTP_ADDR, HOOKLINE_DEBUG_ADDR) is set to
+// fd:N, the process's copy of that port's socket.
+func StartProcessOn(t testing.TB, name, bin string, ports map[string]*Port, env ...string) *exec.Cmd {
+	t.Helper()
 	cmd := exec.CommandContext(context.Background(), bin) // stopped by the cleanup below, or by the test
 	cmd.Env = append(os.Environ(), env...)
+	for _, k := range slices.Sorted(maps.Keys(ports)) {
+		ports[k].Pass(cmd, k)
+	}
 	logf, err := os.OpenFile(filepath.Join(t.TempDir(), name+".log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600) //nolint:gosec // G304: the test's own temporary directory
 	if err != nil {
 		t.Fatal(err)

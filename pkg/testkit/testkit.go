@@ -2,14 +2,16 @@
 // NATS JetStream and MinIO at the HOOKLINE_TEST_* addresses that `make test`
 // provides. Each test gets its own Postgres schema, NATS namespace and
 // bucket, so packages can run in parallel against one set of servers.
-// A missing dependency fails the test with instructions; it never skips.
+// A test whose dependency is missing is skipped with instructions, so
+// `go test ./...` with no server running passes or skips with a reason;
+// under `make test` (HOOKLINE_TEST_REQUIRE=1) it fails instead, so a run
+// that promises everything cannot pass by skipping.
 package testkit
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"net"
 	"os"
 	"strings"
 	"testing"
@@ -27,9 +29,13 @@ const (
 	EnvS3Endpoint  = "HOOKLINE_TEST_S3_ENDPOINT"
 	EnvS3AccessKey = "HOOKLINE_TEST_S3_ACCESS_KEY"
 	EnvS3SecretKey = "HOOKLINE_TEST_S3_SECRET_KEY" //nolint:gosec // G101: the name of an environment variable, not a credential
+	// EnvRequire, when set (scripts/test.sh sets it), makes a missing
+	// dependency fail the test instead of skipping it.
+	EnvRequire = "HOOKLINE_TEST_REQUIRE"
 )
 
-// require returns the value of an environment variable or fails the test.
+// require returns the value of an environment variable, or ends the test
+// (Missing).
 func require(t testing.TB, name string) string {
 	t.Helper()
 	if v := os.Getenv(name); v != "" {
@@ -38,8 +44,19 @@ func require(t testing.TB, name string) string {
 	if v := fromContainers(t, name); v != "" {
 		return v
 	}
-	t.Fatalf("%s is not set: run the tests with `make test`, which starts Postgres, NATS JetStream and MinIO and sets HOOKLINE_TEST_*; or set them to running servers; or, with a Docker engine, build with -tags testcontainers (`go test -tags testcontainers work`) to start them in containers", name)
+	Missing(t, name+" is not set: run the tests with `make test`, which starts Postgres, NATS JetStream and MinIO and sets HOOKLINE_TEST_*; or `eval \"$(scripts/deps.sh start)\"`; or, with a Docker engine, build with -tags testcontainers (`make test-containers`)")
 	return ""
+}
+
+// Missing ends a test that cannot run here because something outside it
+// is missing (a server, a tool): a skip that says why, or a failure when
+// EnvRequire is set.
+func Missing(t testing.TB, why string) {
+	t.Helper()
+	if os.Getenv(EnvRequire) != "" {
+		t.Fatalf("%s (%s is set: nothing may be skipped)", why, EnvRequire)
+	}
+	t.Skip(why)
 }
 
 // Suffix returns a short random lowercase identifier for names that must
@@ -145,17 +162,6 @@ func Bucket(t testing.TB) S3 {
 		SecretKey: require(t, EnvS3SecretKey),
 		Bucket:    "hl-t" + Suffix(),
 	}
-}
-
-// FreeAddr returns a loopback address with a port that was free a moment ago.
-func FreeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("testkit: free port: %v", err)
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().String()
 }
 
 // Getenv builds a getenv function over vars, falling back to nothing else,

@@ -68,6 +68,7 @@ type Service struct {
 	Client *http.Client
 
 	run  testkit.RunFunc
+	port *testkit.Port
 	stop func()
 }
 
@@ -81,7 +82,9 @@ func Start(t testing.TB, cfg Config) *Service {
 		s.Minio = s.S3.Client(t) // before the service: the bucket goes after it stops
 		env = append(s.S3.Env(), env...)
 	}
-	s.Env = testkit.ServiceEnv(t, testkit.Schema(t, cfg.Name), testkit.Namespace(t), testkit.FreeAddr(t), Secret, env...)
+	s.port = testkit.ReservePort(t)
+	s.URL = s.port.URL
+	s.Env = testkit.ServiceEnv(t, testkit.Schema(t, cfg.Name), testkit.Namespace(t), s.port.Addr, Secret, env...)
 	s.Schema = s.Env["HOOKLINE_DB_SCHEMA"]
 	ctx := context.Background()
 	nc, err := messaging.Connect(ctx, testkit.NATSURL(t), cfg.Name+"-test")
@@ -111,12 +114,12 @@ func (s *Service) Stop() {
 }
 
 // Restart stops the service if it runs, then runs it again with Env and
-// waits until it is ready.
+// waits until it is ready. It listens on the port the harness holds for
+// the whole test (Env's HOOKLINE_HTTP_ADDR names it), so URL stays.
 func (s *Service) Restart() {
 	s.T.Helper()
 	s.Stop()
-	s.URL = "http://" + s.Env["HOOKLINE_HTTP_ADDR"]
-	s.stop = testkit.StartService(s.T, s.Name, s.run, s.Env, s.URL+"/readyz")
+	s.stop = testkit.StartService(s.T, s.Name, s.run, s.EnvWith("HOOKLINE_HTTP_ADDR", s.port.InProcess(s.T)), s.URL+"/readyz")
 }
 
 // EnvWith is a copy of Env with name, value pairs changed: the environment

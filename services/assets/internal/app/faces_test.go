@@ -254,7 +254,7 @@ func TestFacesOnEvalPhotos(t *testing.T) {
 func TestFaceModelMissing(t *testing.T) {
 	bucket := testkit.Bucket(t)
 	bucket.Client(t) // removes the bucket the service makes before it fails
-	env := testkit.ServiceEnv(t, testkit.Schema(t, "assets"), testkit.Namespace(t), testkit.FreeAddr(t), apptest.Secret,
+	env := testkit.ServiceEnv(t, testkit.Schema(t, "assets"), testkit.Namespace(t), "127.0.0.1:0", apptest.Secret,
 		append(bucket.Env(), "HOOKLINE_FACE_MODEL", filepath.Join(t.TempDir(), "missing.dat"))...)
 	err := app.Run(t.Context(), func(k string) string { return env[k] }, io.Discard)
 	if !errors.Is(err, dlib.ErrModel) || !strings.Contains(err.Error(), "HOOKLINE_FACE_MODEL") {

@@ -5,7 +5,6 @@ import (
 	"image/color"
 	"net"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -138,7 +137,7 @@ func TestPresignedUploads(t *testing.T) {
 // as the caller's own image. (s3store's tests cover deriving the public
 // endpoint from HOOKLINE_S3_PUBLIC_URL.)
 func TestUploadURLsUsePublicEndpoint(t *testing.T) {
-	endpoint := os.Getenv(testkit.EnvS3Endpoint)
+	endpoint := testkit.Bucket(t).Endpoint
 	_, port, err := net.SplitHostPort(endpoint)
 	if err != nil {
 		t.Fatalf("%s=%q: %v", testkit.EnvS3Endpoint, endpoint, err)

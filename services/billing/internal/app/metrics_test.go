@@ -13,9 +13,9 @@ import (
 // the saga's outcomes carry the right counts. Counters are per process and
 // other tests of the package run before this one, hence the differences.
 func TestMetricsOnDebugAddress(t *testing.T) {
-	debug := testkit.FreeAddr(t)
-	h := newHarness(t, "HOOKLINE_DEBUG_ADDR", debug)
-	url := "http://" + debug + "/metrics"
+	debug := testkit.ReservePort(t)
+	h := newHarness(t, "HOOKLINE_DEBUG_ADDR", debug.InProcess(t))
+	url := debug.URL + "/metrics"
 	testkit.WaitHTTP(t, url, 10*time.Second)
 
 	const (

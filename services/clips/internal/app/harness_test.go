@@ -49,22 +49,22 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 // worker runs a worker in-process until the test ends.
 func (h *harness) worker() {
 	h.T.Helper()
-	addr := testkit.FreeAddr(h.T)
-	testkit.StartService(h.T, "clips-worker", app.RunWorker, h.EnvWith("HOOKLINE_HTTP_ADDR", addr), "http://"+addr+"/readyz")
+	port := testkit.ReservePort(h.T)
+	testkit.StartService(h.T, "clips-worker", app.RunWorker, h.EnvWith("HOOKLINE_HTTP_ADDR", port.InProcess(h.T)), port.URL+"/readyz")
 }
 
 // workerProcess runs `clips worker` as a process (one a test can kill).
 func (h *harness) workerProcess(name string) *exec.Cmd {
 	h.T.Helper()
 	bin := testkit.Build(h.T, "hookline.dev/services/clips/cmd/clips")
-	addr := testkit.FreeAddr(h.T)
+	port := testkit.ReservePort(h.T)
 	// exec keeps the pid: killing the wrapper kills the worker.
 	wrapper := filepath.Join(h.T.TempDir(), "clips-worker")
 	if err := os.WriteFile(wrapper, []byte("#!/bin/sh\nexec "+bin+" worker\n"), 0o700); err != nil { //nolint:gosec // G306: an executable test script
 		h.T.Fatal(err)
 	}
-	cmd := testkit.StartProcess(h.T, name, wrapper, testkit.EnvList(h.EnvWith("HOOKLINE_HTTP_ADDR", addr))...)
-	testkit.WaitHTTP(h.T, "http://"+addr+"/readyz", 60*time.Second)
+	cmd := testkit.StartProcessOn(h.T, name, wrapper, map[string]*testkit.Port{"HOOKLINE_HTTP_ADDR": port}, testkit.EnvList(h.Env)...)
+	testkit.WaitHTTP(h.T, port.URL+"/readyz", 60*time.Second)
 	return cmd
 }
 

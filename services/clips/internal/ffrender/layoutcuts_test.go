@@ -26,6 +26,9 @@ import (
 // at every sample, the left talker's face in the top window and the
 // right one's in the bottom, no zoom, and a note that says why.
 func TestLayoutsWithJumpCutsAndPunchIns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders every layout with ffmpeg, minutes on two cores: make test runs it")
+	}
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)

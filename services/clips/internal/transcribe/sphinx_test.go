@@ -63,6 +63,9 @@ func TestSphinxShort(t *testing.T) {
 // TestSphinxLong recognises two minutes of speech, which is cut into
 // chunks recognised concurrently, and reports the real-time factor.
 func TestSphinxLong(t *testing.T) {
+	if testing.Short() {
+		t.Skip("recognises minutes of speech: make test runs it")
+	}
 	segs, spans, took := recognise(t, long)
 	audio := spans[len(spans)-1].End
 	if audio < 90 {

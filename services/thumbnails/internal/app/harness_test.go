@@ -46,15 +46,15 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 func startBilling(t testing.TB, ns string) string {
 	t.Helper()
 	bin := testkit.Build(t, "hookline.dev/services/billing/cmd/billing")
-	addr := testkit.FreeAddr(t)
-	env := testkit.ServiceEnv(t, testkit.Schema(t, "billing"), ns, addr, apptest.Secret,
-		"HOOKLINE_DEBUG_ADDR", testkit.FreeAddr(t),
+	port := testkit.ReservePort(t)
+	env := testkit.ServiceEnv(t, testkit.Schema(t, "billing"), ns, port.Addr, apptest.Secret,
+		"HOOKLINE_DEBUG_ADDR", "", // not the test's environment's
 		"HOOKLINE_TIERS", tiers.Encode(
 			tiers.Tier{Name: "pro", MonthlyCredits: proCredits, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}},
 			tiers.Tier{Name: "broke", MonthlyCredits: 0, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}}))
-	testkit.StartProcess(t, "billing", bin, testkit.EnvList(env)...)
-	testkit.WaitHTTP(t, "http://"+addr+"/readyz", 60*time.Second)
-	return "http://" + addr
+	testkit.StartProcessOn(t, "billing", bin, map[string]*testkit.Port{"HOOKLINE_HTTP_ADDR": port}, testkit.EnvList(env)...)
+	testkit.WaitHTTP(t, port.URL+"/readyz", 60*time.Second)
+	return port.URL
 }
 
 // openAccount creates an organization the way the gateway announces it and

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make test-unit: every test of every go.work module that needs no
+# Postgres, NATS JetStream or MinIO, in a few minutes. The HOOKLINE_TEST_*
+# addresses are unset, so pkg/testkit skips the tests that need a server
+# (with the reason); the image, vision and media libraries and tools are
+# installed when missing (scripts/deps.sh unit-tools), since those tests
+# run the real engines. make test runs everything.
+#
+# -short: the few tests that take minutes of media work on two cores
+# (a test says so with testing.Short) are left to make test.
+# -race: the packages whose own code runs goroutines against each other
+# (RACE below) are tested with the race detector; the rest without, which
+# keeps the lane fast (make test runs everything with -race).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export GOFLAGS=${GOFLAGS:--buildvcs=false}
+scripts/deps.sh unit-tools >&2
+eval "$(scripts/deps.sh env)"
+unset HOOKLINE_TEST_DATABASE_URL HOOKLINE_TEST_NATS_URL HOOKLINE_TEST_S3_ENDPOINT \
+  HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_TEST_REQUIRE
+mkdir -p .hookline
+
+MODULES=(e2e services/clips services/thumbnails services/webhooks services/billing services/assets services/gateway pkg sdk/go)
+PATTERNS=("${MODULES[@]/#/./}"); PATTERNS=("${PATTERNS[@]/%//...}")
+RACE=(./pkg/membudget/... ./pkg/messaging/... ./pkg/platform/... ./pkg/credits/...
+  ./services/clips/internal/slots/... ./services/gateway/internal/ratelimit/...
+  ./services/webhooks/internal/delivery/...)
+
+set +e
+{
+  go test -short -count=1 -timeout 25m "${PATTERNS[@]}"
+  a=$?
+  go test -short -race -count=1 -timeout 25m "${RACE[@]}"
+  b=$?
+  exit $((a | b))
+} 2>&1 | tee .hookline/test-unit.log
+status=${PIPESTATUS[0]}
+set -e
+pass=$(grep -c '^ok ' .hookline/test-unit.log || true)
+fail=$(grep -c "^FAIL	" .hookline/test-unit.log || true)
+echo "packages: $pass passed, $fail failed (make test-unit; tests that need a server skip)"
+exit "$status"
