@@ -12,6 +12,7 @@
 #   scripts/deps.sh lint-tools   install golangci-lint for make lint
 #   scripts/deps.sh chart-tools  install helm, kustomize and kubeconform (scripts/chart-check.sh)
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
+#   scripts/deps.sh speech    install ONNX Runtime and the Moonshine speech model (clips)
 set -euo pipefail
 
 # The NATS and MinIO versions of make up, compose, the testcontainers path
@@ -30,6 +31,12 @@ KUBECONFORM_VERSION=v0.8.0
 # onnxruntime's C API version must match github.com/yalue/onnxruntime_go
 # (v1.27.0 wants 1.24); the library comes from the npm package (MIT).
 ONNXRUNTIME_VERSION=1.24.1
+# clips' offline speech model: Moonshine tiny (English, MIT: the package's
+# LICENSE, section 1), its quantized ONNX encoder and decoder from the npm
+# package; the tokenizer's vocabulary is the one moonshine-js bundles from
+# llama-tokenizer-js (MIT), dumped to a text file at install.
+MOONSHINE_JS_VERSION=0.1.29
+LLAMA_TOKENIZER_JS_VERSION=1.2.2
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
 BIN=$CACHE/bin
@@ -120,6 +127,7 @@ install() {
   install_vision
   install_clips_media
   install_onnxruntime
+  install_moonshine
 }
 
 # install_vision installs the face and text models pkg/vision and the
@@ -148,6 +156,32 @@ install_onnxruntime() {
     tar -xzf "onnxruntime-node-$ONNXRUNTIME_VERSION.tgz" package/bin/napi-v6/linux/x64/libonnxruntime.so.1)
   mkdir -p "$dir"
   mv "$tmp/package/bin/napi-v6/linux/x64/libonnxruntime.so.1" "$dir/"
+  rm -rf "$tmp"
+}
+
+# install_moonshine unpacks Moonshine tiny (quantized encoder_model.onnx
+# and decoder_model_merged.onnx, with the package's LICENSE) from the npm
+# package @moonshine-ai/moonshine-js and writes its tokenizer vocabulary,
+# one token a line in id order, as tiny/tokens.txt: moonshine-js decodes with
+# llama-tokenizer-js, whose vocabulary it bundles, so the file is dumped
+# from that package at the version moonshine-js depends on.
+install_moonshine() {
+  local dir=$CACHE/moonshine-js-$MOONSHINE_JS_VERSION
+  if [ -f "$dir/tiny/tokens.txt" ]; then return 0; fi
+  command -v npm >/dev/null || install_apt npm:npm
+  log "fetching @moonshine-ai/moonshine-js@$MOONSHINE_JS_VERSION from npm for Moonshine tiny (~21 MB, once)"
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "@moonshine-ai/moonshine-js@$MOONSHINE_JS_VERSION" \
+    "llama-tokenizer-js@$LLAMA_TOKENIZER_JS_VERSION" >/dev/null &&
+    mkdir m t && tar -xzf "moonshine-ai-moonshine-js-$MOONSHINE_JS_VERSION.tgz" -C m &&
+    tar -xzf "llama-tokenizer-js-$LLAMA_TOKENIZER_JS_VERSION.tgz" -C t &&
+    node --input-type=module -e "import t from '$tmp/t/package/llama-tokenizer.js'; process.stdout.write(t.vocabById.join('\\n') + '\\n')" >tokens.txt)
+  mkdir -p "$dir/tiny"
+  mv "$tmp"/m/package/dist/model/tiny/quantized/*.onnx "$dir/tiny/"
+  mv "$tmp/m/package/LICENSE" "$dir/"
+  mv "$tmp/t/package/LICENSE.md" "$dir/LICENSE.tokens.md"
+  mv "$tmp/tokens.txt" "$dir/tiny/"
   rm -rf "$tmp"
 }
 
@@ -277,6 +311,7 @@ export HOOKLINE_TEST_S3_ACCESS_KEY='$MINIO_USER'
 export HOOKLINE_TEST_S3_SECRET_KEY='$MINIO_PASSWORD'
 export HOOKLINE_BIN='$BIN'
 export HOOKLINE_ONNXRUNTIME_LIB='$CACHE/onnxruntime-$ONNXRUNTIME_VERSION/libonnxruntime.so.1'
+export HOOKLINE_MOONSHINE_DIR='$CACHE/moonshine-js-$MOONSHINE_JS_VERSION/tiny'
 # libtesseract's OpenMP teams spin on idle cores; the critique keeps a
 # handle per core instead (pkg/vision/tesseract). Read when libgomp loads.
 export OMP_THREAD_LIMIT=1
@@ -290,6 +325,7 @@ case "${1:-start}" in
   chart-tools) install_go_bin helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
                install_go_bin kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
                install_go_bin kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" ;;
+  speech) install_onnxruntime; install_moonshine ;;
   media) install_clips_media; install_apt fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }
