@@ -12,7 +12,7 @@
 #   scripts/deps.sh lint-tools   install golangci-lint for make lint
 #   scripts/deps.sh chart-tools  install helm, kustomize and kubeconform (scripts/chart-check.sh)
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
-#   scripts/deps.sh speech    install ONNX Runtime and the Moonshine speech model (clips)
+#   scripts/deps.sh speech    install ONNX Runtime, the Moonshine speech model and real test speech (clips)
 set -euo pipefail
 
 # The NATS and MinIO versions of make up, compose, the testcontainers path
@@ -37,6 +37,11 @@ ONNXRUNTIME_VERSION=1.24.1
 # llama-tokenizer-js (MIT), dumped to a text file at install.
 MOONSHINE_JS_VERSION=0.1.29
 LLAMA_TOKENIZER_JS_VERSION=1.2.2
+# Real speech with its transcript, for clips' recogniser tests and
+# bench/speech: Asterisk's English prompts (Allison Smith, CC-BY-SA-3.0),
+# 16 kHz G.722, with core-sounds-en.txt, from Debian (not installed, only
+# unpacked into the cache).
+ASTERISK_SOUNDS_VERSION=1.6.1-1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
 BIN=$CACHE/bin
@@ -128,6 +133,7 @@ install() {
   install_clips_media
   install_onnxruntime
   install_moonshine
+  install_speech_eval
 }
 
 # install_vision installs the face and text models pkg/vision and the
@@ -182,6 +188,25 @@ install_moonshine() {
   mv "$tmp/m/package/LICENSE" "$dir/"
   mv "$tmp/t/package/LICENSE.md" "$dir/LICENSE.tokens.md"
   mv "$tmp/tokens.txt" "$dir/tiny/"
+  rm -rf "$tmp"
+}
+
+# install_speech_eval unpacks Asterisk's English prompts and their
+# transcript into $CACHE/speech-eval: real recordings for clips'
+# recogniser tests and the word error rate of bench/speech.
+install_speech_eval() {
+  local dir=$CACHE/speech-eval/asterisk-core-sounds-en-$ASTERISK_SOUNDS_VERSION
+  if [ -f "$dir/core-sounds-en.txt" ]; then return 0; fi
+  log "fetching asterisk-core-sounds-en(-g722) $ASTERISK_SOUNDS_VERSION from Debian (real speech for the recogniser's tests, ~11 MB, once)"
+  local tmp
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp" # apt's download user writes into it
+  (cd "$tmp" && apt-get download -qq "asterisk-core-sounds-en=$ASTERISK_SOUNDS_VERSION" \
+    "asterisk-core-sounds-en-g722=$ASTERISK_SOUNDS_VERSION" >/dev/null &&
+    for deb in ./*.deb; do dpkg-deb -x "$deb" x; done)
+  mkdir -p "$dir"
+  mv "$tmp"/x/usr/share/asterisk/sounds/en_US_f_Allison/* "$dir/"
+  gzip -dc "$tmp/x/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz" >"$dir/core-sounds-en.txt"
   rm -rf "$tmp"
 }
 
@@ -312,6 +337,7 @@ export HOOKLINE_TEST_S3_SECRET_KEY='$MINIO_PASSWORD'
 export HOOKLINE_BIN='$BIN'
 export HOOKLINE_ONNXRUNTIME_LIB='$CACHE/onnxruntime-$ONNXRUNTIME_VERSION/libonnxruntime.so.1'
 export HOOKLINE_MOONSHINE_DIR='$CACHE/moonshine-js-$MOONSHINE_JS_VERSION/tiny'
+export HOOKLINE_SPEECH_EVAL_DIR='$CACHE/speech-eval/asterisk-core-sounds-en-$ASTERISK_SOUNDS_VERSION'
 # libtesseract's OpenMP teams spin on idle cores; the critique keeps a
 # handle per core instead (pkg/vision/tesseract). Read when libgomp loads.
 export OMP_THREAD_LIMIT=1
@@ -325,7 +351,7 @@ case "${1:-start}" in
   chart-tools) install_go_bin helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
                install_go_bin kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
                install_go_bin kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" ;;
-  speech) install_onnxruntime; install_moonshine ;;
+  speech) install_onnxruntime; install_moonshine; install_speech_eval ;;
   media) install_clips_media; install_apt fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }

@@ -1,0 +1,119 @@
+package transcribe
+
+import (
+	"math"
+	"slices"
+)
+
+// span is a stretch of audio, in samples.
+type span struct{ start, end int }
+
+// The voice-activity split: 20 ms frames, speech where a frame's energy
+// stands above the recording's noise floor by a quarter of the way to its
+// loud speech (with 6 dB at least, so a clean recording's digital silence
+// does not make its breaths speech). Pauses shorter than vadBridge stay
+// inside the speech around them; stretches of sound shorter than
+// vadMinSpeech are clicks. The floor is the 2nd percentile: a talk
+// without a pause longer than a breath still has that many quiet frames.
+// Each stretch keeps vadPad of audio either side (a word's soft onset and
+// a trailing consonant), and stretches are joined while the result stays
+// within maxSegment: the model hears whole sentences with their context,
+// in as few runs as fit.
+const (
+	vadFrame     = 0.02 // seconds
+	vadBridge    = 0.3
+	vadMinSpeech = 0.1
+	vadPad       = 0.2
+	vadJoinGap   = 1.5 // a longer pause always ends a segment
+	vadSilence   = -50 // dBFS: audio never louder has no speech
+	maxSegment   = 20.0
+)
+
+// speechSpans splits samples at rate into segments of speech of at most
+// maxSegment seconds each, in order, none overlapping.
+func speechSpans(samples []float32, rate int) []span {
+	frame := int(vadFrame * float64(rate))
+	n := len(samples) / frame
+	if n == 0 {
+		return nil
+	}
+	db := make([]float64, n)
+	for i := range n {
+		var e float64
+		for _, s := range samples[i*frame : (i+1)*frame] {
+			e += float64(s) * float64(s)
+		}
+		db[i] = 10 * math.Log10(e/float64(frame)+1e-10)
+	}
+	sorted := slices.Clone(db)
+	slices.Sort(sorted)
+	floor, loud := sorted[n/50], sorted[n*95/100]
+	threshold := floor + max(6, (loud-floor)/4)
+	voiced := make([]bool, n)
+	for i, d := range db {
+		// Audio as loud throughout as it ever gets (no pause in it, or a
+		// level bed under the voice) is all recognised, unless silent.
+		voiced[i] = d > threshold || loud-floor < 6 && loud > vadSilence
+	}
+	var runs []span // in frames
+	for i := 0; i < n; {
+		if !voiced[i] {
+			i++
+			continue
+		}
+		j := i
+		for j < n && voiced[j] {
+			j++
+		}
+		if len(runs) > 0 && float64(i-runs[len(runs)-1].end)*vadFrame < vadBridge {
+			runs[len(runs)-1].end = j
+		} else {
+			runs = append(runs, span{i, j})
+		}
+		i = j
+	}
+	pad := int(vadPad / vadFrame)
+	maxFrames := int(maxSegment / vadFrame)
+	var out []span
+	for _, r := range runs {
+		if float64(r.end-r.start)*vadFrame < vadMinSpeech {
+			continue
+		}
+		r.start, r.end = max(0, r.start-pad), min(n, r.end+pad)
+		if len(out) > 0 {
+			last := &out[len(out)-1]
+			r.start = max(r.start, last.end) // pads never overlap
+			if float64(r.start-last.end)*vadFrame < vadJoinGap && r.end-last.start <= maxFrames {
+				last.end = r.end
+				continue
+			}
+		}
+		out = append(out, cutLong(db, r, maxFrames)...)
+	}
+	for i := range out {
+		out[i].start *= frame
+		out[i].end *= frame
+	}
+	if len(out) > 0 && out[len(out)-1].end == n*frame {
+		out[len(out)-1].end = len(samples)
+	}
+	return out
+}
+
+// cutLong cuts a stretch of speech longer than maxFrames at its quietest
+// frame in the second half of each maxFrames, where a breath is likelier
+// than in a word.
+func cutLong(db []float64, r span, maxFrames int) []span {
+	var out []span
+	for r.end-r.start > maxFrames {
+		at := r.start + maxFrames/2
+		for i := at; i < r.start+maxFrames; i++ {
+			if db[i] < db[at] {
+				at = i
+			}
+		}
+		out = append(out, span{r.start, at})
+		r.start = at
+	}
+	return append(out, r)
+}
