@@ -111,7 +111,7 @@ func TestOpenAI(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fake(t, upload, "sk-test", http.StatusOK, tc.body)
-			eng, err := transcribe.New("openai", srv.URL+"/v1/", "sk-test", "", time.Minute, "")
+			eng, err := transcribe.New("openai", srv.URL+"/v1/", "sk-test", "", time.Minute, transcribe.Local{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,18 +167,28 @@ func TestOpenAIErrors(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
+	// New checks that the model's files are there; loading them waits
+	// for the first recording.
+	dir := t.TempDir()
+	for _, f := range []string{"encoder_model.onnx", "decoder_model_merged.onnx", "tokens.txt", "libonnxruntime.so.1"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local := transcribe.Local{MoonshineDir: dir, ONNXRuntimeLib: filepath.Join(dir, "libonnxruntime.so.1")}
 	for _, tc := range []struct {
 		provider, baseURL, key, name string
 		ok                           bool
 	}{
-		{"", "", "", "pocketsphinx", true},
-		{"local", "", "", "pocketsphinx", true},
+		{"", "", "", "moonshine", true},
+		{"local", "", "", "moonshine", true},
+		{"pocketsphinx", "", "", "pocketsphinx", true},
 		{"openai", "", "sk", "openai:whisper-1", true},
 		{"openai", "http://whisper:8080", "", "openai:whisper-1", true},
 		{"openai", "", "", "", false},
 		{"azure", "", "sk", "", false},
 	} {
-		eng, err := transcribe.New(tc.provider, tc.baseURL, tc.key, "", 0, "")
+		eng, err := transcribe.New(tc.provider, tc.baseURL, tc.key, "", 0, local)
 		if (err == nil) != tc.ok || (err == nil && eng.Name() != tc.name) {
 			t.Errorf("New(%q, %q, %q): %v %v", tc.provider, tc.baseURL, tc.key, eng, err)
 		}

@@ -1,11 +1,15 @@
 // Package transcribe turns speech into timed words for sources without
-// captions. Sphinx is the local engine (Debian's pocketsphinx, offline);
-// OpenAI speaks the OpenAI-compatible /v1/audio/transcriptions API with
-// verbose_json and word timestamps, which whisper.cpp servers speak too.
+// captions. Moonshine is the local engine (Moonshine tiny, offline, on
+// ONNX Runtime), its words timed by pocketsphinx's forced alignment;
+// Sphinx (pocketsphinx's own recognition, about half the words of real
+// speech) remains as a lighter engine to choose; OpenAI speaks the
+// OpenAI-compatible /v1/audio/transcriptions API with verbose_json and
+// word timestamps, which whisper.cpp servers speak too.
 //
-// Both read the 16 kHz mono 16-bit WAV media.ExtractWAV writes and cut
-// long audio into chunks at its quietest moments, so no word is split
-// and each request or recogniser run stays small.
+// All read the 16 kHz mono 16-bit WAV media.ExtractWAV writes and cut
+// long audio into pieces (Moonshine at pauses in the speech, the others
+// at the quietest moments), so no word is split and each request or
+// recogniser run stays small.
 package transcribe
 
 import (
@@ -29,21 +33,31 @@ type Engine interface {
 	Name() string
 }
 
-// New builds the engine of provider: "" or "local" is Sphinx (sphinxBin,
-// "" for pocketsphinx_continuous on PATH); "openai" is an
-// OpenAI-compatible server at baseURL ("" for api.openai.com), which
-// needs apiKey unless baseURL is set (a whisper.cpp server needs none).
-func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxBin string) (Engine, error) {
+// Local names what the offline engines run: the Moonshine model's
+// directory, the ONNX Runtime library and pocketsphinx_continuous ("" for
+// the one on PATH).
+type Local struct {
+	MoonshineDir, ONNXRuntimeLib, Pocketsphinx string
+}
+
+// New builds the engine of provider: "" or "local" is Moonshine with
+// pocketsphinx as its aligner, "pocketsphinx" pocketsphinx alone; "openai"
+// is an OpenAI-compatible server at baseURL ("" for api.openai.com),
+// which needs apiKey unless baseURL is set (a whisper.cpp server needs
+// none).
+func New(provider, baseURL, apiKey, model string, timeout time.Duration, local Local) (Engine, error) {
 	switch provider {
 	case "", "local":
-		return &Sphinx{Bin: sphinxBin}, nil
+		return NewMoonshine(local.MoonshineDir, local.ONNXRuntimeLib, &SphinxAligner{Bin: local.Pocketsphinx})
+	case "pocketsphinx":
+		return &Sphinx{Bin: local.Pocketsphinx}, nil
 	case "openai":
 		if apiKey == "" && baseURL == "" {
 			return nil, errors.New("transcribe: the openai provider needs an API key or a base URL")
 		}
 		return &OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, nil
 	}
-	return nil, fmt.Errorf("transcribe: unknown provider %q (want local or openai)", provider)
+	return nil, fmt.Errorf("transcribe: unknown provider %q (want local, pocketsphinx or openai)", provider)
 }
 
 // inChunks cuts the WAV at wavPath into chunks of about chunkSeconds,
