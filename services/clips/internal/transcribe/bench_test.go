@@ -27,11 +27,13 @@ var evalEvery = flag.Int("speech.every", 4, "BenchmarkRecognisers: every how man
 //
 //   - wer: word error rate against the prompts' transcript (lower case,
 //     punctuation gone, numbers spelt out on both sides);
+//
 //   - rtf: wall time over the recording's length (Moonshine's one-off
 //     model load is reported apart, as load_s); cpu_rtf_2cores: the CPU
 //     time of this process and its children (pocketsphinx) over two cores
 //     and the length, the real-time factor on two otherwise idle cores —
 //     what the wall time shows only on a quiet machine;
+//
 //   - onset_p50_ms, onset_p90_ms, onset_le150ms: for each prompt, how far
 //     the first word recognised after the prompt's start is from where
 //     its sound first rises 20 dB under the prompt's loudest 10 ms
@@ -39,7 +41,7 @@ var evalEvery = flag.Int("speech.every", 4, "BenchmarkRecognisers: every how man
 //     Moonshine's words spread by length without the aligner (spread_*),
 //     which is what the aligner is measured against.
 //
-//	go test -run '^$' -bench Recognisers -benchtime 1x ./internal/transcribe
+//     go test -run '^$' -bench Recognisers -benchtime 1x ./internal/transcribe
 func BenchmarkRecognisers(b *testing.B) {
 	s := requireSpeech(b)
 	dir := b.TempDir()
