@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -108,10 +107,6 @@ func (a *SphinxAligner) Align(ctx context.Context, pcm []byte, words []string) (
 	if err := os.WriteFile(gram, []byte("#JSGF V1.0;\ngrammar align;\npublic <s> = "+strings.Join(grammar, " ")+" ;\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("transcribe: writing the grammar: %w", err)
 	}
-	bin := a.Bin
-	if bin == "" {
-		bin = "pocketsphinx_continuous"
-	}
 	args := []string{"-infile", wav, "-jsgf", gram, "-time", "yes", "-logfn", os.DevNull,
 		// One utterance for the whole segment: the grammar spans it, so
 		// pocketsphinx's voice-activity split must not end it at a pause
@@ -120,18 +115,9 @@ func (a *SphinxAligner) Align(ctx context.Context, pcm []byte, words []string) (
 	if a.Dict != "" {
 		args = append(args, "-dict", a.Dict)
 	}
-	cmd := exec.CommandContext(ctx, bin, args...) //nolint:gosec // G204: fixed flags, files written here
-	out, err := cmd.Output()
+	out, err := runSphinx(ctx, a.Bin, args...)
 	if err != nil {
-		var exit *exec.ExitError
-		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
-		case errors.As(err, &exit):
-			return nil, fmt.Errorf("%s: %w: %s", bin, err, bytes.TrimSpace(exit.Stderr))
-		default:
-			return nil, fmt.Errorf("%w: %s: %w", ErrUnavailable, bin, err)
-		}
+		return nil, err
 	}
 	segs, err := parseSphinx(bytes.NewReader(out))
 	if err != nil {

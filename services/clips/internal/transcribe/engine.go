@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 
 	"hookline.dev/pkg/videosite"
 )
@@ -80,32 +79,18 @@ func (m *Moonshine) Transcribe(ctx context.Context, wavPath string) ([]videosite
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	parts := make([][]videosite.Word, len(spans))
-	errs := make([]error, len(spans))
-	slots := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, s := range spans {
-		wg.Go(func() {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-slots }()
-			if parts[i], errs[i] = m.segment(ctx, model, pcm[2*s.start:2*s.end]); errs[i] != nil {
-				cancel()
-			}
-			offset := float64(s.start) / moonshineRate
-			for j := range parts[i] {
-				parts[i][j].Start += offset
-				parts[i][j].End += offset
-			}
-		})
-	}
-	wg.Wait()
+	errs := inParallel(ctx, len(spans), parallel, func(ctx context.Context, i int) error {
+		var err error
+		s := spans[i]
+		parts[i], err = m.segment(ctx, model, pcm[2*s.start:2*s.end])
+		offset := float64(s.start) / moonshineRate
+		for j := range parts[i] {
+			parts[i][j].Start += offset
+			parts[i][j].End += offset
+		}
+		return err
+	})
 	out := []videosite.Segment{}
 	for i := range spans {
 		if errs[i] != nil {

@@ -75,28 +75,13 @@ func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, paralle
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	parts := make([][]videosite.Segment, len(chunks))
-	errs := make([]error, len(chunks))
-	slots := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, c := range chunks {
-		wg.Go(func() {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-slots }()
-			if parts[i], errs[i] = one(ctx, c.path); errs[i] != nil {
-				cancel()
-			}
-			shift(parts[i], c.offset)
-		})
-	}
-	wg.Wait()
+	errs := inParallel(ctx, len(chunks), parallel, func(ctx context.Context, i int) error {
+		var err error
+		parts[i], err = one(ctx, chunks[i].path)
+		shift(parts[i], chunks[i].offset)
+		return err
+	})
 	out := []videosite.Segment{}
 	for i := range chunks {
 		if errs[i] != nil {
@@ -105,6 +90,33 @@ func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, paralle
 		out = append(out, parts[i]...)
 	}
 	return out, nil
+}
+
+// inParallel runs do(ctx, i) for i in 0..n-1, up to parallel at once; the
+// first failure cancels the context the others run with. It returns each
+// call's error (ctx's for those never started).
+func inParallel(ctx context.Context, n, parallel int, do func(ctx context.Context, i int) error) []error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-slots }()
+			if errs[i] = do(ctx, i); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return errs
 }
 
 func shift(segs []videosite.Segment, by float64) {
