@@ -74,7 +74,7 @@ func (m *Moonshine) Transcribe(ctx context.Context, wavPath string) ([]videosite
 	if rate != moonshineRate {
 		return nil, fmt.Errorf("transcribe: %s is at %d Hz, Moonshine wants %d", wavPath, rate, moonshineRate)
 	}
-	spans := speechSpans(floats(pcm), rate)
+	spans := speechSpans(pcm, rate)
 	parallel := m.Parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
@@ -149,9 +149,8 @@ func floats(pcm []byte) []float32 {
 // spread times words over the voiced part of pcm in proportion to their
 // letters: the fallback when no aligner placed them.
 func spread(pcm []byte, words []string) []Timing {
-	samples := floats(pcm)
-	from, to := 0.0, float64(len(samples))/moonshineRate
-	if s := speechSpans(samples, moonshineRate); len(s) > 0 {
+	from, to := 0.0, float64(len(pcm)/2)/moonshineRate
+	if s := speechSpans(pcm, moonshineRate); len(s) > 0 {
 		from = float64(s[0].start)/moonshineRate + vadPad
 		to = float64(s[len(s)-1].end)/moonshineRate - vadPad
 		if to <= from {

@@ -1,6 +1,7 @@
 package transcribe
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 )
@@ -29,19 +30,22 @@ const (
 	maxSegment   = 20.0
 )
 
-// speechSpans splits samples at rate into segments of speech of at most
-// maxSegment seconds each, in order, none overlapping.
-func speechSpans(samples []float32, rate int) []span {
+// speechSpans splits 16-bit mono PCM at rate into segments of speech of
+// at most maxSegment seconds each, in order, none overlapping. It keeps
+// one number a frame, not the samples: an hour is 180,000 frames.
+func speechSpans(pcm []byte, rate int) []span {
 	frame := int(vadFrame * float64(rate))
-	n := len(samples) / frame
+	samples := len(pcm) / 2
+	n := samples / frame
 	if n == 0 {
 		return nil
 	}
 	db := make([]float64, n)
 	for i := range n {
 		var e float64
-		for _, s := range samples[i*frame : (i+1)*frame] {
-			e += float64(s) * float64(s)
+		for j := i * frame; j < (i+1)*frame; j++ {
+			v := float64(int16(binary.LittleEndian.Uint16(pcm[2*j:]))) / 32768 //nolint:gosec // G115: reinterpreting s16le bits
+			e += v * v
 		}
 		db[i] = 10 * math.Log10(e/float64(frame)+1e-10)
 	}
@@ -95,7 +99,7 @@ func speechSpans(samples []float32, rate int) []span {
 		out[i].end *= frame
 	}
 	if len(out) > 0 && out[len(out)-1].end == n*frame {
-		out[len(out)-1].end = len(samples)
+		out[len(out)-1].end = samples
 	}
 	return out
 }
