@@ -37,8 +37,8 @@ ONNXRUNTIME_VERSION=1.24.1
 # llama-tokenizer-js (MIT), dumped to a text file at install.
 MOONSHINE_JS_VERSION=0.1.29
 LLAMA_TOKENIZER_JS_VERSION=1.2.2
-# Real speech with its transcript, for clips' recogniser tests and
-# bench/speech: Asterisk's English prompts (Allison Smith, CC-BY-SA-3.0),
+# Real speech with its transcript, for clips' recogniser tests and its
+# BenchmarkRecognisers: Asterisk's English prompts (Allison Smith, CC-BY-SA-3.0),
 # 16 kHz G.722, with core-sounds-en.txt, from Debian (not installed, only
 # unpacked into the cache).
 ASTERISK_SOUNDS_VERSION=1.6.1-1
@@ -193,7 +193,7 @@ install_moonshine() {
 
 # install_speech_eval unpacks Asterisk's English prompts and their
 # transcript into $CACHE/speech-eval: real recordings for clips'
-# recogniser tests and the word error rate of bench/speech.
+# recogniser tests and the word error rate of BenchmarkRecognisers.
 install_speech_eval() {
   local dir=$CACHE/speech-eval/asterisk-core-sounds-en-$ASTERISK_SOUNDS_VERSION
   if [ -f "$dir/core-sounds-en.txt" ]; then return 0; fi
@@ -201,8 +201,10 @@ install_speech_eval() {
   local tmp
   tmp=$(mktemp -d)
   chmod 755 "$tmp" # apt's download user writes into it
-  (cd "$tmp" && apt-get download -qq "asterisk-core-sounds-en=$ASTERISK_SOUNDS_VERSION" \
-    "asterisk-core-sounds-en-g722=$ASTERISK_SOUNDS_VERSION" >/dev/null &&
+  local debs=("asterisk-core-sounds-en=$ASTERISK_SOUNDS_VERSION" "asterisk-core-sounds-en-g722=$ASTERISK_SOUNDS_VERSION")
+  # A machine whose package lists were never fetched knows neither.
+  (cd "$tmp" && { apt-get download -qq "${debs[@]}" >/dev/null 2>&1 ||
+    { apt-get update -qq && apt-get download -qq "${debs[@]}" >/dev/null; }; } &&
     for deb in ./*.deb; do dpkg-deb -x "$deb" x; done)
   mkdir -p "$dir"
   mv "$tmp"/x/usr/share/asterisk/sounds/en_US_f_Allison/* "$dir/"
@@ -212,7 +214,8 @@ install_speech_eval() {
 
 # install_clips_media installs what the clips service runs: ffmpeg and
 # ffprobe (probe, measure, cut), pocketsphinx with its US English model
-# (offline speech recognition) and espeak-ng (the tests' known speech).
+# (the recognised words' timings, and the pocketsphinx recogniser) and
+# espeak-ng (the tests' known speech).
 install_clips_media() {
   install_apt ffmpeg:ffmpeg ffprobe:ffmpeg espeak-ng:espeak-ng pocketsphinx_continuous:pocketsphinx
   if [ ! -d /usr/share/pocketsphinx/model/en-us ]; then install_apt_pkgs pocketsphinx-en-us; fi
