@@ -41,6 +41,9 @@ var evalEvery = flag.Int("speech.every", 4, "BenchmarkRecognisers: every how man
 //     Moonshine's words spread by length without the aligner (spread_*),
 //     which is what the aligner is measured against;
 //
+//   - with -speech.silero: Moonshine on Silero VAD's segments instead of
+//     the energy detector's (silero_*), the measure of which splits better;
+//
 //   - conf090: the share of words heard with confidence 0.9 or more
 //     (moments.MinConfidence: what titles may use).
 //
@@ -89,10 +92,20 @@ func BenchmarkRecognisers(b *testing.B) {
 	spread.model = moonshineCache{model: moon.model.model}
 	spread.model.once.Do(func() {})
 
-	for _, e := range []struct {
+	engines := []struct {
 		name string
 		eng  Engine
-	}{{"sphinx", &Sphinx{}}, {"moonshine", moon}, {"spread", spread}} {
+	}{{"sphinx", &Sphinx{}}, {"moonshine", moon}, {"spread", spread}}
+	if *sileroPath != "" {
+		silero := &Moonshine{Dir: moon.Dir, Library: moon.Library, Aligner: moon.Aligner, split: sileroSplit(b, *sileroPath)}
+		silero.model = moonshineCache{model: moon.model.model}
+		silero.model.once.Do(func() {})
+		engines = append(engines, struct {
+			name string
+			eng  Engine
+		}{"silero", silero})
+	}
+	for _, e := range engines {
 		b.ResetTimer()
 		var segs []videosite.Segment
 		var took, cpu time.Duration

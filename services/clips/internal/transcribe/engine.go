@@ -29,6 +29,9 @@ type Moonshine struct {
 	Aligner Aligner
 
 	model moonshineCache
+	// split finds the speech segments; nil is speechSpans (the energy
+	// detector). BenchmarkRecognisers sets Silero VAD here to compare.
+	split func(pcm []byte, rate int) []span
 }
 
 // Aligner gives recognised words their place in the audio.
@@ -74,7 +77,11 @@ func (m *Moonshine) Transcribe(ctx context.Context, wavPath string) ([]videosite
 	if rate != moonshineRate {
 		return nil, fmt.Errorf("transcribe: %s is at %d Hz, Moonshine wants %d", wavPath, rate, moonshineRate)
 	}
-	spans := speechSpans(pcm, rate)
+	split := m.split
+	if split == nil {
+		split = speechSpans
+	}
+	spans := split(pcm, rate)
 	parallel := m.Parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)

@@ -59,6 +59,17 @@ func speechSpans(pcm []byte, rate int) []span {
 		// level bed under the voice) is all recognised, unless silent.
 		voiced[i] = d > threshold || loud-floor < 6 && loud > vadSilence
 	}
+	return segments(voiced, db, frame, samples, rate)
+}
+
+// segments turns frames of frame samples (at rate) each, voiced or not, into
+// segments of at most maxSegment seconds (of samples in all): pauses
+// under vadBridge bridged, sound under vadMinSpeech dropped, vadPad kept
+// either side, neighbours joined while they fit. A stretch too long is cut
+// at its frame of least quiet[i] (energy, or speech probability).
+func segments(voiced []bool, quiet []float64, frame, samples, rate int) []span {
+	n := len(voiced)
+	sec := float64(frame) / float64(rate)
 	var runs []span // in frames
 	for i := 0; i < n; {
 		if !voiced[i] {
@@ -69,30 +80,30 @@ func speechSpans(pcm []byte, rate int) []span {
 		for j < n && voiced[j] {
 			j++
 		}
-		if len(runs) > 0 && float64(i-runs[len(runs)-1].end)*vadFrame < vadBridge {
+		if len(runs) > 0 && float64(i-runs[len(runs)-1].end)*sec < vadBridge {
 			runs[len(runs)-1].end = j
 		} else {
 			runs = append(runs, span{i, j})
 		}
 		i = j
 	}
-	pad := int(vadPad / vadFrame)
-	maxFrames := int(maxSegment / vadFrame)
+	pad := int(vadPad / sec)
+	maxFrames := int(maxSegment / sec)
 	var out []span
 	for _, r := range runs {
-		if float64(r.end-r.start)*vadFrame < vadMinSpeech {
+		if float64(r.end-r.start)*sec < vadMinSpeech {
 			continue
 		}
 		r.start, r.end = max(0, r.start-pad), min(n, r.end+pad)
 		if len(out) > 0 {
 			last := &out[len(out)-1]
 			r.start = max(r.start, last.end) // pads never overlap
-			if float64(r.start-last.end)*vadFrame < vadJoinGap && r.end-last.start <= maxFrames {
+			if float64(r.start-last.end)*sec < vadJoinGap && r.end-last.start <= maxFrames {
 				last.end = r.end
 				continue
 			}
 		}
-		out = append(out, cutLong(db, r, maxFrames)...)
+		out = append(out, cutLong(quiet, r, maxFrames)...)
 	}
 	for i := range out {
 		out[i].start *= frame
@@ -107,12 +118,12 @@ func speechSpans(pcm []byte, rate int) []span {
 // cutLong cuts a stretch of speech longer than maxFrames at its quietest
 // frame in the second half of each maxFrames, where a breath is likelier
 // than in a word.
-func cutLong(db []float64, r span, maxFrames int) []span {
+func cutLong(quiet []float64, r span, maxFrames int) []span {
 	var out []span
 	for r.end-r.start > maxFrames {
 		at := r.start + maxFrames/2
 		for i := at; i < r.start+maxFrames; i++ {
-			if db[i] < db[at] {
+			if quiet[i] < quiet[at] {
 				at = i
 			}
 		}
