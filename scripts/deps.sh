@@ -15,6 +15,7 @@
 #   scripts/deps.sh media     install ffmpeg and the caption fonts (make up)
 #   scripts/deps.sh unit-tools  install what make test-unit needs: the image,
 #                             vision and media libraries and tools, no server
+#   scripts/deps.sh speech    install ONNX Runtime, the Moonshine speech model and real test speech (clips)
 set -euo pipefail
 
 # The NATS and MinIO versions of make up, compose, the testcontainers path
@@ -38,6 +39,17 @@ KUBECONFORM_VERSION=v0.8.0
 # onnxruntime's C API version must match github.com/yalue/onnxruntime_go
 # (v1.27.0 wants 1.24); the library comes from the npm package (MIT).
 ONNXRUNTIME_VERSION=1.24.1
+# clips' offline speech model: Moonshine tiny (English, MIT: the package's
+# LICENSE, section 1), its quantized ONNX encoder and decoder from the npm
+# package; the tokenizer's vocabulary is the one moonshine-js bundles from
+# llama-tokenizer-js (MIT), dumped to a text file at install.
+MOONSHINE_JS_VERSION=0.1.29
+LLAMA_TOKENIZER_JS_VERSION=1.2.2
+# Real speech with its transcript, for clips' recogniser tests and its
+# BenchmarkRecognisers: Asterisk's English prompts (Allison Smith, CC-BY-SA-3.0),
+# 16 kHz G.722, with core-sounds-en.txt, from Debian (not installed, only
+# unpacked into the cache).
+ASTERISK_SOUNDS_VERSION=1.6.1-1
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
 BIN=$CACHE/bin
@@ -128,6 +140,8 @@ install() {
   install_vision
   install_clips_media
   install_onnxruntime
+  install_moonshine
+  install_speech_eval
 }
 
 # install_vision installs the face and text models pkg/vision and the
@@ -159,9 +173,57 @@ install_onnxruntime() {
   rm -rf "$tmp"
 }
 
+# install_moonshine unpacks Moonshine tiny (quantized encoder_model.onnx
+# and decoder_model_merged.onnx, with the package's LICENSE) from the npm
+# package @moonshine-ai/moonshine-js and writes its tokenizer vocabulary,
+# one token a line in id order, as tiny/tokens.txt: moonshine-js decodes with
+# llama-tokenizer-js, whose vocabulary it bundles, so the file is dumped
+# from that package at the version moonshine-js depends on.
+install_moonshine() {
+  local dir=$CACHE/moonshine-js-$MOONSHINE_JS_VERSION
+  if [ -f "$dir/tiny/tokens.txt" ]; then return 0; fi
+  command -v npm >/dev/null || install_apt npm:npm
+  log "fetching @moonshine-ai/moonshine-js@$MOONSHINE_JS_VERSION from npm for Moonshine tiny (~21 MB, once)"
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "@moonshine-ai/moonshine-js@$MOONSHINE_JS_VERSION" \
+    "llama-tokenizer-js@$LLAMA_TOKENIZER_JS_VERSION" >/dev/null &&
+    mkdir m t && tar -xzf "moonshine-ai-moonshine-js-$MOONSHINE_JS_VERSION.tgz" -C m &&
+    tar -xzf "llama-tokenizer-js-$LLAMA_TOKENIZER_JS_VERSION.tgz" -C t &&
+    node --input-type=module -e "import t from '$tmp/t/package/llama-tokenizer.js'; process.stdout.write(t.vocabById.join('\\n') + '\\n')" >tokens.txt)
+  mkdir -p "$dir/tiny"
+  mv "$tmp"/m/package/dist/model/tiny/quantized/*.onnx "$dir/tiny/"
+  mv "$tmp/m/package/LICENSE" "$dir/"
+  mv "$tmp/t/package/LICENSE.md" "$dir/LICENSE.tokens.md"
+  mv "$tmp/tokens.txt" "$dir/tiny/"
+  rm -rf "$tmp"
+}
+
+# install_speech_eval unpacks Asterisk's English prompts and their
+# transcript into $CACHE/speech-eval: real recordings for clips'
+# recogniser tests and the word error rate of BenchmarkRecognisers.
+install_speech_eval() {
+  local dir=$CACHE/speech-eval/asterisk-core-sounds-en-$ASTERISK_SOUNDS_VERSION
+  if [ -f "$dir/core-sounds-en.txt" ]; then return 0; fi
+  log "fetching asterisk-core-sounds-en(-g722) $ASTERISK_SOUNDS_VERSION from Debian (real speech for the recogniser's tests, ~11 MB, once)"
+  local tmp
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp" # apt's download user writes into it
+  local debs=("asterisk-core-sounds-en=$ASTERISK_SOUNDS_VERSION" "asterisk-core-sounds-en-g722=$ASTERISK_SOUNDS_VERSION")
+  # A machine whose package lists were never fetched knows neither.
+  (cd "$tmp" && { apt-get download -qq "${debs[@]}" >/dev/null 2>&1 ||
+    { apt-get update -qq && apt-get download -qq "${debs[@]}" >/dev/null; }; } &&
+    for deb in ./*.deb; do dpkg-deb -x "$deb" x; done)
+  mkdir -p "$dir"
+  mv "$tmp"/x/usr/share/asterisk/sounds/en_US_f_Allison/* "$dir/"
+  gzip -dc "$tmp/x/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz" >"$dir/core-sounds-en.txt"
+  rm -rf "$tmp"
+}
+
 # install_clips_media installs what the clips service runs: ffmpeg and
 # ffprobe (probe, measure, cut), pocketsphinx with its US English model
-# (offline speech recognition) and espeak-ng (the tests' known speech).
+# (the recognised words' timings, and the pocketsphinx recogniser) and
+# espeak-ng (the tests' known speech).
 install_clips_media() {
   install_apt ffmpeg:ffmpeg ffprobe:ffmpeg espeak-ng:espeak-ng pocketsphinx_continuous:pocketsphinx
   if [ ! -d /usr/share/pocketsphinx/model/en-us ]; then install_apt_pkgs pocketsphinx-en-us; fi
@@ -285,6 +347,8 @@ export HOOKLINE_TEST_S3_ACCESS_KEY='$MINIO_USER'
 export HOOKLINE_TEST_S3_SECRET_KEY='$MINIO_PASSWORD'
 export HOOKLINE_BIN='$BIN'
 export HOOKLINE_ONNXRUNTIME_LIB='$CACHE/onnxruntime-$ONNXRUNTIME_VERSION/libonnxruntime.so.1'
+export HOOKLINE_MOONSHINE_DIR='$CACHE/moonshine-js-$MOONSHINE_JS_VERSION/tiny'
+export HOOKLINE_SPEECH_EVAL_DIR='$CACHE/speech-eval/asterisk-core-sounds-en-$ASTERISK_SOUNDS_VERSION'
 # libtesseract's OpenMP teams spin on idle cores; the critique keeps a
 # handle per core instead (pkg/vision/tesseract). Read when libgomp loads.
 export OMP_THREAD_LIMIT=1
@@ -301,6 +365,7 @@ case "${1:-start}" in
   chart-tools) install_go_bin helm helm.sh/helm/v3/cmd/helm "$HELM_VERSION"
                install_go_bin kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
                install_go_bin kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" ;;
+  speech) install_onnxruntime; install_moonshine; install_speech_eval ;;
   media) install_clips_media; install_apt fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }

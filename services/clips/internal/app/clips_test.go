@@ -256,13 +256,13 @@ func TestNoCaptionsTranscribesDuringPreparation(t *testing.T) {
 }
 
 // TestLowConfidenceRecognitionIsSaidAndNotBuiltOn: fast synthetic speech
-// in the default voice, which pocketsphinx hears badly (measured: about one
-// word in seven at its 0.9 confidence), gives a project that says its
-// transcript is of low quality and titles its clips from what is known —
-// the video's title, the time range, confident keywords — never from a word
-// heard with less confidence.
+// in the default voice, which pocketsphinx alone hears badly (measured:
+// about one word in seven at its 0.9 confidence), gives a project that
+// says its transcript is of low quality and titles its clips from what is
+// known — the video's title, the time range, confident keywords — never
+// from a word heard with less confidence.
 func TestLowConfidenceRecognitionIsSaidAndNotBuiltOn(t *testing.T) {
-	h := newHarness(t)
+	h := newHarness(t, "HOOKLINE_TRANSCRIBE_PROVIDER", "pocketsphinx")
 	h.worker()
 	dir := t.TempDir()
 	wav, spans := mediatest.Speech(t, dir, strings.Join(append(script, script...), " "), "en-us", 190)

@@ -75,9 +75,11 @@ type Config struct {
 	// libdlib-data installs it here).
 	FaceModel string `env:"HOOKLINE_FACE_MODEL" default:"/usr/share/dlib/shape_predictor_68_face_landmarks.dat"`
 
-	// Speech recognition for sources without captions: local
-	// (pocketsphinx, offline) or openai (any OpenAI-compatible
-	// /v1/audio/transcriptions, whisper.cpp servers included).
+	// Speech recognition for sources without captions: local (Moonshine
+	// tiny on ONNX Runtime, offline, words timed by pocketsphinx),
+	// pocketsphinx (alone: lighter, about half the words) or openai (any
+	// OpenAI-compatible /v1/audio/transcriptions, whisper.cpp servers
+	// included).
 	TranscribeProvider string        `env:"HOOKLINE_TRANSCRIBE_PROVIDER" default:"local"`
 	TranscribeAPIKey   string        `env:"HOOKLINE_TRANSCRIBE_API_KEY"`
 	TranscribeBaseURL  string        `env:"HOOKLINE_TRANSCRIBE_BASE_URL"`
@@ -87,6 +89,12 @@ type Config struct {
 	// whether the model still exists (and once at start-up).
 	ModelCheck   time.Duration `env:"HOOKLINE_MODEL_CHECK_INTERVAL" default:"10m"`
 	Pocketsphinx string        `env:"HOOKLINE_POCKETSPHINX"`
+	// MoonshineDir holds Moonshine tiny's encoder_model.onnx,
+	// decoder_model_merged.onnx and tokens.txt, ONNXRuntimeLib the
+	// library that runs them (scripts/deps.sh speech; the image's paths
+	// are the defaults).
+	MoonshineDir   string `env:"HOOKLINE_MOONSHINE_DIR" default:"/usr/local/share/moonshine/tiny"`
+	ONNXRuntimeLib string `env:"HOOKLINE_ONNXRUNTIME_LIB" default:"/usr/local/lib/libonnxruntime.so.1"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -139,7 +147,8 @@ func (c *Config) moments() (moments.Engine, error) {
 }
 
 func (c *Config) transcriber(log *slog.Logger) (transcribe.Engine, error) {
-	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout, c.Pocketsphinx, log)
+	return transcribe.New(c.TranscribeProvider, c.TranscribeBaseURL, c.TranscribeAPIKey, c.TranscribeModel, c.TranscribeTimeout,
+		transcribe.Local{MoonshineDir: c.MoonshineDir, ONNXRuntimeLib: c.ONNXRuntimeLib, Pocketsphinx: c.Pocketsphinx}, log)
 }
 
 // assetsTimeout bounds the wait for the assets service's answer about a

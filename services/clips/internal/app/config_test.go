@@ -1,6 +1,8 @@
 package app
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +14,16 @@ import (
 // The fairness knobs have working defaults, reach the fetcher, and bad
 // values stop the service at start-up naming them.
 func TestConfigPreparationKnobs(t *testing.T) {
+	// The speech model's files are checked for at start-up (not read).
+	model := t.TempDir()
+	for _, f := range []string{"encoder_model.onnx", "decoder_model_merged.onnx", "tokens.txt", "libonnxruntime.so.1"} {
+		if err := os.WriteFile(filepath.Join(model, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
 	base := map[string]string{
+		"HOOKLINE_MOONSHINE_DIR":    model,
+		"HOOKLINE_ONNXRUNTIME_LIB":  filepath.Join(model, "libonnxruntime.so.1"),
 		"HOOKLINE_DATABASE_URL":     "postgres://postgres@127.0.0.1:5432/postgres",
 		"HOOKLINE_NATS_URL":         "nats://127.0.0.1:4222",
 		"HOOKLINE_PRINCIPAL_SECRET": "config-test-secret-0123456789abcdef",
@@ -38,6 +49,10 @@ func TestConfigPreparationKnobs(t *testing.T) {
 	}
 	if got, want := cfg.fetch().Stall, (safefetch.Stall{Idle: 30 * time.Second, MinRate: 32 << 10, Window: time.Minute}); got != want {
 		t.Errorf("stall %+v, want %+v", got, want)
+	}
+	// A worker without its speech model stops at start-up, naming it.
+	if _, err := load(map[string]string{"HOOKLINE_MOONSHINE_DIR": filepath.Join(model, "absent")}); err == nil || !strings.Contains(err.Error(), "deps.sh speech") {
+		t.Errorf("no speech model: err = %v", err)
 	}
 	for _, tc := range []map[string]string{
 		{"HOOKLINE_CLIPS_ORG_PREPARATIONS": "4"},

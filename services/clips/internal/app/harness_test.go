@@ -42,6 +42,10 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 		"HOOKLINE_CLIPS_JOB_ACK_WAIT", "3s",
 		"HOOKLINE_DEBUG_ADDR", "",
 		"HOOKLINE_TIERS", `{"tiers": [{"name": "pro", "monthlyCredits": 10, "billingCycle": "monthly", "rateLimit": {"perSecond": 100, "burst": 100}, "quotas": {"sourceMinutes": 2}}]}`,
+		// The speech model scripts/deps.sh installs (its env command
+		// exports where).
+		"HOOKLINE_MOONSHINE_DIR", os.Getenv("HOOKLINE_MOONSHINE_DIR"),
+		"HOOKLINE_ONNXRUNTIME_LIB", os.Getenv("HOOKLINE_ONNXRUNTIME_LIB"),
 	}, overrides...)})
 	return h
 }

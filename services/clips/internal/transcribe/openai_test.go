@@ -167,7 +167,7 @@ func TestOpenAI(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fake(t, upload, "sk-test", whisperForm("whisper-1"), answer{status: http.StatusOK, body: tc.body})
-			eng, err := transcribe.New("openai", srv.URL+"/v1/", "sk-test", "", time.Minute, "", nil)
+			eng, err := transcribe.New("openai", srv.URL+"/v1/", "sk-test", "", time.Minute, transcribe.Local{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -239,19 +239,29 @@ func TestOpenAIErrors(t *testing.T) {
 }
 
 func TestNew(t *testing.T) {
+	// New checks that the model's files are there; loading them waits
+	// for the first recording.
+	dir := t.TempDir()
+	for _, f := range []string{"encoder_model.onnx", "decoder_model_merged.onnx", "tokens.txt", "libonnxruntime.so.1"} {
+		if err := os.WriteFile(filepath.Join(dir, f), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	local := transcribe.Local{MoonshineDir: dir, ONNXRuntimeLib: filepath.Join(dir, "libonnxruntime.so.1")}
 	for _, tc := range []struct {
 		provider, baseURL, key, name string
 		ok                           bool
 	}{
-		{"", "", "", "pocketsphinx", true},
-		{"local", "", "", "pocketsphinx", true},
+		{"", "", "", "moonshine", true},
+		{"local", "", "", "moonshine", true},
+		{"pocketsphinx", "", "", "pocketsphinx", true},
 		{"openai", "", "sk", "openai:whisper-1", true},
 		{"openai", "http://whisper:8080", "", "openai:whisper-1", true},
 		{"openai", "", "", "", false},
 		{"azure", "", "sk", "", false},
 		{"openai", "ftp://whisper", "", "", false},
 	} {
-		eng, err := transcribe.New(tc.provider, tc.baseURL, tc.key, "", 0, "", nil)
+		eng, err := transcribe.New(tc.provider, tc.baseURL, tc.key, "", 0, local, nil)
 		if (err == nil) != tc.ok || (err == nil && eng.Name() != tc.name) {
 			t.Errorf("New(%q, %q, %q): %v %v", tc.provider, tc.baseURL, tc.key, eng, err)
 		}
@@ -262,13 +272,13 @@ func TestNew(t *testing.T) {
 // to use instead; the diarizing model is taken, for its segment timings.
 func TestModelsWithoutTimestamps(t *testing.T) {
 	for _, model := range contract.OpenAI.Models.TranscriptionJSONOnly {
-		_, err := transcribe.New("openai", "", "sk", model, 0, "", nil)
+		_, err := transcribe.New("openai", "", "sk", model, 0, transcribe.Local{}, nil)
 		if err == nil || !strings.Contains(err.Error(), model) || !strings.Contains(err.Error(), "whisper-1") {
 			t.Errorf("%s: %v, want a refusal naming the model and whisper-1", model, err)
 		}
 	}
 	for _, model := range append([]string{"whisper-1"}, contract.OpenAI.Models.TranscriptionDiarized...) {
-		if _, err := transcribe.New("openai", "", "sk", model, 0, "", nil); err != nil {
+		if _, err := transcribe.New("openai", "", "sk", model, 0, transcribe.Local{}, nil); err != nil {
 			t.Errorf("%s: %v", model, err)
 		}
 	}
@@ -282,7 +292,7 @@ func TestDiarizeUsesSegmentTimings(t *testing.T) {
 		answer{status: http.StatusOK, body: `{"task":"transcribe","duration":4.2,"text":"Hello there. General Kenobi!","segments":[
 			{"type":"transcript.text.segment","id":"seg_001","start":0.0,"end":1.4,"text":"Hello there.","speaker":"A"},
 			{"type":"transcript.text.segment","id":"seg_002","start":1.8,"end":4.2,"text":"General Kenobi!","speaker":"B"}]}`})
-	eng, err := transcribe.New("openai", srv.URL, "sk", "gpt-4o-transcribe-diarize", time.Minute, "", nil)
+	eng, err := transcribe.New("openai", srv.URL, "sk", "gpt-4o-transcribe-diarize", time.Minute, transcribe.Local{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +349,7 @@ func TestSelfHostedServers(t *testing.T) {
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fake(t, upload, "", whisperForm(tc.model), answer{status: http.StatusOK, body: tc.body})
-			eng, err := transcribe.New("openai", srv.URL+tc.base, "", tc.model, time.Minute, "", nil)
+			eng, err := transcribe.New("openai", srv.URL+tc.base, "", tc.model, time.Minute, transcribe.Local{}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,14 +37,23 @@ func (s *Sphinx) Transcribe(ctx context.Context, wavPath string) ([]videosite.Se
 }
 
 func (s *Sphinx) recognise(ctx context.Context, wav string) ([]videosite.Segment, error) {
-	bin := s.Bin
+	// The log (configuration and decoder statistics) goes to /dev/null;
+	// what stderr remains is bounded by exec for the error message.
+	out, err := runSphinx(ctx, s.Bin, "-infile", wav, "-time", "yes", "-logfn", os.DevNull)
+	if err != nil {
+		return nil, err
+	}
+	return parseSphinx(bytes.NewReader(out))
+}
+
+// runSphinx runs pocketsphinx_continuous (bin, "" for the one on PATH)
+// with args and returns its output: ErrUnavailable when it cannot be run,
+// ctx's error when cancelled, its stderr with a failure.
+func runSphinx(ctx context.Context, bin string, args ...string) ([]byte, error) {
 	if bin == "" {
 		bin = "pocketsphinx_continuous"
 	}
-	// The log (configuration and decoder statistics) goes to /dev/null;
-	// what stderr remains is bounded by exec for the error message.
-	cmd := exec.CommandContext(ctx, bin, "-infile", wav, "-time", "yes", "-logfn", os.DevNull) //nolint:gosec // G204: fixed flags, a file the caller chose
-	out, err := cmd.Output()
+	out, err := exec.CommandContext(ctx, bin, args...).Output() //nolint:gosec // G204: fixed flags, files the callers wrote or chose
 	if err != nil {
 		var exit *exec.ExitError
 		switch {
@@ -56,7 +65,7 @@ func (s *Sphinx) recognise(ctx context.Context, wav string) ([]videosite.Segment
 			return nil, fmt.Errorf("%w: %s: %w", ErrUnavailable, bin, err)
 		}
 	}
-	return parseSphinx(bytes.NewReader(out))
+	return out, nil
 }
 
 // parseSphinx reads pocketsphinx_continuous -time yes output: per

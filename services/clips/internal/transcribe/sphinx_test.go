@@ -89,7 +89,7 @@ func recognise(t *testing.T, script string) ([]videosite.Segment, []mediatest.Sp
 	if err := (media.Tools{}).ExtractWAV(context.Background(), speech, wav); err != nil {
 		t.Fatal(err)
 	}
-	eng, err := transcribe.New("local", "", "", "", 0, "", nil)
+	eng, err := transcribe.New("pocketsphinx", "", "", "", 0, transcribe.Local{}, nil)
 	if err != nil || eng.Name() != "pocketsphinx" {
 		t.Fatal(eng, err)
 	}

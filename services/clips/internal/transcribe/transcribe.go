@@ -1,11 +1,15 @@
 // Package transcribe turns speech into timed words for sources without
-// captions. Sphinx is the local engine (Debian's pocketsphinx, offline);
-// OpenAI speaks the OpenAI-compatible /v1/audio/transcriptions API with
-// verbose_json and word timestamps, which whisper.cpp servers speak too.
+// captions. Moonshine is the local engine (Moonshine tiny, offline, on
+// ONNX Runtime), its words timed by pocketsphinx's forced alignment;
+// Sphinx (pocketsphinx's own recognition, about half the words of real
+// speech) remains as a lighter engine to choose; OpenAI speaks the
+// OpenAI-compatible /v1/audio/transcriptions API with verbose_json and
+// word timestamps, which whisper.cpp servers speak too.
 //
-// Both read the 16 kHz mono 16-bit WAV media.ExtractWAV writes and cut
-// long audio into chunks at its quietest moments, so no word is split
-// and each request or recogniser run stays small.
+// All read the 16 kHz mono 16-bit WAV media.ExtractWAV writes and cut
+// long audio into pieces (Moonshine at pauses in the speech, the others
+// at the quietest moments), so no word is split and each request or
+// recogniser run stays small.
 package transcribe
 
 import (
@@ -31,21 +35,30 @@ type Engine interface {
 	Name() string
 }
 
-// New builds the engine of provider: "" or "local" is Sphinx (sphinxBin,
-// "" for pocketsphinx_continuous on PATH); "openai" is an
-// OpenAI-compatible server at baseURL ("" for api.openai.com), which
-// needs apiKey unless baseURL is set (a whisper.cpp server needs none).
-// A model whose answers carry no timestamps (gpt-4o-transcribe) is
-// refused here, at start-up, with what to use instead.
-// The OpenAI engine comes wrapped in a Fallback to Sphinx, whose
-// ModelWatch the caller runs; log receives its reports (nil: discarded).
-func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxBin string, log *slog.Logger) (Engine, error) {
+// Local names what the offline engines run: the Moonshine model's
+// directory, the ONNX Runtime library and pocketsphinx_continuous ("" for
+// the one on PATH).
+type Local struct {
+	MoonshineDir, ONNXRuntimeLib, Pocketsphinx string
+}
+
+// New builds the engine of provider: "" or "local" is Moonshine with
+// pocketsphinx as its aligner, "pocketsphinx" pocketsphinx alone; "openai"
+// is an OpenAI-compatible server at baseURL ("" for api.openai.com),
+// which needs apiKey unless baseURL is set (a whisper.cpp server needs
+// none). A model whose answers carry no timestamps (gpt-4o-transcribe)
+// is refused here, at start-up, with what to use instead. The OpenAI
+// engine comes wrapped in a Fallback to pocketsphinx, whose ModelWatch the
+// caller runs; log receives its reports (nil: discarded).
+func New(provider, baseURL, apiKey, model string, timeout time.Duration, local Local, log *slog.Logger) (Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	switch provider {
 	case "", "local":
-		return &Sphinx{Bin: sphinxBin}, nil
+		return NewMoonshine(local.MoonshineDir, local.ONNXRuntimeLib, &SphinxAligner{Bin: local.Pocketsphinx})
+	case "pocketsphinx":
+		return &Sphinx{Bin: local.Pocketsphinx}, nil
 	case "openai":
 		if apiKey == "" && baseURL == "" {
 			return nil, errors.New("transcribe: the openai provider needs an API key or a base URL")
@@ -56,9 +69,9 @@ func New(provider, baseURL, apiKey, model string, timeout time.Duration, sphinxB
 		if err := checkModel(model); err != nil {
 			return nil, err
 		}
-		return NewFallback(&OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, &Sphinx{Bin: sphinxBin}, log), nil
+		return NewFallback(&OpenAI{BaseURL: baseURL, APIKey: apiKey, Model: model, Timeout: timeout}, &Sphinx{Bin: local.Pocketsphinx}, log), nil
 	}
-	return nil, fmt.Errorf("transcribe: unknown provider %q (want local or openai)", provider)
+	return nil, fmt.Errorf("transcribe: unknown provider %q (want local, pocketsphinx or openai)", provider)
 }
 
 // inChunks cuts the WAV at wavPath into chunks of about chunkSeconds,
@@ -76,28 +89,13 @@ func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, paralle
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	parts := make([][]videosite.Segment, len(chunks))
-	errs := make([]error, len(chunks))
-	slots := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, c := range chunks {
-		wg.Go(func() {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-slots }()
-			if parts[i], errs[i] = one(ctx, c.path); errs[i] != nil {
-				cancel()
-			}
-			shift(parts[i], c.offset)
-		})
-	}
-	wg.Wait()
+	errs := inParallel(ctx, len(chunks), parallel, func(ctx context.Context, i int) error {
+		var err error
+		parts[i], err = one(ctx, chunks[i].path)
+		shift(parts[i], chunks[i].offset)
+		return err
+	})
 	out := []videosite.Segment{}
 	for i := range chunks {
 		if errs[i] != nil {
@@ -106,6 +104,33 @@ func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, paralle
 		out = append(out, parts[i]...)
 	}
 	return out, nil
+}
+
+// inParallel runs do(ctx, i) for i in 0..n-1, up to parallel at once; the
+// first failure cancels the context the others run with. It returns each
+// call's error (ctx's for those never started).
+func inParallel(ctx context.Context, n, parallel int, do func(ctx context.Context, i int) error) []error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, n)
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				errs[i] = ctx.Err()
+				return
+			}
+			defer func() { <-slots }()
+			if errs[i] = do(ctx, i); errs[i] != nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
+	return errs
 }
 
 func shift(segs []videosite.Segment, by float64) {

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"image"
 	"math"
-	"sync"
 
 	ort "github.com/yalue/onnxruntime_go"
 
+	"hookline.dev/pkg/onnxrt"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
@@ -47,15 +47,6 @@ const dynamicSide = 512
 // not those of an image matting model.
 var ErrModel = errors.New("matte: not an image matting model")
 
-// runtime is the process's ONNX Runtime environment: the library can be
-// loaded once per process, so every ONNX shares it, and the last Close
-// releases it.
-var runtime struct {
-	sync.Mutex
-	library string
-	users   int
-}
-
 // NewONNX loads ONNX Runtime from libraryPath (libonnxruntime.so from
 // the onnxruntime-node npm package, of the version onnxruntime_go
 // expects) and the matting model at modelPath. It fails when the library
@@ -63,44 +54,15 @@ var runtime struct {
 // cannot be read, and with ErrModel when its inputs and outputs do not
 // fit.
 func NewONNX(modelPath, libraryPath string) (*ONNX, error) {
-	if err := acquireRuntime(libraryPath); err != nil {
-		return nil, err
+	if err := onnxrt.Acquire(libraryPath); err != nil {
+		return nil, fmt.Errorf("matte: %w", err)
 	}
 	o, err := openModel(modelPath)
 	if err != nil {
-		releaseRuntime()
+		onnxrt.Release()
 		return nil, err
 	}
 	return o, nil
-}
-
-func acquireRuntime(libraryPath string) error {
-	runtime.Lock()
-	defer runtime.Unlock()
-	if runtime.users > 0 {
-		if runtime.library != libraryPath {
-			return fmt.Errorf("matte: onnxruntime is already loaded from %s", runtime.library)
-		}
-		runtime.users++
-		return nil
-	}
-	ort.SetSharedLibraryPath(libraryPath)
-	if err := ort.InitializeEnvironment(ort.WithLogLevelError()); err != nil {
-		return fmt.Errorf("matte: load onnxruntime from %s: %w", libraryPath, err)
-	}
-	runtime.library, runtime.users = libraryPath, 1
-	return nil
-}
-
-func releaseRuntime() {
-	runtime.Lock()
-	defer runtime.Unlock()
-	runtime.users--
-	if runtime.users == 0 {
-		// Nothing is left to use the environment; the error could only
-		// say it was not initialised.
-		_ = ort.DestroyEnvironment()
-	}
 }
 
 func openModel(path string) (*ONNX, error) {
@@ -150,7 +112,7 @@ func (*ONNX) Name() string { return "onnx" }
 // Close releases the model, and the runtime when no other ONNX uses it.
 func (o *ONNX) Close() error {
 	err := o.session.Destroy()
-	releaseRuntime()
+	onnxrt.Release()
 	if err != nil {
 		return fmt.Errorf("matte: close model: %w", err)
 	}
