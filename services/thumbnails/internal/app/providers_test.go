@@ -43,9 +43,9 @@ func TestMissingModelFallsBackToLocalAndRecovers(t *testing.T) {
 	text := chatfake.New(t, "AIza-text")
 	textModel := chatmodel.Catalogues[chatmodel.Gemini].Default
 	text.Retire(textModel)
-	debug := testkit.FreeAddr(t)
+	debug := testkit.ReservePort(t)
 	h := newHarness(t, "HOOKLINE_IMAGE_PROVIDER", "gemini", "HOOKLINE_IMAGE_BASE_URL", fake.URL()+"/v1beta",
-		"HOOKLINE_IMAGE_API_KEY", fake.Key(), "HOOKLINE_MODEL_CHECK_INTERVAL", "200ms", "HOOKLINE_DEBUG_ADDR", debug,
+		"HOOKLINE_IMAGE_API_KEY", fake.Key(), "HOOKLINE_MODEL_CHECK_INTERVAL", "200ms", "HOOKLINE_DEBUG_ADDR", debug.InProcess(t),
 		"HOOKLINE_TEXT_PROVIDER", "gemini", "HOOKLINE_TEXT_BASE_URL", text.URL, "HOOKLINE_TEXT_API_KEY", "AIza-text")
 	org := h.openAccount("pro")
 
@@ -56,7 +56,7 @@ func TestMissingModelFallsBackToLocalAndRecovers(t *testing.T) {
 		if status != 200 {
 			t.Fatalf("readyz %d %s", status, body)
 		}
-		_, _, metrics := get(t, http.MethodGet, "http://"+debug+"/metrics")
+		_, _, metrics := get(t, http.MethodGet, "http://"+debug.Addr+"/metrics")
 		gauge = map[string]string{}
 		for _, m := range series.FindAllStringSubmatch(metrics, -1) {
 			for _, name := range []string{model, textModel} {
