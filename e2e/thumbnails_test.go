@@ -436,7 +436,7 @@ func TestThumbnailCredits(t *testing.T) {
 		"HOOKLINE_IMAGE_TIMEOUT=2s", "HOOKLINE_RECOVERY_GRACE=3s", "HOOKLINE_RECOVERY_INTERVAL=500ms"}
 	s.restartThumbnails(providerEnv...)
 	st, body := s.do("POST", "/api/v1/thumbnails", key, map[string]any{"prompt": "fails"})
-	if st != 503 || body["code"] != "unavailable" {
+	if st != 503 || body["code"] != "provider_unavailable" {
 		t.Fatalf("provider failure: %d %v", st, body)
 	}
 	s.waitTotal(key, 2)

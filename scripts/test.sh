@@ -62,7 +62,7 @@ echo "== built at $(($(date +%s) - start)) s"
 
 echo "== go test -race"
 set +e
-go test -race -count=1 -timeout 25m "${PATTERNS[@]}" 2>&1 | tee .hookline/test.log
+go test -race -count=1 -timeout 45m "${PATTERNS[@]}" 2>&1 | tee .hookline/test.log
 status=${PIPESTATUS[0]}
 set -e
 echo "== tests done at $(($(date +%s) - start)) s"

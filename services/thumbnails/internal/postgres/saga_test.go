@@ -166,7 +166,7 @@ func TestEngineFailureRefunds(t *testing.T) {
 		err    error
 		status apierr.Code
 	}{
-		{engine.ErrUnavailable, apierr.Unavailable},
+		{engine.ErrUnavailable, apierr.ProviderUnavailable},
 		{engine.ErrRejected, apierr.UnsupportedPrompt},
 		{errors.New("boom"), ""},
 	} {
