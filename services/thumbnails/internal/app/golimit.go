@@ -37,7 +37,7 @@ type memoryReading struct {
 // dlib's and Tesseract's memory, the binary and the threads' stacks.
 func readMemory(samples []metrics.Sample, rss func() int64) memoryReading {
 	metrics.Read(samples)
-	v := make([]int64, len(samples))
+	var v [3]int64 // goMetrics' order
 	for i, s := range samples {
 		if s.Value.Kind() == metrics.KindUint64 {
 			v[i] = int64(s.Value.Uint64()) //nolint:gosec // G115: memory sizes fit an int64

@@ -93,6 +93,10 @@ const mb = 1 << 20
 // that matters inside that band.
 var gptSizes = map[thumbnail.Aspect]Size{thumbnail.Landscape: {1536, 1024}, thumbnail.Portrait: {1024, 1536}}
 
+// gpt2Sizes are gpt-image-2's: any size with sides divisible by 16, so
+// 16:9 exactly.
+var gpt2Sizes = map[thumbnail.Aspect]Size{thumbnail.Landscape: {1536, 864}, thumbnail.Portrait: {864, 1536}}
+
 // OpenAIImages are OpenAI's GPT image models (openapi.yaml,
 // CreateImageEditRequest and CreateImageRequest). gpt-image-2 takes any
 // size with sides divisible by 16, so it draws 16:9 exactly and nothing
@@ -101,10 +105,8 @@ var OpenAIImages = Catalogue{
 	Provider: "openai",
 	Default:  "gpt-image-2",
 	models: []Model{
-		{Name: "gpt-image-2", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true,
-			Sizes: map[thumbnail.Aspect]Size{thumbnail.Landscape: {1536, 864}, thumbnail.Portrait: {864, 1536}}},
-		{Name: "gpt-image-2-2026-04-21", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true,
-			Sizes: map[thumbnail.Aspect]Size{thumbnail.Landscape: {1536, 864}, thumbnail.Portrait: {864, 1536}}},
+		{Name: "gpt-image-2", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true, Sizes: gpt2Sizes},
+		{Name: "gpt-image-2-2026-04-21", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true, Sizes: gpt2Sizes},
 		{Name: "gpt-image-1.5", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true, Sizes: gptSizes},
 		{Name: "gpt-image-1", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, InputFidelity: true, Sizes: gptSizes},
 		{Name: "gpt-image-1-mini", Images: 16, ImageBytes: 50 * mb, Bytes: 40 * mb, Sizes: gptSizes},
