@@ -292,24 +292,27 @@ const (
 // Thumbnail is a generated or edited picture. Every field is always
 // present; pointers are nil when unset.
 type Thumbnail struct {
-	ID           string            `json:"id"`
-	ImageURL     string            `json:"imageUrl"`
-	Prompt       string            `json:"prompt"`
-	Kind         string            `json:"kind"`
-	ParentID     *string           `json:"parentId"`
-	AspectRatio  *string           `json:"aspectRatio"`
-	Width        int               `json:"width"`
-	Height       int               `json:"height"`
-	StyleID      *string           `json:"styleId"`
-	BrandID      *string           `json:"brandId"`
-	FaceIDs      []string          `json:"faceIds"`
-	CollectionID *string           `json:"collectionId"`
-	TemplateID   *string           `json:"templateId"`
-	Engine       string            `json:"engine"`
-	Operation    *string           `json:"operation"`
-	Params       map[string]string `json:"params"`
-	Applied      []string          `json:"applied"`
-	CreatedAt    time.Time         `json:"createdAt"`
+	ID           string   `json:"id"`
+	ImageURL     string   `json:"imageUrl"`
+	Prompt       string   `json:"prompt"`
+	Kind         string   `json:"kind"`
+	ParentID     *string  `json:"parentId"`
+	AspectRatio  *string  `json:"aspectRatio"`
+	Width        int      `json:"width"`
+	Height       int      `json:"height"`
+	StyleID      *string  `json:"styleId"`
+	BrandID      *string  `json:"brandId"`
+	FaceIDs      []string `json:"faceIds"`
+	CollectionID *string  `json:"collectionId"`
+	TemplateID   *string  `json:"templateId"`
+	Engine       string   `json:"engine"`
+	// Warning says why the thumbnail came from another engine than the one
+	// configured (a provider model missing); empty otherwise.
+	Warning   string            `json:"warning,omitempty"`
+	Operation *string           `json:"operation"`
+	Params    map[string]string `json:"params"`
+	Applied   []string          `json:"applied"`
+	CreatedAt time.Time         `json:"createdAt"`
 }
 
 // EditResult is the thumbnail an edit made, with what it cost.
