@@ -95,6 +95,12 @@ func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.F
 		}
 	} else if people := scaleFaces(faces, origin, kx, ky); len(people) > 0 {
 		s = personSeed(w, h, people, px)
+	} else if plain, ok, subject := plainSeed(w, h, px); ok {
+		if !subject {
+			// A backdrop and nothing on it: nothing to cut out.
+			return image.NewNRGBA(full.Rect), nil
+		}
+		s = plain
 	} else {
 		var err error
 		if s, err = salientSeed(ctx, w, h, vision.Saliency(small), px); err != nil {
