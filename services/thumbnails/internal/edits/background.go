@@ -2,10 +2,13 @@ package edits
 
 import (
 	"context"
+	"image"
 
+	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/edits/backdrop"
+	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
@@ -22,7 +25,8 @@ const cutWork = 32
 
 // BackgroundRemove is POST /thumbnails/edit/background-remove: the
 // subject cut out (package matte), a transparent PNG of the source's
-// size.
+// size. A picture from which no subject can be told apart is 400 naming
+// imageUrl (see subjectOf), never the picture unchanged.
 type BackgroundRemove struct{ priced }
 
 // Body implements Op.
@@ -47,14 +51,33 @@ func (b *BackgroundRemoveBody) Parse(bool) (*Request, error) {
 type removeRun struct{}
 
 func (removeRun) render(_ context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
-	return result(encode.Encode(in.Cutout, true))
+	cut, err := subjectOf(in)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	return result(encode.Encode(cut, true))
+}
+
+// subjectOf is the cut-out of the run's source, or, when the remover
+// separated nothing (matte.Separated: it left the picture whole or took
+// all of it), a 400 naming imageUrl. Like a face swap without a face, the
+// request cannot be done on that picture; the run fails, so a paid edit's
+// reservation is refunded and a free one stores nothing. A cut-out that
+// separated something has transparent pixels, so its PNG has an alpha
+// channel.
+func subjectOf(in *Inputs) (*image.NRGBA, error) {
+	if !matte.Separated(in.Cutout) {
+		return nil, apierr.Field("imageUrl", "no subject could be told apart from the background; nothing was charged")
+	}
+	return in.Cutout, nil
 }
 
 // BackgroundReplace is POST /thumbnails/edit/background-replace: the
 // subject cut out and put on a background drawn from backgroundPrompt
 // (package backdrop), cropped to aspectRatio around the faces when given.
 // A prompt outside the grammar goes to the image provider when one is
-// configured.
+// configured. A picture without a subject to cut is background-remove's
+// 400, refunded.
 type BackgroundReplace struct{ priced }
 
 // Body implements Op.
@@ -91,7 +114,11 @@ type replaceRun struct {
 }
 
 func (r replaceRun) render(ctx context.Context, _ engine.Varier, in *Inputs) (engine.Result, error) {
-	img := backdrop.Replace(in.Cutout, r.background)
+	cut, err := subjectOf(in)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	img := backdrop.Replace(cut, r.background)
 	if r.aspect != "" && ctx.Err() == nil {
 		img = imaging.Crop(img, string(r.aspect), in.SourceFaces(0), vision.Saliency(img))
 	}

@@ -271,6 +271,36 @@ func Coverage(cut *image.NRGBA) *image.Alpha {
 	return out
 }
 
+// Separated says cut (a Remover's result) holds a subject apart from a
+// background: at least minSubject of it is half opaque or more, and at
+// least minCleared of it less. A cut-out wholly opaque is the picture
+// unchanged, one wholly transparent is nothing: either way the remover
+// found no subject, and the edit must say so rather than answer the
+// picture as a cut-out.
+func Separated(cut *image.NRGBA) bool {
+	w, h := cut.Rect.Dx(), cut.Rect.Dy()
+	opaque := 0
+	for y := range h {
+		row := cut.Pix[y*cut.Stride:]
+		for x := range w {
+			if row[4*x+3] >= 128 {
+				opaque++
+			}
+		}
+	}
+	n := float64(w * h)
+	return float64(opaque) >= minSubject*n && float64(w*h-opaque) >= minCleared*n
+}
+
+// The least shares of a cut-out that must be subject and background for
+// it to have separated anything (see Separated): a subject of a few
+// hundred pixels in a thumbnail is a speck, and a background of less
+// than a hundredth of it a remover's fringe.
+const (
+	minSubject = 0.002
+	minCleared = 0.01
+)
+
 // Trimap cuts img out with a trimap as the hint: trimap is img's size
 // (its bounds' origin may differ), white where the subject certainly is,
 // black where the background is, anything between undecided. The colour

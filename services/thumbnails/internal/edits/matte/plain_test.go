@@ -1,6 +1,7 @@
 package matte
 
 import (
+	"image"
 	"image/color"
 	"math"
 	"math/rand/v2"
@@ -54,6 +55,9 @@ func TestClassicalPlainBackdrop(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkCut(t, s, cut)
+			if !Separated(cut) {
+				t.Error("Separated: false")
+			}
 		})
 	}
 }
@@ -77,6 +81,30 @@ func TestClassicalPlainBackdropAlone(t *testing.T) {
 					t.Fatalf("pixel %d has alpha %d", i/4, cut.Pix[i])
 				}
 			}
+			if Separated(cut) {
+				t.Error("Separated: true for a backdrop alone")
+			}
 		})
+	}
+}
+
+// Separated tells a cut-out from the picture unchanged and from nothing.
+func TestSeparated(t *testing.T) {
+	const w, h = 100, 50
+	cut := image.NewNRGBA(image.Rect(0, 0, w, h))
+	if Separated(cut) {
+		t.Error("wholly transparent: separated")
+	}
+	for i := 3; i < len(cut.Pix); i += 4 {
+		cut.Pix[i] = 255
+	}
+	if Separated(cut) {
+		t.Error("wholly opaque: separated")
+	}
+	for x := range w {
+		cut.Pix[4*x+3] = 0 // the first row (2%) cleared
+	}
+	if !Separated(cut) {
+		t.Error("a subject over 98% of the picture: not separated")
 	}
 }
