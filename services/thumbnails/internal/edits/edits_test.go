@@ -295,6 +295,11 @@ func TestBackgroundRemoveRendersTheCutout(t *testing.T) {
 	}
 	src := picture(40, 30)
 	cut := image.NewNRGBA(image.Rect(0, 0, 40, 30))
+	for y := 10; y < 20; y++ {
+		for x := 10; x < 20; x++ {
+			cut.SetNRGBA(x, y, color.NRGBA{10, 200, 10, 255})
+		}
+	}
 	cut.SetNRGBA(3, 4, color.NRGBA{200, 10, 10, 128})
 	res, err := r.Render(t.Context(), &provider{}, &Inputs{Sources: []Picture{src}, Cutout: cut})
 	if err != nil {
@@ -306,6 +311,35 @@ func TestBackgroundRemoveRendersTheCutout(t *testing.T) {
 	}
 	if c := color.NRGBAModel.Convert(got.At(3, 4)); c != (color.NRGBA{200, 10, 10, 128}) {
 		t.Errorf("cut-out pixel became %v", c)
+	}
+}
+
+// Issue 33: a cut-out that separated nothing (the picture wholly opaque,
+// or nothing left) is a 400 naming imageUrl from both background edits,
+// never the picture answered as its cut-out.
+func TestBackgroundEditsWithoutASubject(t *testing.T) {
+	src := picture(40, 30)
+	opaque := image.NewNRGBA(image.Rect(0, 0, 40, 30))
+	for i := range opaque.Pix {
+		opaque.Pix[i] = 255
+	}
+	for _, c := range []struct {
+		op   Op
+		body values
+	}{
+		{BackgroundRemove{}, values{"imageUrl": "u"}},
+		{BackgroundReplace{}, values{"imageUrl": "u", "backgroundPrompt": "red"}},
+	} {
+		r, err := parse(c.op, c.body, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, cut := range map[string]*image.NRGBA{"unchanged": opaque, "empty": image.NewNRGBA(opaque.Rect)} {
+			_, err := r.Render(t.Context(), &provider{}, &Inputs{Sources: []Picture{src}, Cutout: cut})
+			if fieldsOf(err)["imageUrl"] == "" {
+				t.Errorf("%T of a cut-out %s: %v, want a 400 naming imageUrl", c.op, name, err)
+			}
+		}
 	}
 }
 
