@@ -94,10 +94,10 @@ func abs(v float64) float64 {
 	return v
 }
 
-// discPicture is issue 33's picture: a disc of fine texture in every hue
-// (a third of the height in radius) in the middle of a flat blue 640×360
-// frame, as a PNG, with the disc's mask.
-func discPicture(t *testing.T) ([]byte, *image.RGBA, []bool) {
+// discPicture is issue 33's picture: a disc of fine texture in every hue,
+// centred at (cx, cy) with radius r, on a flat blue 640×360 frame, as a
+// PNG, with the disc's mask.
+func discPicture(t *testing.T, cx, cy, r float64) ([]byte, *image.RGBA, []bool) {
 	t.Helper()
 	const w, h = 640, 360
 	img := image.NewRGBA(image.Rect(0, 0, w, h))
@@ -105,7 +105,7 @@ func discPicture(t *testing.T) ([]byte, *image.RGBA, []bool) {
 	for y := range h {
 		for x := range w {
 			c := color.RGBA{30, 90, 200, 255}
-			if math.Hypot(float64(x)+0.5-w/2, float64(y)+0.5-h/2) <= h/3 {
+			if math.Hypot(float64(x)+0.5-cx, float64(y)+0.5-cy) <= r {
 				c = color.RGBA{uint8(40 + x%50), uint8(200 - y%60), uint8((x * y) % 256), 255} //nolint:gosec // G115: small
 				mask[y*w+x] = true
 			}
@@ -133,76 +133,79 @@ func pngAlpha(b []byte) bool {
 // Issue 33: a plain subject on a plain backdrop is cut out through HTTP:
 // background-remove answers a PNG with an alpha channel whose subject is
 // the disc (IoU ≥ 0.9), background-replace puts a new background behind
-// the disc and keeps the disc.
+// the disc and keeps the disc. The disc off the middle came back as the
+// picture unchanged, an RGB PNG, with applied ["background-remove"].
 func TestBackgroundEditsCutAPlainSubject(t *testing.T) {
 	h := newHarness(t)
 	org := h.openAccount("pro")
-	data, src, mask := discPicture(t)
-	u := h.PutObject(fmt.Sprintf("orgs/%s/uploads/disc.png", org), "image/png", data)
+	for name, d := range map[string][3]float64{"middle": {320, 180, 120}, "off the middle": {200, 150, 100}} {
+		data, src, mask := discPicture(t, d[0], d[1], d[2])
+		u := h.PutObject(fmt.Sprintf("orgs/%s/uploads/disc-%.0f-%.0f.png", org, d[0], d[1]), "image/png", data)
 
-	var out struct {
-		ImageURL    string
-		Applied     []string
-		CreditsCost int
-	}
-	h.Must(201, "POST", "/thumbnails/edit/background-remove", org, map[string]any{"imageUrl": u}).Into(t, &out)
-	if len(out.Applied) != 1 || out.Applied[0] != "background-remove" || out.CreditsCost != 0 {
-		t.Fatalf("background-remove: %+v", out)
-	}
-	st, file := h.Fetch(out.ImageURL)
-	if st != 200 || !pngAlpha(file) {
-		t.Fatalf("background-remove: %d, a PNG with an alpha channel: %v", st, pngAlpha(file))
-	}
-	cut := fetchImage(t, h, out.ImageURL)
-	w := src.Rect.Dx()
-	inter, union := 0, 0
-	for i, m := range mask {
-		_, _, _, a := cut.At(i%w, i/w).RGBA()
-		if a >= 0x8000 && m {
-			inter++
+		var out struct {
+			ImageURL    string
+			Applied     []string
+			CreditsCost int
 		}
-		if a >= 0x8000 || m {
-			union++
+		h.Must(201, "POST", "/thumbnails/edit/background-remove", org, map[string]any{"imageUrl": u}).Into(t, &out)
+		if len(out.Applied) != 1 || out.Applied[0] != "background-remove" || out.CreditsCost != 0 {
+			t.Fatalf("%s: background-remove: %+v", name, out)
 		}
-	}
-	if iou := float64(inter) / float64(union); iou < 0.9 {
-		t.Errorf("background-remove: IoU %.3f with the disc < 0.9", iou)
-	} else {
-		t.Logf("background-remove: IoU %.4f", iou)
-	}
-
-	h.Must(201, "POST", "/thumbnails/edit/background-replace", org, map[string]any{"imageUrl": u, "backgroundPrompt": "red"}).Into(t, &out)
-	if out.CreditsCost != 1 {
-		t.Fatalf("background-replace: %+v", out)
-	}
-	replaced := fetchImage(t, h, out.ImageURL)
-	// Away from the outline: the background is no longer the blue, the
-	// disc is itself (up to JPEG's error on its fine texture).
-	var bgSame, bgCount, discDiff, discCount float64
-	cx, cy, r := float64(w)/2, float64(src.Rect.Dy())/2, float64(src.Rect.Dy())/3
-	for i := range mask {
-		x, y := i%w, i/w
-		d := math.Hypot(float64(x)+0.5-cx, float64(y)+0.5-cy)
-		switch {
-		case d > r+8:
-			bgCount++
-			if channelDiff(replaced.At(x, y), src.At(x, y)) < 40 {
-				bgSame++
+		st, file := h.Fetch(out.ImageURL)
+		if st != 200 || !pngAlpha(file) {
+			t.Fatalf("%s: background-remove: %d, a PNG with an alpha channel: %v", name, st, pngAlpha(file))
+		}
+		cut := fetchImage(t, h, out.ImageURL)
+		w := src.Rect.Dx()
+		inter, union := 0, 0
+		for i, m := range mask {
+			_, _, _, a := cut.At(i%w, i/w).RGBA()
+			if a >= 0x8000 && m {
+				inter++
 			}
-		case d < r-8:
-			discCount++
-			discDiff += channelDiff(replaced.At(x, y), src.At(x, y))
+			if a >= 0x8000 || m {
+				union++
+			}
 		}
-	}
-	if bgSame > 0.02*bgCount {
-		t.Errorf("background-replace: %.1f%% of the background is still the blue", 100*bgSame/bgCount)
-	}
-	if m := discDiff / discCount; m > 12 {
-		t.Errorf("background-replace: the disc differs from the source by %.1f levels on average", m)
+		if iou := float64(inter) / float64(union); iou < 0.9 {
+			t.Errorf("%s: background-remove: IoU %.3f with the disc < 0.9", name, iou)
+		} else {
+			t.Logf("%s: background-remove: IoU %.4f", name, iou)
+		}
+
+		h.Must(201, "POST", "/thumbnails/edit/background-replace", org, map[string]any{"imageUrl": u, "backgroundPrompt": "red"}).Into(t, &out)
+		if out.CreditsCost != 1 {
+			t.Fatalf("%s: background-replace: %+v", name, out)
+		}
+		replaced := fetchImage(t, h, out.ImageURL)
+		// Away from the outline: the background is no longer the blue,
+		// the disc is itself (up to JPEG's error on its fine texture).
+		var bgSame, bgCount, discDiff, discCount float64
+		for i := range mask {
+			x, y := i%w, i/w
+			switch r := math.Hypot(float64(x)+0.5-d[0], float64(y)+0.5-d[1]); {
+			case r > d[2]+8:
+				bgCount++
+				if channelDiff(replaced.At(x, y), src.At(x, y)) < 40 {
+					bgSame++
+				}
+			case r < d[2]-8:
+				discCount++
+				discDiff += channelDiff(replaced.At(x, y), src.At(x, y))
+			}
+		}
+		if bgSame > 0.02*bgCount {
+			t.Errorf("%s: background-replace: %.1f%% of the background is still the blue", name, 100*bgSame/bgCount)
+		}
+		if m := discDiff / discCount; m > 12 {
+			t.Errorf("%s: background-replace: the disc differs from the source by %.1f levels on average", name, m)
+		} else {
+			t.Logf("%s: background-replace: the disc within %.1f levels on average", name, m)
+		}
 	}
 	h.settledInBilling(org)
-	if b := h.balance(org); b != proCredits-1 {
-		t.Fatalf("balance %d, want %d: background-replace paid, background-remove free", b, proCredits-1)
+	if b := h.balance(org); b != proCredits-2 {
+		t.Fatalf("balance %d, want %d: background-replace paid, background-remove free", b, proCredits-2)
 	}
 }
 

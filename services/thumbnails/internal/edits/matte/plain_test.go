@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// texturedDisc is issue 33's subject: a disc a third of the frame's
-// height in radius, its colours a fine texture of every hue, off the
+// texturedDisc is issue 33's subject: a disc of radius r (a fraction of
+// the frame's height), its colours a fine texture of every hue, off the
 // middle by off (in fractions of the frame).
-func texturedDisc(w, h int, off [2]float64, bg func(x, y int) color.RGBA) scene {
-	cx, cy, r := float64(w)*(0.5+off[0]), float64(h)*(0.5+off[1]), float64(h)/3
+func texturedDisc(w, h int, off [2]float64, r float64, bg func(x, y int) color.RGBA) scene {
+	cx, cy, r := float64(w)*(0.5+off[0]), float64(h)*(0.5+off[1]), float64(h)*r
 	inside := func(x, y int) bool { return math.Hypot(float64(x)+0.5-cx, float64(y)+0.5-cy) <= r }
 	fg := func(x, y int) color.RGBA {
 		return color.RGBA{uint8(40 + x%50), uint8(200 - y%60), uint8((x * y) % 256), 255} //nolint:gosec // G115: small
@@ -40,14 +40,17 @@ func TestClassicalPlainBackdrop(t *testing.T) {
 	grain := func(int, int) color.RGBA { return noisy(rng, color.RGBA{30, 90, 200, 255}, 10) }
 	rect := func(x, y int) bool { return x >= 60 && x < 260 && y >= 50 && y < 220 }
 	for name, s := range map[string]scene{
-		"disc on flat blue":           texturedDisc(w, h, [2]float64{}, blue),
-		"disc on a vertical gradient": texturedDisc(w, h, [2]float64{}, sky),
-		"disc on a diagonal gradient": texturedDisc(w, h, [2]float64{0.2, 0.1}, gradientBackground(w, h, color.RGBA{250, 150, 60, 255}, color.RGBA{60, 40, 140, 255})),
-		"disc on grainy blue":         texturedDisc(w, h, [2]float64{}, grain),
-		"rectangle off the middle":    paint(w, h, blue, stripedShirt(rng), rect),
+		"disc on flat blue":           texturedDisc(w, h, [2]float64{}, 1.0/3, blue),
+		"disc on a vertical gradient": texturedDisc(w, h, [2]float64{}, 1.0/3, sky),
+		"disc on a diagonal gradient": texturedDisc(w, h, [2]float64{0.2, 0.1}, 1.0/3, gradientBackground(w, h, color.RGBA{250, 150, 60, 255}, color.RGBA{60, 40, 140, 255})),
+		"disc on grainy blue":         texturedDisc(w, h, [2]float64{}, 1.0/3, grain),
+		"disc off the middle":         texturedDisc(w, h, [2]float64{-0.1875, -1.0 / 12}, 100.0/360, blue), // was wholly opaque
+		"small disc":                  texturedDisc(w, h, [2]float64{}, 0.17, blue),                        // was wholly transparent
+		"small disc in the corner":    texturedDisc(w, h, [2]float64{-0.25, -0.17}, 0.22, sky),
+		"rectangle off the middle":    paint(w, h, blue, stripedShirt(rng), rect), // was wholly opaque
 		"rectangle on a gradient":     paint(w, h, sky, stripedShirt(rng), rect),
-		"disc cut by the bottom edge": texturedDisc(w, h, [2]float64{-0.1, 0.3}, blue),
-		"disc cut by the left edge":   texturedDisc(w, h, [2]float64{-0.45, 0}, sky),
+		"disc cut by the bottom edge": texturedDisc(w, h, [2]float64{-0.1, 0.3}, 1.0/3, blue),
+		"disc cut by the left edge":   texturedDisc(w, h, [2]float64{-0.45, 0}, 1.0/3, sky),
 	} {
 		t.Run(name, func(t *testing.T) {
 			cut, err := Classical{}.Remove(t.Context(), s.img, nil)
