@@ -6,7 +6,8 @@
 // The default remover is classical segmentation, so the service works
 // offline and the same picture always gives the same cut-out: GrabCut-class
 // colour models seeded by the people in the picture (their faces, extended
-// into heads and torsos) or, without faces, by saliency, a graph cut on a
+// into heads and torsos) or, without faces, by a plain or graded backdrop
+// flooded from the frame (plain.go) or else by saliency, a graph cut on a
 // small working grid, and an edge-aware refinement of the alpha at full
 // resolution. A user-supplied ONNX matting model can replace it (see ONNX).
 //
@@ -58,7 +59,10 @@ func (Classical) Name() string { return "classical" }
 
 // Remove implements Remover. Faces seed a person: the face itself is
 // certainly subject, and a head and torso below it probably are. Without
-// faces, the salient region near the centre seeds the subject. The
+// faces, a plain or graded backdrop is what the frame's colour field
+// reaches and the subject the rest, wherever it sits (a backdrop with
+// nothing on it gives a wholly transparent cut-out); on any other
+// picture the salient region near the centre seeds the subject. The
 // picture's border, away from a body the frame cuts, seeds the
 // background. Only ctx's error is returned.
 func (c Classical) Remove(ctx context.Context, img image.Image, faces []vision.Face) (*image.NRGBA, error) {

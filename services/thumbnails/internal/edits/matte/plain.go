@@ -20,7 +20,10 @@ import (
 // is no plain backdrop, and the picture goes to the faceless seed.
 const (
 	// plainShare is the least share of the frame's band the field must
-	// explain for the backdrop to count as plain.
+	// explain for the backdrop to count as plain. The rocket's evening
+	// sky between its launch towers explains 62% of its frame, and the
+	// field, which does not see the haze over the horizon, would call the
+	// lower sky subject: it is left to the faceless seed.
 	plainShare = 0.75
 	// fieldFit is the tolerance, in 8-bit RGB distance on the working
 	// grid, within which a frame pixel fits the field: JPEG noise and a
