@@ -111,3 +111,11 @@ func TestSeparated(t *testing.T) {
 		t.Error("a subject over 98% of the picture: not separated")
 	}
 }
+
+// BenchmarkRemovePlainDisc1280x720 times the classical remover on issue
+// 33's disc on a vertical gradient at 1280×720, without faces: the
+// backdrop model's path.
+func BenchmarkRemovePlainDisc1280x720(b *testing.B) {
+	s := texturedDisc(1280, 720, [2]float64{-0.1, 0}, 1.0/3, verticalGradient(720, color.RGBA{20, 50, 130, 255}, color.RGBA{110, 180, 240, 255}))
+	benchRemove(b, s.img, nil)
+}
