@@ -10,6 +10,7 @@ import (
 
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/render"
 )
 
@@ -55,6 +56,8 @@ type optionsDTO struct {
 
 	// Layout frames the faces (auto, speaker, split, fill).
 	Layout render.Layout `json:"layout"`
+	// Censor bleeps or mutes the listed words (none, bleep, mute).
+	Censor censor.Mode `json:"censor"`
 }
 
 // optionsIn is the options object as sent: absent fields stay nil.
@@ -73,6 +76,8 @@ type optionsIn struct {
 
 	// Layout frames the faces (auto, speaker, split, fill).
 	Layout *string `json:"layout"`
+	// Censor bleeps or mutes the listed words (none, bleep, mute).
+	Censor *string `json:"censor"`
 }
 
 func (o *optionsIn) domain() *render.OptionsIn {

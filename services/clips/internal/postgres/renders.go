@@ -14,6 +14,7 @@ import (
 	"hookline.dev/pkg/messaging"
 	"hookline.dev/pkg/pgkit"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
 )
@@ -39,6 +40,9 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	r.Options = render.Options(opts)
 	if r.Options.Layout == "" {
 		r.Options.Layout = render.LayoutAuto // stored before layouts existed
+	}
+	if r.Options.Censor == "" {
+		r.Options.Censor = censor.None // stored before the profanity filter
 	}
 	return r, err
 }

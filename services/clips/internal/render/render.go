@@ -15,6 +15,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/project"
 )
 
@@ -94,6 +95,10 @@ type Options struct {
 	// Layout frames the faces of a portrait render from a landscape
 	// source ("" on renders stored before it existed reads as auto).
 	Layout Layout
+	// Censor bleeps or mutes the listed words (censor.Builtin and the
+	// organization's own) and masks them in the captions ("" on renders
+	// stored before it existed reads as none).
+	Censor censor.Mode
 }
 
 // Layout is how a portrait render frames a landscape source's faces: a
@@ -169,6 +174,7 @@ type OptionsIn struct {
 	RemoveFillers   *bool
 	AutoZoom        *bool
 	Layout          *string
+	Censor          *string
 }
 
 // CreateInput is the body of POST /clips/projects/{id}/renders.
@@ -203,7 +209,7 @@ func DefaultStyle(p project.Project) captions.Style {
 // answered 409 for a project that is not ready before asking.
 func Validate(in CreateInput, p project.Project) (Create, error) {
 	f := apierr.Fields{}
-	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: LayoutAuto}}
+	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: LayoutAuto, Censor: censor.None}}
 	switch {
 	case in.ClipID != nil && in.ClipIDs != nil:
 		f.Add("clip_ids", "send clip_id or clip_ids, not both")
@@ -266,7 +272,14 @@ func Validate(in CreateInput, p project.Project) (Create, error) {
 			RemoveFillers:   val(o.RemoveFillers),
 			AutoZoom:        val(o.AutoZoom),
 		}
-		c.Options.Layout = LayoutAuto
+		c.Options.Layout, c.Options.Censor = LayoutAuto, censor.None
+		if o.Censor != nil {
+			mode, ok := censor.ParseMode(*o.Censor)
+			if !ok {
+				f.Add("options.censor", "must be none, bleep or mute")
+			}
+			c.Options.Censor = mode
+		}
 		if o.Layout != nil {
 			layout, ok := ParseLayout(*o.Layout)
 			if !ok {
