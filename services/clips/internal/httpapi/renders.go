@@ -37,6 +37,16 @@ type renderDTO struct {
 	UpdatedAt      time.Time  `json:"updatedAt"`
 	CompletedAt    *time.Time `json:"completedAt"`
 	SecondsRemoved float64    `json:"secondsRemoved"`
+	// Exports are the files beside the MP4 for editors ([] until
+	// completed).
+	Exports []exportDTO `json:"exports"`
+}
+
+// exportDTO is a file a completed render stores beside its MP4.
+type exportDTO struct {
+	Format      string `json:"format"`
+	URL         string `json:"url"`
+	ContentType string `json:"contentType"`
 }
 
 // optionsDTO are a render's options (converted from render.Options); the
@@ -99,6 +109,10 @@ func (h *api) renderOut(r render.Render) renderDTO {
 	}
 	if out.Notes == nil {
 		out.Notes = []string{}
+	}
+	out.Exports = make([]exportDTO, 0, len(r.Exports))
+	for _, e := range r.Exports {
+		out.Exports = append(out.Exports, exportDTO{Format: string(e.Format), URL: h.svc.URL(e.Key), ContentType: e.Format.ContentType()})
 	}
 	if r.CompletedAt != nil {
 		t := r.CompletedAt.UTC()

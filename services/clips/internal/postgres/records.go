@@ -186,6 +186,12 @@ type optionsRecord struct {
 	Censor censor.Mode `json:"censor,omitempty"`
 }
 
+// exportRecord is a render's export as renders.exports keeps it.
+type exportRecord struct {
+	Format render.ExportFormat `json:"format"`
+	Key    string              `json:"key"`
+}
+
 // mapSlice maps each element with f, keeping nil nil.
 func mapSlice[T, U any](in []T, f func(T) U) []U {
 	if in == nil {

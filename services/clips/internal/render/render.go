@@ -149,6 +149,41 @@ type Render struct {
 	CompletedAt                  *time.Time
 	// SecondsRemoved is what the jump cuts took out of the clip.
 	SecondsRemoved float64
+	// Exports are the files stored beside the MP4 for editors.
+	Exports []Export
+}
+
+// Export is a file a completed render stores beside its MP4 for an
+// editor: the captions, or the cut as an edit decision list.
+type Export struct {
+	Format ExportFormat
+	Key    string
+}
+
+// ExportFormat names an export's format.
+type ExportFormat string
+
+// The export formats: the captions of the rendered clip (SubRip and
+// WebVTT), and the cut (FCPXML 1.10 with the crop path as keyframes, and
+// CMX 3600).
+const (
+	ExportSRT    ExportFormat = "srt"
+	ExportVTT    ExportFormat = "vtt"
+	ExportFCPXML ExportFormat = "fcpxml"
+	ExportEDL    ExportFormat = "edl"
+)
+
+// ContentType is the media type an export is stored and served with.
+func (f ExportFormat) ContentType() string {
+	switch f {
+	case ExportSRT:
+		return "application/x-subrip"
+	case ExportVTT:
+		return "text/vtt"
+	case ExportFCPXML:
+		return "application/xml"
+	}
+	return "text/plain; charset=utf-8"
 }
 
 // Charged is what the render costs the organization: its credits, none

@@ -20,6 +20,7 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
@@ -247,6 +248,12 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 		}
 		text.Cutaways = captions.Cutaways(text.Words, clip.Keywords, skip, cutawaySeconds, clip.End-clip.Start, maxCutaways)
 	}
+	var censored []ffrender.Span
+	if r.Options.Censor != censor.None && r.Options.Censor != "" {
+		if text.Words, censored, err = s.censored(ctx, r.OrgID, text.Words); err != nil {
+			return err
+		}
+	}
 	cutaways := len(text.Cutaways)
 	var footage []ffrender.Footage
 	if text.Cutaways, footage, err = s.footageFor(ctx, text.Cutaways); err != nil {
@@ -284,6 +291,7 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
 	job.Layout = r.Options.Layout
+	job.Censor, job.Censored = r.Options.Censor, censored
 	job.Samples = src.Faces
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
@@ -309,11 +317,12 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 		return err
 	}
 	base := s3store.OrgPrefix(r.OrgID) + "clips/renders/" + r.ID // public: orgs/<org>/...
-	r.OutputKey, r.CaptionsKey, r.CropKey = base+".mp4", base+".srt", ""
+	r.OutputKey, r.CaptionsKey, r.CropKey = base+".mp4", base+"."+string(render.ExportSRT), ""
 	if err := s.putFile(ctx, res.Output, r.OutputKey, "video/mp4"); err != nil {
 		return err
 	}
-	if err := s.putFile(ctx, res.SRT, r.CaptionsKey, "application/x-subrip"); err != nil {
+	cut := exportCut(clip.Title, info.Width, info.Height, w, h, clip.Start, clip.End, res)
+	if err := s.storeExports(ctx, r, base, res, cut); err != nil {
 		return err
 	}
 	if len(res.Crop) > 0 {
