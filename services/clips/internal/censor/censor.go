@@ -188,8 +188,6 @@ func Words(in []string) ([]string, error) {
 			f.Add("words", "an entry has at most 60 characters")
 		case len(strings.Fields(w)) > MaxPhraseWords:
 			f.Add("words", "an entry has at most 5 words")
-		case !utf8.ValidString(w):
-			f.Add("words", "not valid UTF-8")
 		case !seen[w]:
 			seen[w] = true
 			out = append(out, w)

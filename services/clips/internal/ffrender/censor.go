@@ -2,7 +2,6 @@ package ffrender
 
 import (
 	"fmt"
-	"strings"
 
 	"hookline.dev/services/clips/internal/censor"
 )
@@ -23,23 +22,23 @@ const (
 
 // censorGraph is the part of the filtergraph that censors the speech
 // [0:a] into [censored] (the ";" after it included), "" when there is
-// nothing to censor.
+// nothing to censor. The speech fades out over cutFade before each
+// widened stretch and back in after it, and the bleep the other way, so
+// neither clicks.
 func censorGraph(mode censor.Mode, spans []Span) string {
 	if (mode != censor.Bleep && mode != censor.Mute) || len(spans) == 0 {
 		return ""
 	}
-	var windows strings.Builder
+	wide := make([]Span, len(spans))
 	for i, s := range spans {
-		if i > 0 {
-			windows.WriteByte('+')
-		}
-		fmt.Fprintf(&windows, "between(t,%.3f,%.3f)", max(0, s.From-censorPad), s.To+censorPad)
+		wide[i] = Span{From: max(0, s.From-censorPad), To: s.To + censorPad}
 	}
-	muted := fmt.Sprintf("[0:a]aresample=48000,volume=volume=0:enable='%s'", windows.String())
+	gain := gainExpr(wide, cutFade)
+	muted := fmt.Sprintf("[0:a]aresample=48000,asetnsamples=n=%d:p=0,volume='%s':eval=frame", audioGrain, gain)
 	if mode == censor.Mute {
 		return muted + "[censored];"
 	}
 	return muted + "[speech];" +
-		fmt.Sprintf("sine=frequency=%d:sample_rate=48000,volume=volume=%.2f,volume=volume=0:enable='not(%s)'[bleep];", bleepHz, bleepGain, windows.String()) +
+		fmt.Sprintf("sine=frequency=%d:sample_rate=48000:samples_per_frame=%d,volume='%.2f*(1-%s)':eval=frame[bleep];", bleepHz, audioGrain, bleepGain, gain) +
 		"[speech][bleep]amix=inputs=2:duration=first:dropout_transition=0:normalize=0[censored];"
 }
