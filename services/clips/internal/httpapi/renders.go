@@ -110,6 +110,9 @@ func (h *api) renderOut(r render.Render) renderDTO {
 	if out.Notes == nil {
 		out.Notes = []string{}
 	}
+	if out.Options.Censor == "" {
+		out.Options.Censor = censor.None
+	}
 	out.Exports = make([]exportDTO, 0, len(r.Exports))
 	for _, e := range r.Exports {
 		out.Exports = append(out.Exports, exportDTO{Format: string(e.Format), URL: h.svc.URL(e.Key), ContentType: e.Format.ContentType()})
