@@ -34,8 +34,9 @@ type Cut struct {
 	// SrcW, SrcH are the source's size; OutW, OutH the render's; FPS its
 	// frame rate.
 	SrcW, SrcH, OutW, OutH, FPS int
-	// Start and End are the clip, seconds of the source.
-	Start, End float64
+	// Start and End are the clip, seconds of the source; SourceSeconds
+	// the source's length (0: unknown, taken as End).
+	Start, End, SourceSeconds float64
 	// Removed are the stretches the jump cuts took out, seconds of the
 	// clip, in order.
 	Removed []Span

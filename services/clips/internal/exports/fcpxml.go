@@ -134,7 +134,7 @@ func FCPXML(c Cut) ([]byte, error) {
 		{ID: "r1", FrameDuration: t(1), Width: c.OutW, Height: c.OutH},
 		{ID: "r2", FrameDuration: t(1), Width: c.SrcW, Height: c.SrcH},
 	}
-	doc.Resources.Asset = fcpAsset{ID: "r3", Name: c.Source, Start: "0s", Duration: t(c.frame(c.End)), HasVideo: "1", HasAudio: "1",
+	doc.Resources.Asset = fcpAsset{ID: "r3", Name: c.Source, Start: "0s", Duration: t(c.frame(max(c.End, c.SourceSeconds))), HasVideo: "1", HasAudio: "1",
 		Format: "r2", AudioSources: "1", AudioChannels: "2", MediaRep: fcpMediaRep{Kind: "original-media", Src: c.Source}}
 	seq := fcpSequence{Format: "r1", Duration: t(c.Frames()), TCStart: "0s", TCFormat: "NDF"}
 	for k, p := range pieces {

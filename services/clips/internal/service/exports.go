@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/services/clips/internal/exports"
 	"hookline.dev/services/clips/internal/ffrender"
+	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/render"
 )
 
@@ -14,9 +15,10 @@ import (
 // decision lists: the clip, the stretches the render's own jump cuts
 // removed, the end card and the crop path it followed (a split frame's
 // stretch follows its top half).
-func exportCut(title string, srcW, srcH, outW, outH int, start, end float64, res ffrender.Result) exports.Cut {
+func exportCut(title string, src media.Info, outW, outH int, start, end float64, res ffrender.Result) exports.Cut {
+	srcW, srcH := src.Width, src.Height
 	c := exports.Cut{Title: title, Source: "source.mp4", SrcW: srcW, SrcH: srcH, OutW: outW, OutH: outH, FPS: res.FPS,
-		Start: start, End: end}
+		Start: start, End: end, SourceSeconds: src.Duration}
 	kept := end - start
 	for _, r := range res.Removed {
 		c.Removed = append(c.Removed, exports.Span{From: r.From, To: r.To})

@@ -321,7 +321,7 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 	if err := s.putFile(ctx, res.Output, r.OutputKey, "video/mp4"); err != nil {
 		return err
 	}
-	cut := exportCut(clip.Title, info.Width, info.Height, w, h, clip.Start, clip.End, res)
+	cut := exportCut(clip.Title, info, w, h, clip.Start, clip.End, res)
 	if err := s.storeExports(ctx, r, base, res, cut); err != nil {
 		return err
 	}
