@@ -140,6 +140,26 @@ func equal(a, b []string) bool {
 	return true
 }
 
+// MaskText is s (a title, a keyword card) with its listed words masked;
+// its spacing is kept.
+func (l List) MaskText(s string) string {
+	words := strings.Fields(s)
+	listed := l.Match(words)
+	var b strings.Builder
+	rest := s
+	for i, w := range words {
+		at := strings.Index(rest, w)
+		b.WriteString(rest[:at])
+		if listed[i] {
+			w = Mask(w)
+		}
+		b.WriteString(w)
+		rest = rest[at+len(words[i]):]
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
 // Key is how a word is compared: lower case, without the punctuation
 // around it ("Damn," and "damn" are the same word; "g-spot" keeps its
 // hyphen).

@@ -57,3 +57,10 @@ func TestWordsValidation(t *testing.T) {
 		t.Error("beep is not a mode")
 	}
 }
+
+func TestMaskText(t *testing.T) {
+	got := censor.Builtin().MaskText("  Holy shit, a  blow job! ")
+	if want := "  Holy s***, a  b*** j**! "; got != want {
+		t.Errorf("MaskText = %q, want %q", got, want)
+	}
+}

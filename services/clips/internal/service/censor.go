@@ -50,27 +50,37 @@ func (s *API) SetCensorWords(ctx context.Context, orgID string, in *[]string) (C
 	return CensorList{Words: words, BuiltinCount: censor.Builtin().Len()}, nil
 }
 
-// censored masks the listed words of words (the built-in list and the
-// organization's own) and returns their stretches for the renderer to
-// bleep or mute.
-func (s *Worker) censored(ctx context.Context, orgID string, words []captions.Word) ([]captions.Word, []ffrender.Span, error) {
+// censored masks the listed words (the built-in list and the
+// organization's own) of the text a render draws: the captions, the hook
+// title and the keyword cards; and returns the captions' listed words'
+// stretches for the renderer to bleep or mute.
+func (s *Worker) censored(ctx context.Context, orgID string, text *captions.Spec) ([]ffrender.Span, error) {
 	own, err := s.Censor.CensorWords(ctx, orgID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	texts := make([]string, len(words))
-	for i, w := range words {
+	list := censor.Builtin().With(own)
+	texts := make([]string, len(text.Words))
+	for i, w := range text.Words {
 		texts[i] = w.Text
 	}
-	listed := censor.Builtin().With(own).Match(texts)
-	out := make([]captions.Word, len(words))
+	listed := list.Match(texts)
+	words := make([]captions.Word, len(text.Words))
 	var spans []ffrender.Span
-	for i, w := range words {
+	for i, w := range text.Words {
 		if listed[i] {
 			spans = append(spans, ffrender.Span{From: w.Start, To: w.End})
 			w.Text = censor.Mask(w.Text)
 		}
-		out[i] = w
+		words[i] = w
 	}
-	return out, spans, nil
+	text.Words = words
+	text.Hook = list.MaskText(text.Hook)
+	cards := make([]captions.Cutaway, len(text.Cutaways))
+	for i, c := range text.Cutaways {
+		c.Text = list.MaskText(c.Text)
+		cards[i] = c
+	}
+	text.Cutaways = cards
+	return spans, nil
 }

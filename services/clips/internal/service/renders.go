@@ -248,16 +248,16 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 		}
 		text.Cutaways = captions.Cutaways(text.Words, clip.Keywords, skip, cutawaySeconds, clip.End-clip.Start, maxCutaways)
 	}
-	var censored []ffrender.Span
-	if r.Options.Censor != censor.None && r.Options.Censor != "" {
-		if text.Words, censored, err = s.censored(ctx, r.OrgID, text.Words); err != nil {
-			return err
-		}
-	}
 	cutaways := len(text.Cutaways)
 	var footage []ffrender.Footage
 	if text.Cutaways, footage, err = s.footageFor(ctx, text.Cutaways); err != nil {
 		return err
+	}
+	var censored []ffrender.Span
+	if r.Options.Censor != censor.None && r.Options.Censor != "" {
+		if censored, err = s.censored(ctx, r.OrgID, &text); err != nil {
+			return err
+		}
 	}
 	var frame, logo string
 	if r.BrandID != "" {
