@@ -50,3 +50,18 @@ func (c *Client) StartRenders(ctx context.Context, projectID string, req *Render
 func (c *Client) GetRender(ctx context.Context, renderID string, opts ...RequestOption) (*RenderJob, error) {
 	return getData[RenderJob](ctx, c, "/api/v1/clips/renders/"+pathID(renderID), nil, opts)
 }
+
+// GetCensorWords returns the organization's profanity-filter words and
+// the built-in list's source and size.
+func (c *Client) GetCensorWords(ctx context.Context, opts ...RequestOption) (*CensorWords, error) {
+	return getData[CensorWords](ctx, c, "/api/v1/clips/censor-words", nil, opts)
+}
+
+// SetCensorWords replaces the organization's own profanity-filter words
+// (free; an empty list removes them).
+func (c *Client) SetCensorWords(ctx context.Context, req *CensorWordsUpdate, opts ...RequestOption) (*CensorWords, error) {
+	if req != nil && req.Words == nil {
+		req = &CensorWordsUpdate{Words: []string{}}
+	}
+	return sendData[CensorWords](ctx, c, call{method: http.MethodPut, path: "/api/v1/clips/censor-words", body: req}, opts)
+}

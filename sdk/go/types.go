@@ -735,6 +735,9 @@ type RenderOptions struct {
 	AutoZoom       bool `json:"autoZoom,omitempty"`
 	// Layout frames two people: auto (default), speaker, split or fill.
 	Layout string `json:"layout,omitempty"`
+	// Censor bleeps or mutes the listed words and masks them in the
+	// captions: none (default), bleep or mute.
+	Censor string `json:"censor,omitempty"`
 }
 
 // Render statuses.
@@ -784,6 +787,32 @@ type RenderJob struct {
 	CreatedAt      time.Time  `json:"createdAt"`
 	UpdatedAt      time.Time  `json:"updatedAt"`
 	CompletedAt    *time.Time `json:"completedAt"`
+	// Exports are the files beside the MP4 for an editor, once
+	// completed: captions (srt, vtt) and the cut (fcpxml, edl).
+	Exports []RenderExport `json:"exports"`
+}
+
+// RenderExport is a file a completed render stores beside its MP4.
+type RenderExport struct {
+	// Format is srt, vtt, fcpxml or edl.
+	Format      string `json:"format"`
+	URL         string `json:"url"`
+	ContentType string `json:"contentType"`
+}
+
+// CensorWords is the profanity filter's list of the organization.
+type CensorWords struct {
+	// Words are the organization's own words and phrases.
+	Words   []string `json:"words"`
+	BuiltIn struct {
+		Source string `json:"source"`
+		Count  int    `json:"count"`
+	} `json:"builtIn"`
+}
+
+// CensorWordsUpdate is the body of SetCensorWords: the whole list.
+type CensorWordsUpdate struct {
+	Words []string `json:"words"`
 }
 
 // MusicTrack is a track of the render music library.

@@ -69,6 +69,8 @@ var catalogue = []struct{ operationID, tool string }{
 	{"startRenders", "start_render"},
 	{"listRenders", "list_renders"},
 	{"getRender", "get_render"},
+	{"getCensorWords", "get_censor_words"},
+	{"setCensorWords", "set_censor_words"},
 	// credits
 	{"getCredits", "get_credits"},
 	{"listUsage", "list_usage"},

@@ -17,6 +17,9 @@ func clips(ctx context.Context, e *env, args []string) error {
 		"get":     getProject,
 		"render":  render,
 		"renders": listRenders,
+		"censor-words": func(ctx context.Context, e *env, args []string) error {
+			return sub(ctx, e, "clips censor-words", args, map[string]command{"get": getCensorWords, "set": setCensorWords})
+		},
 	})
 }
 
@@ -109,6 +112,7 @@ func render(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&opts.RemoveFillers, "remove-fillers", false, "cut um, uh and lone \"you know\"s")
 	fs.BoolVar(&opts.AutoZoom, "auto-zoom", false, "punch in on the emphasised lines")
 	fs.StringVar(&opts.Layout, "layout", "", "two people: auto, speaker, split or fill")
+	fs.StringVar(&opts.Censor, "censor", "", "listed words: none, bleep or mute (masked in the captions)")
 	wait := fs.Bool("wait", false, "wait until the renders end")
 	download := fs.String("download", "", "save the MP4s in this directory (implies --wait)")
 	pos, err := parse(fs, args, 2, -1)
@@ -140,13 +144,19 @@ func render(ctx context.Context, e *env, args []string) error {
 			if j == nil || j.OutputURL == nil {
 				continue
 			}
-			path := filepath.Join(*download, j.ID+".mp4")
-			n, derr := save(ctx, e.c, *j.OutputURL, path)
-			if derr != nil {
-				err = errors.Join(err, derr)
-				continue
+			files := map[string]string{j.ID + ".mp4": *j.OutputURL}
+			for _, x := range j.Exports {
+				files[j.ID+"."+x.Format] = x.URL
 			}
-			e.out.note("saved %s (%d bytes)", path, n)
+			for name, url := range files {
+				path := filepath.Join(*download, name)
+				n, derr := save(ctx, e.c, url, path)
+				if derr != nil {
+					err = errors.Join(err, derr)
+					continue
+				}
+				e.out.note("saved %s (%d bytes)", path, n)
+			}
 		}
 	}
 	if perr := e.out.result(jobs, func(w io.Writer) {
@@ -181,4 +191,35 @@ func waitRenders(ctx context.Context, e *env, started []hookline.RenderStarted) 
 	wg.Wait()
 	bar.done()
 	return jobs, errors.Join(errs...)
+}
+
+func censorLines(w io.Writer, l *hookline.CensorWords) {
+	_, _ = fmt.Fprintf(w, "built in: %s, %d words and phrases\n", l.BuiltIn.Source, l.BuiltIn.Count)
+	_, _ = fmt.Fprintf(w, "your own: %d\n", len(l.Words))
+	for _, word := range l.Words {
+		_, _ = fmt.Fprintf(w, "  %s\n", word)
+	}
+}
+
+func getCensorWords(ctx context.Context, e *env, args []string) error {
+	if _, err := parse(newFlags("clips censor-words get"), args, 0, 0); err != nil {
+		return err
+	}
+	l, err := e.c.GetCensorWords(ctx)
+	if err != nil {
+		return err
+	}
+	return e.out.result(l, func(w io.Writer) { censorLines(w, l) })
+}
+
+func setCensorWords(ctx context.Context, e *env, args []string) error {
+	words, err := parse(newFlags("clips censor-words set"), args, 0, -1)
+	if err != nil {
+		return err
+	}
+	l, err := e.c.SetCensorWords(ctx, &hookline.CensorWordsUpdate{Words: append([]string{}, words...)})
+	if err != nil {
+		return err
+	}
+	return e.out.result(l, func(w io.Writer) { censorLines(w, l) })
 }

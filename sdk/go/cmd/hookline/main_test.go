@@ -165,17 +165,19 @@ func TestRenderWaitsShowsProgressAndDownloads(t *testing.T) {
 			job := map[string]any{"id": id, "clipId": "c", "status": "rendering", "currentStep": "encoding", "progress": 50, "options": map[string]any{}}
 			if n > 1 {
 				job["status"], job["currentStep"], job["progress"], job["outputUrl"] = "completed", "done", 100, a.URL+"/files/"+id+".mp4"
+				job["exports"] = []any{map[string]any{"format": "srt", "url": a.URL + "/files/" + id + ".srt", "contentType": "application/x-subrip"}}
 			}
 			a.json(200, map[string]any{"data": job})(w, r, body)
 		}
 		a.route["GET /files/"+id+".mp4"] = func(w http.ResponseWriter, _ *http.Request, _ map[string]any) { _, _ = io.WriteString(w, "MP4 "+id) }
+		a.route["GET /files/"+id+".srt"] = func(w http.ResponseWriter, _ *http.Request, _ map[string]any) { _, _ = io.WriteString(w, "SRT "+id) }
 	}
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, a.env, "--json", "clips", "render", "p1", "c1", "c2", "--style", "bold", "--hook-title", "--download", dir)
+	out, errOut, code := runCLI(t, a.env, "--json", "clips", "render", "p1", "c1", "c2", "--style", "bold", "--hook-title", "--censor", "bleep", "--download", dir)
 	if code != 0 {
 		t.Fatalf("exit %d %q", code, errOut)
 	}
-	if fmt.Sprint(sent["clip_ids"]) != "[c1 c2]" || sent["subtitle_style"] != "bold" || fmt.Sprint(sent["options"]) != "map[hookTitle:true]" {
+	if fmt.Sprint(sent["clip_ids"]) != "[c1 c2]" || sent["subtitle_style"] != "bold" || fmt.Sprint(sent["options"]) != "map[censor:bleep hookTitle:true]" {
 		t.Errorf("sent %v", sent)
 	}
 	for _, line := range []string{"r1:  50% encoding", "r1: 100% done", "r2: 100% done", "saved " + filepath.Join(dir, "r2.mp4")} {
@@ -187,9 +189,33 @@ func TestRenderWaitsShowsProgressAndDownloads(t *testing.T) {
 		if b, _ := os.ReadFile(filepath.Join(dir, id+".mp4")); string(b) != "MP4 "+id {
 			t.Errorf("%s.mp4: %q", id, b)
 		}
+		if b, _ := os.ReadFile(filepath.Join(dir, id+".srt")); string(b) != "SRT "+id {
+			t.Errorf("%s.srt (an export): %q", id, b)
+		}
 	}
 	var jobs []map[string]any
 	if err := json.Unmarshal([]byte(out), &jobs); err != nil || len(jobs) != 2 || jobs[1]["status"] != "completed" {
 		t.Errorf("stdout %q", out)
+	}
+}
+
+func TestCensorWordsGetAndSet(t *testing.T) {
+	a := newAPI(t)
+	var sent map[string]any
+	list := map[string]any{"data": map[string]any{"words": []any{"zorbly", "gloop snarf"}, "builtIn": map[string]any{"source": "LDNOOBW", "count": 402}}}
+	a.route["PUT /api/v1/clips/censor-words"] = func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		sent = body
+		a.json(200, list)(w, r, body)
+	}
+	a.route["GET /api/v1/clips/censor-words"] = a.json(200, list)
+	out, errOut, code := runCLI(t, a.env, "clips", "censor-words", "set", "Zorbly", "gloop snarf")
+	if code != 0 || fmt.Sprint(sent["words"]) != "[Zorbly gloop snarf]" || !strings.Contains(out, "  gloop snarf\n") || !strings.Contains(out, "402 words") {
+		t.Errorf("set: exit %d, sent %v, out %q %q", code, sent, out, errOut)
+	}
+	if _, _, code := runCLI(t, a.env, "clips", "censor-words", "set"); code != 0 || fmt.Sprint(sent["words"]) != "[]" {
+		t.Errorf("set with no words: exit %d, sent %v (want the empty list)", code, sent)
+	}
+	if out, _, code := runCLI(t, a.env, "clips", "censor-words", "get"); code != 0 || !strings.Contains(out, "your own: 2") {
+		t.Errorf("get: exit %d %q", code, out)
 	}
 }

@@ -117,6 +117,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		AssetOwner: &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
 		Music:      store,
 		Broll:      store,
+		Censor:     store,
 		Media:      media.Tools{FFmpeg: ff, Faces: sampler},
 		Blobs:      blobs,
 		PublicURL:  blobs.PublicURL,

@@ -452,11 +452,29 @@ func Lines(words []Word, maxWords int) [][]Word {
 func SRT(words []Word, maxWords int) string {
 	var b strings.Builder
 	for i, line := range Lines(words, maxWords) {
-		texts := make([]string, len(line))
-		for k, w := range line {
-			texts[k] = w.Text
-		}
-		fmt.Fprintf(&b, "%d\n%s --> %s\n%s\n\n", i+1, stamp(line[0].Start, ',', 3), stamp(line[len(line)-1].End, ',', 3), strings.Join(texts, " "))
+		fmt.Fprintf(&b, "%d\n%s --> %s\n%s\n\n", i+1, stamp(line[0].Start, ',', 3), stamp(line[len(line)-1].End, ',', 3), lineText(line))
 	}
 	return b.String()
+}
+
+// VTT is the captions as WebVTT, the same cues as SRT's. A cue's text
+// cannot open a tag or an entity ('<' and '&' are escaped), nor end the
+// cue (it is one line), nor read as a timing ("-->" is broken).
+func VTT(words []Word, maxWords int) string {
+	var b strings.Builder
+	b.WriteString("WEBVTT\n\n")
+	esc := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")
+	for i, line := range Lines(words, maxWords) {
+		fmt.Fprintf(&b, "%d\n%s --> %s\n%s\n\n", i+1, stamp(line[0].Start, '.', 3), stamp(line[len(line)-1].End, '.', 3), esc.Replace(lineText(line)))
+	}
+	return b.String()
+}
+
+// lineText is a caption line's words on one line.
+func lineText(line []Word) string {
+	texts := make([]string, len(line))
+	for k, w := range line {
+		texts[k] = strings.Join(strings.Fields(w.Text), " ")
+	}
+	return strings.Join(texts, " ")
 }

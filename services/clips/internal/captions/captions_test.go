@@ -126,3 +126,16 @@ func TestEmphasisSkipsShortAndStopWords(t *testing.T) {
 		}
 	}
 }
+
+func TestVTTHasTheSRTCuesEscaped(t *testing.T) {
+	words := []Word{{Start: 0.5, End: 0.9, Text: "Fish"}, {Start: 0.9, End: 1.4, Text: "&"}, {Start: 1.4, End: 2.0, Text: "<chips>."},
+		{Start: 3.1, End: 3.5, Text: "Next"}}
+	got := VTT(words, 6)
+	want := "WEBVTT\n\n1\n00:00:00.500 --> 00:00:02.000\nFish &amp; &lt;chips&gt;.\n\n2\n00:00:03.100 --> 00:00:03.500\nNext\n\n"
+	if got != want {
+		t.Errorf("VTT =\n%q\nwant\n%q", got, want)
+	}
+	if srt := SRT(words, 6); !strings.Contains(srt, "00:00:00,500 --> 00:00:02,000\nFish & <chips>.") {
+		t.Errorf("SRT =\n%s", srt)
+	}
+}

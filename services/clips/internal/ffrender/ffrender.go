@@ -32,6 +32,7 @@ import (
 	"hookline.dev/pkg/fonts"
 	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/render"
@@ -84,6 +85,11 @@ type Job struct {
 	// AutoZoom punches in on the emphasised lines of a reframed clip
 	// (zoom.go).
 	AutoZoom bool
+	// Censor bleeps or mutes the Censored stretches (seconds of the clip
+	// before any jump cut: the listed words' timings) in the speech
+	// (censor.go); the caller has masked those words in Text.
+	Censor   censor.Mode
+	Censored []Span
 	// Samples, when set, are the source's faces and loudness sampled
 	// during its preparation: the clip's slice of them stands for a
 	// tracking decode of the clip.
@@ -112,9 +118,17 @@ type Footage struct {
 type Result struct {
 	Output string // the MP4
 	SRT    string // the captions
+	VTT    string // the same captions as WebVTT
 	Crop   []CropPoint
-	// SecondsRemoved is what the jump cuts took out.
+	// SecondsRemoved is what the jump cuts took out; Removed are the
+	// stretches of the clip they took (seconds from the clip's start, on
+	// the output's frame grid), for the edit decision lists.
 	SecondsRemoved float64
+	Removed        []Span
+	// Duration is the MP4's length: the clip less the cuts, plus the end
+	// card; FPS its frame rate.
+	Duration float64
+	FPS      int
 	// Tracking says where the faces followed came from ("" when the
 	// render did not track faces).
 	Tracking Tracking
@@ -247,7 +261,7 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		j = edit.apply(j)
 		path = edit.Crop(path)
 		db = edit.Loudness(db)
-		res.SecondsRemoved = edit.Seconds()
+		res.SecondsRemoved, res.Removed = edit.Seconds(), edit.Removed
 	}
 	switch {
 	case portraitOut && !portraitSrc:
@@ -288,8 +302,13 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if err := os.WriteFile(res.SRT, []byte(captions.SRT(j.Text.Words, j.Text.MaxWords())), 0o600); err != nil {
 		return res, err
 	}
+	res.VTT = filepath.Join(j.Dir, "captions.vtt")
+	if err := os.WriteFile(res.VTT, []byte(captions.VTT(j.Text.Words, j.Text.MaxWords())), 0o600); err != nil {
+		return res, err
+	}
 
 	total := j.Duration() - res.SecondsRemoved
+	res.Duration, res.FPS = total, outFPS
 	if len(edit.Removed) > 0 {
 		video = edit.videoFilter() + "," + video
 	} else if j.AutoZoom && portraitOut && !portraitSrc {
@@ -328,6 +347,9 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		cut = edit.audioFilter() + ","
 	}
 	speech := fmt.Sprintf(";[0:a]%sapad,atrim=0:%.3f,%s", cut, total, norm)
+	if censored := censorGraph(j.Censor, j.Censored); censored != "" {
+		speech = fmt.Sprintf(";%s[censored]%sapad,atrim=0:%.3f,%s", censored, cut, total, norm)
+	}
 	if !j.HasAudio {
 		speech = fmt.Sprintf(";anullsrc=r=48000:cl=stereo,atrim=0:%.3f", total)
 	}

@@ -150,15 +150,23 @@ func (e Edit) videoFilter() string {
 // audioFilter fades around each cut and keeps the audio outside the
 // removed stretches, on audioGrain-sample frames at 48 kHz.
 func (e Edit) audioFilter() string {
+	return fmt.Sprintf("aresample=48000,asetnsamples=n=%d:p=0,volume='%s':eval=frame,aselect='%s',asetpts=N/SR/TB",
+		audioGrain, gainExpr(e.Removed, cutFade), e.keepExpr(0.5*audioGrain/48000))
+}
+
+// gainExpr is a volume expression of t that is 1 outside spans and 0
+// inside them, ramping down over fade seconds before each and back up
+// over fade after it (evaluated per audioGrain frame, so it never
+// clicks).
+func gainExpr(spans []Span, fade float64) string {
 	var gain strings.Builder
-	for i, r := range e.Removed {
+	for i, r := range spans {
 		if i > 0 {
 			gain.WriteByte('*')
 		}
-		fmt.Fprintf(&gain, "max(clip((%.4f-t)/%.3f,0,1),clip((t-%.4f)/%.3f,0,1))", r.From, cutFade, r.To, cutFade)
+		fmt.Fprintf(&gain, "max(clip((%.4f-t)/%.3f,0,1),clip((t-%.4f)/%.3f,0,1))", r.From, fade, r.To, fade)
 	}
-	return fmt.Sprintf("aresample=48000,asetnsamples=n=%d:p=0,volume='%s':eval=frame,aselect='%s',asetpts=N/SR/TB",
-		audioGrain, gain.String(), e.keepExpr(0.5*audioGrain/48000))
+	return gain.String()
 }
 
 // keepExpr is true for a frame at t outside every removed stretch, each

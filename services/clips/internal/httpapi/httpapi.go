@@ -39,6 +39,8 @@ func Handler(svc *service.API, secret []byte, ready func(context.Context) error,
 		r.Get("/clips/projects/{projectId}/renders", a.Wrap(h.listRenders))
 		r.Post("/clips/projects/{projectId}/renders", a.Wrap(h.startRenders))
 		r.Get("/clips/renders/{renderId}", a.Wrap(h.getRender))
+		r.Get("/clips/censor-words", a.Wrap(h.getCensorWords))
+		r.Put("/clips/censor-words", a.Wrap(h.putCensorWords))
 		// The operator's music library, through the gateway's admin API.
 		r.Post("/admin/v1/music-tracks", a.Wrap(h.addTrack))
 		r.Get("/admin/v1/music-tracks", a.Wrap(h.listTracks))

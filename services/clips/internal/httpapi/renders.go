@@ -10,6 +10,7 @@ import (
 
 	"hookline.dev/pkg/httpx"
 	"hookline.dev/pkg/principal"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/render"
 )
 
@@ -36,6 +37,16 @@ type renderDTO struct {
 	UpdatedAt      time.Time  `json:"updatedAt"`
 	CompletedAt    *time.Time `json:"completedAt"`
 	SecondsRemoved float64    `json:"secondsRemoved"`
+	// Exports are the files beside the MP4 for editors ([] until
+	// completed).
+	Exports []exportDTO `json:"exports"`
+}
+
+// exportDTO is a file a completed render stores beside its MP4.
+type exportDTO struct {
+	Format      string `json:"format"`
+	URL         string `json:"url"`
+	ContentType string `json:"contentType"`
 }
 
 // optionsDTO are a render's options (converted from render.Options); the
@@ -55,6 +66,8 @@ type optionsDTO struct {
 
 	// Layout frames the faces (auto, speaker, split, fill).
 	Layout render.Layout `json:"layout"`
+	// Censor bleeps or mutes the listed words (none, bleep, mute).
+	Censor censor.Mode `json:"censor"`
 }
 
 // optionsIn is the options object as sent: absent fields stay nil.
@@ -73,6 +86,8 @@ type optionsIn struct {
 
 	// Layout frames the faces (auto, speaker, split, fill).
 	Layout *string `json:"layout"`
+	// Censor bleeps or mutes the listed words (none, bleep, mute).
+	Censor *string `json:"censor"`
 }
 
 func (o *optionsIn) domain() *render.OptionsIn {
@@ -94,6 +109,13 @@ func (h *api) renderOut(r render.Render) renderDTO {
 	}
 	if out.Notes == nil {
 		out.Notes = []string{}
+	}
+	if out.Options.Censor == "" {
+		out.Options.Censor = censor.None
+	}
+	out.Exports = make([]exportDTO, 0, len(r.Exports))
+	for _, e := range r.Exports {
+		out.Exports = append(out.Exports, exportDTO{Format: string(e.Format), URL: h.svc.URL(e.Key), ContentType: e.Format.ContentType()})
 	}
 	if r.CompletedAt != nil {
 		t := r.CompletedAt.UTC()

@@ -37,11 +37,12 @@ type Store struct {
 }
 
 var (
-	_ service.Store   = (*Store)(nil)
-	_ service.Renders = (*Store)(nil)
-	_ service.Brands  = (*Store)(nil)
-	_ service.Music   = (*Store)(nil)
-	_ service.Broll   = (*Store)(nil)
+	_ service.Store       = (*Store)(nil)
+	_ service.Renders     = (*Store)(nil)
+	_ service.Brands      = (*Store)(nil)
+	_ service.Music       = (*Store)(nil)
+	_ service.Broll       = (*Store)(nil)
+	_ service.CensorWords = (*Store)(nil)
 )
 
 // New returns a store over pool (whose search_path is the clips schema);

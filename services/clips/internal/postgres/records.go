@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/render"
@@ -181,6 +182,14 @@ type optionsRecord struct {
 
 	// Layout frames the faces (auto, speaker, split, fill).
 	Layout render.Layout `json:"layout,omitempty"`
+	// Censor is absent in rows written before the profanity filter.
+	Censor censor.Mode `json:"censor,omitempty"`
+}
+
+// exportRecord is a render's export as renders.exports keeps it.
+type exportRecord struct {
+	Format render.ExportFormat `json:"format"`
+	Key    string              `json:"key"`
 }
 
 // mapSlice maps each element with f, keeping nil nil.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/render"
@@ -130,4 +131,12 @@ func TestStoredOptions(t *testing.T) {
 		render.Options{Broll: true}, fromOptions, toOptions)
 	checkStored(t, "with a layout", `{"music":false,"broll":false,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false,"layout":"split"}`,
 		render.Options{Layout: render.LayoutSplit}, fromOptions, toOptions)
+	checkStored(t, "with the profanity filter", `{"music":false,"broll":false,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false,"layout":"auto","censor":"mute"}`,
+		render.Options{Layout: render.LayoutAuto, Censor: censor.Mute}, fromOptions, toOptions)
+}
+
+func TestStoredExports(t *testing.T) {
+	checkStored(t, "an export", `{"format":"fcpxml","key":"orgs/o/clips/renders/r.fcpxml"}`,
+		render.Export{Format: render.ExportFCPXML, Key: "orgs/o/clips/renders/r.fcpxml"},
+		func(r exportRecord) render.Export { return render.Export(r) }, func(e render.Export) exportRecord { return exportRecord(e) })
 }

@@ -15,6 +15,7 @@ import (
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/project"
 )
 
@@ -94,6 +95,10 @@ type Options struct {
 	// Layout frames the faces of a portrait render from a landscape
 	// source ("" on renders stored before it existed reads as auto).
 	Layout Layout
+	// Censor bleeps or mutes the listed words (censor.Builtin and the
+	// organization's own) and masks them in the captions ("" on renders
+	// stored before it existed reads as none).
+	Censor censor.Mode
 }
 
 // Layout is how a portrait render frames a landscape source's faces: a
@@ -144,6 +149,41 @@ type Render struct {
 	CompletedAt                  *time.Time
 	// SecondsRemoved is what the jump cuts took out of the clip.
 	SecondsRemoved float64
+	// Exports are the files stored beside the MP4 for editors.
+	Exports []Export
+}
+
+// Export is a file a completed render stores beside its MP4 for an
+// editor: the captions, or the cut as an edit decision list.
+type Export struct {
+	Format ExportFormat
+	Key    string
+}
+
+// ExportFormat names an export's format.
+type ExportFormat string
+
+// The export formats: the captions of the rendered clip (SubRip and
+// WebVTT), and the cut (FCPXML 1.10 with the crop path as keyframes, and
+// CMX 3600).
+const (
+	ExportSRT    ExportFormat = "srt"
+	ExportVTT    ExportFormat = "vtt"
+	ExportFCPXML ExportFormat = "fcpxml"
+	ExportEDL    ExportFormat = "edl"
+)
+
+// ContentType is the media type an export is stored and served with.
+func (f ExportFormat) ContentType() string {
+	switch f {
+	case ExportSRT:
+		return "application/x-subrip"
+	case ExportVTT:
+		return "text/vtt"
+	case ExportFCPXML:
+		return "application/xml"
+	}
+	return "text/plain; charset=utf-8"
 }
 
 // Charged is what the render costs the organization: its credits, none
@@ -169,6 +209,7 @@ type OptionsIn struct {
 	RemoveFillers   *bool
 	AutoZoom        *bool
 	Layout          *string
+	Censor          *string
 }
 
 // CreateInput is the body of POST /clips/projects/{id}/renders.
@@ -203,7 +244,7 @@ func DefaultStyle(p project.Project) captions.Style {
 // answered 409 for a project that is not ready before asking.
 func Validate(in CreateInput, p project.Project) (Create, error) {
 	f := apierr.Fields{}
-	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: LayoutAuto}}
+	c := Create{Format: p.Format, Style: DefaultStyle(p), Options: Options{Layout: LayoutAuto, Censor: censor.None}}
 	switch {
 	case in.ClipID != nil && in.ClipIDs != nil:
 		f.Add("clip_ids", "send clip_id or clip_ids, not both")
@@ -266,7 +307,14 @@ func Validate(in CreateInput, p project.Project) (Create, error) {
 			RemoveFillers:   val(o.RemoveFillers),
 			AutoZoom:        val(o.AutoZoom),
 		}
-		c.Options.Layout = LayoutAuto
+		c.Options.Layout, c.Options.Censor = LayoutAuto, censor.None
+		if o.Censor != nil {
+			mode, ok := censor.ParseMode(*o.Censor)
+			if !ok {
+				f.Add("options.censor", "must be none, bleep or mute")
+			}
+			c.Options.Censor = mode
+		}
 		if o.Layout != nil {
 			layout, ok := ParseLayout(*o.Layout)
 			if !ok {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/apierr"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 )
@@ -47,6 +48,8 @@ func TestValidate(t *testing.T) {
 		"options.brandFrame":  {ClipID: ptr("a"), Options: &OptionsIn{BrandFrame: ptr(true)}},
 		"options.endCardText": {ClipID: ptr("a"), Options: &OptionsIn{EndCardText: ptr(strings.Repeat("ü", 121))}},
 		"options.layout":      {ClipID: ptr("a"), Options: &OptionsIn{Layout: ptr("grid")}},
+		"options.censor":      {ClipID: ptr("a"), Options: &OptionsIn{Censor: ptr("beep")}},
+		"options.censor ":     {ClipID: ptr("a"), Options: &OptionsIn{Censor: ptr("")}},
 	} {
 		_, err := Validate(in, p)
 		var ae *apierr.Error
@@ -61,5 +64,13 @@ func TestValidate(t *testing.T) {
 		if c, err := Validate(CreateInput{ClipID: ptr("a"), Options: in}, p); err != nil || c.Options.Layout != want {
 			t.Errorf("layout %v: %q %v, want %q", in.Layout, c.Options.Layout, err, want)
 		}
+	}
+	for in, want := range map[*OptionsIn]censor.Mode{{}: censor.None, {Censor: ptr("bleep")}: censor.Bleep, {Censor: ptr("mute")}: censor.Mute} {
+		if c, err := Validate(CreateInput{ClipID: ptr("a"), Options: in}, p); err != nil || c.Options.Censor != want {
+			t.Errorf("censor %v: %q %v, want %q", in.Censor, c.Options.Censor, err, want)
+		}
+	}
+	if c, err := Validate(CreateInput{ClipID: ptr("a")}, p); err != nil || c.Options.Censor != censor.None {
+		t.Errorf("no options: censor %q %v", c.Options.Censor, err)
 	}
 }

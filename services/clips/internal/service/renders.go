@@ -20,6 +20,7 @@ import (
 	"hookline.dev/pkg/s3store"
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
@@ -252,6 +253,12 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 	if text.Cutaways, footage, err = s.footageFor(ctx, text.Cutaways); err != nil {
 		return err
 	}
+	var censored []ffrender.Span
+	if r.Options.Censor != censor.None && r.Options.Censor != "" {
+		if censored, err = s.censored(ctx, r.OrgID, &text); err != nil {
+			return err
+		}
+	}
 	var frame, logo string
 	if r.BrandID != "" {
 		b, err := s.Brands.Brand(ctx, r.OrgID, r.BrandID)
@@ -284,6 +291,7 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
 	job.Layout = r.Options.Layout
+	job.Censor, job.Censored = r.Options.Censor, censored
 	job.Samples = src.Faces
 	var lastWrite time.Time
 	res, err := s.Renderer.Render(ctx, job, func(step string, done float64) {
@@ -309,11 +317,12 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 		return err
 	}
 	base := s3store.OrgPrefix(r.OrgID) + "clips/renders/" + r.ID // public: orgs/<org>/...
-	r.OutputKey, r.CaptionsKey, r.CropKey = base+".mp4", base+".srt", ""
+	r.OutputKey, r.CaptionsKey, r.CropKey = base+".mp4", base+"."+string(render.ExportSRT), ""
 	if err := s.putFile(ctx, res.Output, r.OutputKey, "video/mp4"); err != nil {
 		return err
 	}
-	if err := s.putFile(ctx, res.SRT, r.CaptionsKey, "application/x-subrip"); err != nil {
+	cut := exportCut(clip.Title, info, w, h, clip.Start, clip.End, res)
+	if err := s.storeExports(ctx, r, base, res, cut); err != nil {
 		return err
 	}
 	if len(res.Crop) > 0 {

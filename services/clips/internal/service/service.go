@@ -143,8 +143,10 @@ type Core struct {
 	AssetOwner AssetOwner
 	Music      Music
 	Broll      Broll
-	Media      Media
-	Blobs      Blobs
+	// Censor is the organizations' own words for the profanity filter.
+	Censor CensorWords
+	Media  Media
+	Blobs  Blobs
 	// PublicURL is the public address of a stored object.
 	PublicURL func(key string) string
 	// WorkDir holds downloads and renders in progress ("" is the

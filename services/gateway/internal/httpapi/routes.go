@@ -31,6 +31,7 @@ const (
 	post   = http.MethodPost
 	patch  = http.MethodPatch
 	del    = http.MethodDelete
+	put    = http.MethodPut
 	verify = "/auth/verify"
 )
 
@@ -79,6 +80,7 @@ var Routes = []Route{
 	{"/clips/projects/{projectId}", []string{get}, Clips},
 	{"/clips/projects/{projectId}/renders", []string{get, post}, Clips},
 	{"/clips/renders/{renderId}", []string{get}, Clips},
+	{"/clips/censor-words", []string{get, put}, Clips},
 
 	{"/webhooks", []string{get, post}, Webhooks},
 	{"/webhooks/{id}", []string{get, patch, del}, Webhooks},

@@ -1,0 +1,53 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/principal"
+	"hookline.dev/services/clips/internal/censor"
+	"hookline.dev/services/clips/internal/service"
+)
+
+// censorListDTO is the profanity filter's list of an organization.
+type censorListDTO struct {
+	Words   []string         `json:"words"`
+	BuiltIn censorBuiltinDTO `json:"builtIn"`
+}
+
+type censorBuiltinDTO struct {
+	Source string `json:"source"`
+	Count  int    `json:"count"`
+}
+
+func censorOut(l service.CensorList) censorListDTO {
+	words := l.Words
+	if words == nil {
+		words = []string{}
+	}
+	return censorListDTO{Words: words, BuiltIn: censorBuiltinDTO{Source: censor.Source, Count: l.BuiltinCount}}
+}
+
+func (h *api) getCensorWords(w http.ResponseWriter, r *http.Request) error {
+	p, _ := principal.From(r.Context())
+	l, err := h.svc.CensorList(r.Context(), p.OrgID)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, censorOut(l))
+}
+
+func (h *api) putCensorWords(w http.ResponseWriter, r *http.Request) error {
+	var in struct {
+		Words *[]string `json:"words"`
+	}
+	if err := httpx.Decode(r, &in); err != nil {
+		return err
+	}
+	p, _ := principal.From(r.Context())
+	l, err := h.svc.SetCensorWords(r.Context(), p.OrgID, in.Words)
+	if err != nil {
+		return err
+	}
+	return httpx.OK(w, censorOut(l))
+}
