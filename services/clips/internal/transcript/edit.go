@@ -110,7 +110,7 @@ func (t Transcript) Apply(ops []OpIn) (Edits, error) {
 				continue
 			}
 			before := len(f)
-			terms := checkVocabulary(f, at+"terms", *op.Terms)
+			terms := CheckVocabulary(f, at+"terms", *op.Terms)
 			if len(f) > before {
 				continue
 			}

@@ -101,7 +101,7 @@ func TestApplyEditsAndCuts(t *testing.T) {
 			t.Errorf("%s not named: %v", f, fields)
 		}
 	}
-	if _, err := ValidateVocabulary("vocabulary", make([]string, 101)); err == nil {
+	if f := (apierr.Fields{}); CheckVocabulary(f, "vocabulary", make([]string, 101)) != nil || f["vocabulary"] == "" {
 		t.Error("101 terms accepted")
 	}
 }

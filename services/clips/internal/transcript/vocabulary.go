@@ -21,16 +21,9 @@ const (
 	maxGap = 0.6
 )
 
-// ValidateVocabulary checks terms as sent in field (vocabulary on a
-// project, or an operation's terms) and returns them trimmed.
-func ValidateVocabulary(field string, terms []string) ([]string, error) {
-	f := apierr.Fields{}
-	out := checkVocabulary(f, field, terms)
-	return out, f.Err()
-}
-
-// checkVocabulary records in f what is wrong with terms.
-func checkVocabulary(f apierr.Fields, field string, terms []string) []string {
+// CheckVocabulary records in f what is wrong with terms (sent in field)
+// and returns them trimmed.
+func CheckVocabulary(f apierr.Fields, field string, terms []string) []string {
 	if len(terms) > MaxTerms {
 		f.Add(field, "at most 100 terms")
 		return nil
