@@ -69,6 +69,8 @@ var catalogue = []struct{ operationID, tool string }{
 	{"startRenders", "start_render"},
 	{"listRenders", "list_renders"},
 	{"getRender", "get_render"},
+	{"getClipTranscript", "get_clip_transcript"},
+	{"editClipTranscript", "edit_clip_transcript"},
 	// credits
 	{"getCredits", "get_credits"},
 	{"listUsage", "list_usage"},

@@ -13,10 +13,11 @@ import (
 
 func clips(ctx context.Context, e *env, args []string) error {
 	return sub(ctx, e, "clips", args, map[string]command{
-		"create":  createProject,
-		"get":     getProject,
-		"render":  render,
-		"renders": listRenders,
+		"create":     createProject,
+		"get":        getProject,
+		"render":     render,
+		"renders":    listRenders,
+		"transcript": transcript,
 	})
 }
 
@@ -38,11 +39,13 @@ func createProject(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("clips create")
 	format := fs.String("format", "", "portrait or landscape")
 	wait := fs.Bool("wait", false, "wait until the source is prepared")
+	var terms list
+	fs.Var(&terms, "term", "a custom vocabulary term (repeatable)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	p, err := e.c.CreateClipProject(ctx, &hookline.ClipProjectCreate{VideoSiteURL: pos[0], Format: *format})
+	p, err := e.c.CreateClipProject(ctx, &hookline.ClipProjectCreate{VideoSiteURL: pos[0], Format: *format, Vocabulary: terms})
 	if err != nil {
 		return err
 	}

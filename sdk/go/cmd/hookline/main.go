@@ -75,13 +75,16 @@ Usage: hookline [--json] <command> [arguments]
   thumbnails critique --image I [--niche N]
   thumbnails list [--kind K] | get ID | delete ID
   faces list | create --name N --photo URL|FILE...
-  clips create URL [--format portrait|landscape] [--wait]
+  clips create URL [--format portrait|landscape] [--term TERM]... [--wait]
   clips get PROJECT [--wait]
   clips render PROJECT CLIP... [--style bold|clean|minimal|energetic|glow] [--format F]
                [--brand ID] [--hook-title] [--progress-bar] [--keywords] [--broll] [--music]
                [--end-card TEXT] [--remove-silences] [--remove-fillers] [--auto-zoom]
                [--layout auto|speaker|split|fill] [--wait] [--download DIR]
   clips renders PROJECT
+  clips transcript get PROJECT [--page N] [--limit N]
+  clips transcript edit PROJECT --if-match ETAG [--replace ID=TEXT]... [--delete FROM-TO]...
+               [--restore FROM-TO]... [--term TERM]... [--clear-vocabulary] [--rerank]
   webhooks list | get ID | delete ID | rotate-secret ID | test ID
   webhooks create --url URL [--event TYPE]... [--description D] [--credits-low N] [--disabled]
   webhooks update ID [--url URL] [--event TYPE]... [--description D] [--enable|--disable]
