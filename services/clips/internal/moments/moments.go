@@ -590,7 +590,8 @@ func (d *doc) clip(c scored, a Analysis) Clip {
 	if t, ok := contentType(text, 15); ok {
 		cl.Category = string(t)
 	}
-	cl.Keywords = termsIn(text, d.terms)
+	// The creator's terms count whatever the recogniser's confidence.
+	cl.Keywords = termsIn(d.text[d.sents[c.i].from:d.sents[c.j].to], d.terms)
 	for _, k := range nlp.KeyPhrases(text, 5) {
 		if len(cl.Keywords) < 5 && !slices.ContainsFunc(cl.Keywords, func(s string) bool { return strings.EqualFold(s, k.Text) }) {
 			cl.Keywords = append(cl.Keywords, k.Text)
