@@ -18,21 +18,21 @@ import (
 
 // brand is a made-up name the talk says; nothing spells it without the
 // vocabulary.
-const brand = "Zorblax"
+const brand = "Brixley"
 
 // talkLines are the talk: each sentence has a marker noun no other says,
 // so what a caption file holds tells which sentences it kept.
 var talkLines = []struct{ text, marker string }{
-	{"Welcome back to the channel, today we are testing Zorblax on a long trip.", "channel"},
+	{"Welcome back to the channel, today we are testing Brixley on a long trip.", "channel"},
 	{"The first thing I noticed was the elephants painted on the box.", "elephants"},
-	{"Zorblax promised that the battery would last for a whole week.", "battery"},
+	{"Brixley promised that the battery would last for a whole week.", "battery"},
 	{"I packed it next to my bicycle and rode to the old lighthouse.", "lighthouse"},
 	{"On the way a volcano tour guide asked me what it was.", "volcano"},
-	{"I told him Zorblax is a small speaker that floats on water.", "speaker"},
+	{"I told him Brixley is a small speaker that floats on water.", "speaker"},
 	{"We tried it in the harbour and the pancakes stall played music from it.", "pancakes"},
 	{"The sound was clear even next to the noisy fishing boats.", "fishing"},
 	{"By the evening the umbrella shop owner wanted one for herself.", "umbrella"},
-	{"So here is my verdict on Zorblax after seven long days.", "verdict"},
+	{"So here is my verdict on Brixley after seven long days.", "verdict"},
 	{"It is loud, it is tough, and the battery really did last.", "tough"},
 	{"The only problem is the price, which is far too high for most people.", "price"},
 	{"Thanks for watching, and tell me in the comments what I should test next.", "comments"},
@@ -425,14 +425,21 @@ func TestTranscriptEditsThroughTheGateway(t *testing.T) {
 	if math.Abs((d0-d1)-sentence) > 0.2 {
 		t.Errorf("the render is %.3f s shorter, the sentence %.3f s", d0-d1, sentence)
 	}
-	// At the cut (where the sentence began, less what came before it in
-	// the clip) the sound is silence: no fragment of a word either side.
-	at := byID[cut.first].start - start
+	// Around the cut the sound is the pause before the sentence, cut
+	// inside, running into the pause before the next: in the MP4 that is
+	// from the end of the word before the sentence to where the next
+	// sentence now starts (where the deleted one started). It is silence:
+	// no fragment of a deleted word, nor of a kept one.
+	prev, ok := byID[cut.first-1]
+	if !ok {
+		t.Fatalf("no word before the sentence %q", cut.text)
+	}
+	from, to := prev.end-start+0.03, byID[cut.first].start-start-0.03
 	speech := rmsWindow(t, mp4, 0, d1)
-	gap := rmsWindow(t, mp4, at-0.05, at+0.05)
-	t.Logf("RMS %.1f dBFS at the cut (%.2f s), %.1f dBFS over the clip", gap, at, speech)
-	if gap > speech-20 {
-		t.Errorf("the cut at %.2f s holds sound: %.1f dBFS against the clip's %.1f", at, gap, speech)
+	gap := rmsWindow(t, mp4, from, to)
+	t.Logf("RMS %.1f dBFS at the cut (%.2f–%.2f s of the MP4), %.1f dBFS over the clip", gap, from, to, speech)
+	if to-from < 0.1 || gap > speech-25 {
+		t.Errorf("the cut at %.2f–%.2f s holds sound: %.1f dBFS against the clip's %.1f", from, to, gap, speech)
 	}
 }
 

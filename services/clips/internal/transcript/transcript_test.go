@@ -45,7 +45,7 @@ func TestVocabularyReplacesCloseWordsAndNGrams(t *testing.T) {
 		heard, term string
 		want        bool
 	}{
-		{"zorblacks", "Zorblax", true}, {"hukline", "Hookline", true}, {"cotton", "Kotlin", false},
+		{"zorblacks", "Zorblax", true}, {"bricksly", "Brixley", true}, {"mormlax", "Zorblax", false}, {"hukline", "Hookline", true}, {"cotton", "Kotlin", false},
 		{"the", "Zorblax", false}, {"api", "API", true}, {"ape", "API", false}, {"fonetik", "Phonetic", true},
 	} {
 		_, ok := closeness(letters(c.heard), letters(c.term), phoneticKey(letters(c.term)))
