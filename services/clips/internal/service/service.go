@@ -261,8 +261,10 @@ func (s *API) Create(ctx context.Context, p principal.Principal, in project.Crea
 			s.log().WarnContext(ctx, "captions unavailable at creation", "source", key, "err", err)
 		}
 	}
-	// The vocabulary corrects the words the clips are ranked on.
-	in2.Segments = transcript.Build(in2.Segments, transcript.Edits{Vocabulary: c.Vocabulary}).Edited()
+	if len(c.Vocabulary) > 0 {
+		// The vocabulary corrects the words the clips are ranked on.
+		in2.Segments = transcript.Build(in2.Segments, transcript.Edits{Vocabulary: c.Vocabulary}).Edited()
+	}
 	res, err := s.Moments.Rank(ctx, in2)
 	if err != nil {
 		return project.Project{}, fmt.Errorf("ranking moments: %w", err)

@@ -67,8 +67,10 @@ type Transcript struct {
 	// Words are every word by id (Words[i].ID == i), merged ones included.
 	Words    []Word
 	Segments []Segment
-	// original are the words as recognised; spans the segments' id ranges.
+	// original are the words as recognised; source the segments that hold
+	// any, spans their id ranges.
 	original []Word
+	source   []videosite.Segment
 	spans    []Range
 	edits    Edits
 }
@@ -88,10 +90,14 @@ func Build(segs []videosite.Segment, e Edits) Transcript {
 				words = append(words, videosite.Word{Start: s.Start + float64(i)*per, End: s.Start + float64(i+1)*per, Text: f, Confidence: videosite.Certain})
 			}
 		}
+		if len(words) == 0 {
+			continue // nothing said: nothing to caption, edit or rank
+		}
 		first := len(t.original)
 		for _, w := range words {
 			t.original = append(t.original, Word{ID: len(t.original), Start: w.Start, End: w.End, Text: w.Text, Confidence: w.Confidence, MergedInto: -1})
 		}
+		t.source = append(t.source, s)
 		t.spans = append(t.spans, Range{From: first, To: len(t.original) - 1})
 	}
 	t.apply(e)
@@ -127,9 +133,6 @@ func (t *Transcript) apply(e Edits) {
 	}
 	t.Segments = make([]Segment, 0, len(t.spans))
 	for _, sp := range t.spans {
-		if sp.To < sp.From {
-			continue
-		}
 		s := Segment{FirstWord: sp.From, LastWord: sp.To, Start: t.Words[sp.From].Start, End: t.Words[sp.To].End}
 		var text []string
 		kept := false
@@ -188,10 +191,15 @@ func (t Transcript) Kept() []Word {
 }
 
 // Edited is the transcript as segments of its kept words, for ranking
-// moments on what is now said.
+// moments on what is now said: a segment none of whose words changed is
+// the source's as it was.
 func (t Transcript) Edited() []videosite.Segment {
 	out := make([]videosite.Segment, 0, len(t.Segments))
-	for _, s := range t.Segments {
+	for i, s := range t.Segments {
+		if !t.changed(s) {
+			out = append(out, t.source[i])
+			continue
+		}
 		var words []videosite.Word
 		for _, w := range t.Words[s.FirstWord : s.LastWord+1] {
 			if w.MergedInto < 0 && !w.Deleted {
@@ -203,6 +211,17 @@ func (t Transcript) Edited() []videosite.Segment {
 		}
 	}
 	return out
+}
+
+// changed reports whether any word of s differs from its recognition.
+func (t Transcript) changed(s Segment) bool {
+	for id := s.FirstWord; id <= s.LastWord; id++ {
+		w, o := t.Words[id], t.original[id]
+		if w.Deleted || w.MergedInto >= 0 || w.Text != o.Text || w.End != o.End {
+			return true
+		}
+	}
+	return false
 }
 
 // Span is a stretch of time, seconds.

@@ -111,3 +111,16 @@ func asErr(err error, target **apierr.Error) bool {
 	*target = e
 	return ok
 }
+
+// Unedited segments reach the ranking as the source has them; edited ones
+// carry their kept words.
+func TestEditedKeepsUntouchedSegments(t *testing.T) {
+	segs := talk()
+	segs[0].Text = "We tried  zorb lacks today."
+	segs = append(segs, videosite.Segment{Start: 20, End: 21, Text: " "})
+	tr := Build(segs, Edits{Deleted: []Range{{From: 6, To: 7}}})
+	got := tr.Edited()
+	if len(got) != 3 || got[0].Text != segs[0].Text || got[2].Text != segs[2].Text || got[1].Text != "it best cheese ever." || len(got[1].Words) != 4 {
+		t.Fatalf("edited %+v", got)
+	}
+}
