@@ -48,7 +48,9 @@ func TestVocabularyReplacesCloseWordsAndNGrams(t *testing.T) {
 		{"zorblacks", "Zorblax", true}, {"bricksly", "Brixley", true}, {"mormlax", "Zorblax", false}, {"hukline", "Hookline", true}, {"cotton", "Kotlin", false},
 		{"the", "Zorblax", false}, {"api", "API", true}, {"ape", "API", false}, {"fonetik", "Phonetic", true},
 	} {
-		_, ok := closeness(letters(c.heard), letters(c.term), phoneticKey(letters(c.term)))
+		term := newSpelling(letters(c.term))
+		term.phonetic()
+		_, ok := closeness(newSpelling(letters(c.heard)), term)
 		if ok != c.want {
 			t.Errorf("%s ~ %s: %v (keys %s %s)", c.heard, c.term, ok, phoneticKey(letters(c.heard)), phoneticKey(letters(c.term)))
 		}

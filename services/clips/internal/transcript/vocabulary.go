@@ -59,6 +59,45 @@ type match struct {
 	term     string
 }
 
+// spelling is a word's (or n-gram's, or term's) letters, prepared for
+// comparing: the runes, a count per letter (a lower bound of the edit
+// distance is half the counts' difference) and, once asked for, the
+// phonetic key.
+type spelling struct {
+	runes []rune
+	count [37]int16 // a–z, 0–9, anything else
+	key   string
+	keyed bool
+}
+
+func newSpelling(letters string) *spelling {
+	sp := &spelling{}
+	sp.add(letters)
+	return sp
+}
+
+func (sp *spelling) add(letters string) {
+	for _, r := range letters {
+		sp.runes = append(sp.runes, r)
+		switch {
+		case r >= 'a' && r <= 'z':
+			sp.count[r-'a']++
+		case r >= '0' && r <= '9':
+			sp.count[26+r-'0']++
+		default:
+			sp.count[36]++
+		}
+	}
+	sp.keyed = false
+}
+
+func (sp *spelling) phonetic() string {
+	if !sp.keyed {
+		sp.key, sp.keyed = phoneticKey(string(sp.runes)), true
+	}
+	return sp.key
+}
+
 // matchVocabulary finds, left to right, the runs of words (n-grams of
 // one to a term's words plus two) that sound or are spelled close to a
 // term, the closest first where several could start at a word.
@@ -67,30 +106,41 @@ func matchVocabulary(words []Word, terms []string) []match {
 		return nil
 	}
 	type prepared struct {
-		text, letters, key string
-		words              int
+		text  string
+		sp    *spelling
+		words int
 	}
 	ts := make([]prepared, len(terms))
+	longest := 0
 	for i, t := range terms {
-		ts[i] = prepared{text: t, letters: letters(t), key: phoneticKey(letters(t)), words: len(strings.Fields(t))}
+		ts[i] = prepared{text: t, sp: newSpelling(letters(t)), words: len(strings.Fields(t))}
+		ts[i].sp.phonetic()
+		longest = max(longest, len(ts[i].sp.runes))
+	}
+	lettersOf := make([]string, len(words))
+	for i, w := range words {
+		lettersOf[i] = letters(w.Text)
 	}
 	var out []match
 	for i := 0; i < len(words); {
 		best, bestN, bestScore := -1, 0, 2.0
+		heard := &spelling{}
 		for n := 1; n <= maxTermWords+2 && i+n <= len(words); n++ {
 			if n > 1 && words[i+n-1].Start-words[i+n-2].End > maxGap {
 				break
 			}
-			var b strings.Builder
-			for _, w := range words[i : i+n] {
-				b.WriteString(letters(w.Text))
+			heard.add(lettersOf[i+n-1])
+			if len(heard.runes) > 2*longest {
+				break // half its letters would be extra for every term
 			}
-			heard := b.String()
+			if len(heard.runes) == 0 {
+				continue
+			}
 			for k, t := range ts {
-				if n > t.words+2 || heard == "" {
+				if n > t.words+2 {
 					continue
 				}
-				if s, ok := closeness(heard, t.letters, t.key); ok && s < bestScore {
+				if s, ok := closeness(heard, t.sp); ok && s < bestScore {
 					best, bestN, bestScore = k, n, s
 				}
 			}
@@ -105,25 +155,46 @@ func matchVocabulary(words []Word, terms []string) []match {
 	return out
 }
 
-// closeness says whether heard (letters only) is close to a term (its
-// letters and phonetic key), with a score (lower is closer). Terms of
-// fewer than four letters match only their own spelling (any case): a
-// short word is close to too many others. Longer ones match when the
-// spelling differs by at most a fifth of its letters, or the phonetic
-// keys agree and the spelling differs by at most half, or the keys
-// differ by at most a quarter and the spelling by at most a third.
-func closeness(heard, term, termKey string) (float64, bool) {
-	if heard == term {
+// closeness says whether heard is close to a term, with a score (lower
+// is closer). Terms of fewer than four letters match only their own
+// spelling (any case): a short word is close to too many others. Longer
+// ones match when the spelling differs by at most a fifth of its letters,
+// or the phonetic keys agree and the spelling differs by at most half,
+// or the keys differ by at most a quarter and the spelling by at most a
+// third. Bounds from the lengths and the letter counts rule most pairs
+// out before any distance is computed.
+func closeness(heard, term *spelling) (float64, bool) {
+	lh, lt := len(heard.runes), len(term.runes)
+	if lh == lt && string(heard.runes) == string(term.runes) {
 		return 0, true
 	}
-	if len([]rune(term)) < 4 {
+	if lt < 4 {
 		return 0, false
 	}
-	spell := normalisedDistance(heard, term)
-	sound := normalisedDistance(phoneticKey(heard), termKey)
+	longer := float64(max(lh, lt))
+	diff := 0
+	for i := range heard.count {
+		d := int(heard.count[i]) - int(term.count[i])
+		diff += max(d, -d)
+	}
+	atLeast := float64(max(abs(lh-lt), (diff+1)/2)) / longer
+	if atLeast > 0.5 {
+		return 0, false
+	}
+	sameKey := heard.phonetic() == term.key
+	if !sameKey && atLeast > 0.34 {
+		return 0, false
+	}
+	spell := normalisedDistance(string(heard.runes), string(term.runes))
+	sound := 0.0
+	if !sameKey {
+		sound = normalisedDistance(heard.key, term.key)
+	}
 	ok := spell <= 0.2 || (sound == 0 && spell <= 0.5) || (sound <= 0.25 && spell <= 0.34)
 	return spell + sound, ok
 }
+
+func abs(x int) int { return max(x, -x) }
 
 // letters is s lower-cased with only its letters and digits.
 func letters(s string) string {
