@@ -25,6 +25,11 @@ const (
 	IdempotencyConflict  Code = "idempotency_conflict"
 	UnsupportedMediaType Code = "unsupported_media_type"
 	RateLimited          Code = "rate_limited"
+	// PreconditionFailed: If-Match names a version that is no longer the
+	// resource's (someone changed it since it was read).
+	PreconditionFailed Code = "precondition_failed"
+	// PreconditionRequired: a conditional write sent without If-Match.
+	PreconditionRequired Code = "precondition_required"
 	Internal             Code = "internal"
 	Unavailable          Code = "unavailable"
 	// ProviderUnavailable: the operator's AI provider cannot serve the
@@ -45,6 +50,8 @@ var statuses = map[Code]int{
 	IdempotencyConflict:  409,
 	UnsupportedMediaType: 415,
 	RateLimited:          429,
+	PreconditionFailed:   412,
+	PreconditionRequired: 428,
 	Internal:             500,
 	Unavailable:          503,
 	ProviderUnavailable:  503,

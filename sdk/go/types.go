@@ -705,6 +705,9 @@ type ClipFeatures struct {
 type ClipProjectCreate struct {
 	VideoSiteURL string `json:"video_site_url"`
 	Format       string `json:"format,omitempty"`
+	// Vocabulary are up to 100 custom terms (names, brands, jargon) that
+	// replace the recognised words close to them.
+	Vocabulary []string `json:"vocabulary,omitempty"`
 }
 
 // RenderRequest is the body of StartRenders: exactly one of ClipID and

@@ -38,8 +38,9 @@ type operation struct {
 	Path        string // as in the document, with {name} templates
 	Summary     string
 	Description string
-	// Params are the path and query parameters; header and cookie
-	// parameters (X-Request-ID, Idempotency-Key) are the transport's.
+	// Params are the path, query and header parameters but the
+	// transport's (X-Request-ID, Idempotency-Key) and cookies: If-Match
+	// is the tool's to send.
 	Params []param
 	// Body is the JSON request body schema; nil without one.
 	Body         map[string]any
@@ -51,10 +52,13 @@ type operation struct {
 
 type param struct {
 	Name     string
-	In       string // "path" or "query"
+	In       string // "path", "query" or "header"
 	Required bool
 	Schema   map[string]any
 }
+
+// transportHeaders are the header parameters the transport sets itself.
+var transportHeaders = map[string]bool{"X-Request-ID": true, "Idempotency-Key": true}
 
 var methods = []string{"get", "put", "post", "delete", "options", "head", "patch", "trace"}
 
@@ -118,10 +122,10 @@ func (d *document) operation(method, path string, raw map[string]any, shared []a
 	for _, key := range order {
 		pm := byKey[key]
 		in, _ := pm["in"].(string)
-		if in != "path" && in != "query" {
+		name, _ := pm["name"].(string)
+		if in != "path" && in != "query" && (in != "header" || transportHeaders[name]) {
 			continue
 		}
-		name, _ := pm["name"].(string)
 		s, err := d.schema(pm["schema"])
 		if err != nil {
 			return nil, fmt.Errorf("parameter %s: %w", name, err)

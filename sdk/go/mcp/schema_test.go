@@ -22,6 +22,7 @@ const fixture = `{
       "patch": {
         "operationId": "updateBrand",
         "summary": "Update a brand",
+        "parameters": [{"name": "If-Match", "in": "header", "schema": {"type": "string"}}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BrandUpdate"}}}},
         "responses": {"200": {"$ref": "#/components/responses/Brand"}}
       }
@@ -129,9 +130,10 @@ func TestInputSchemaMergesParametersAndBody(t *testing.T) {
 	}
 	r := resolved(t, in)
 	// The path parameter sits beside the body's properties, required; the
-	// header parameters are the transport's and do not appear.
+	// transport's header parameters do not appear, the operation's own
+	// (If-Match) do.
 	props := in["properties"].(map[string]any)
-	if props["id"].(map[string]any)["description"] != "A uuid." || props["X-Request-ID"] != nil {
+	if props["id"].(map[string]any)["description"] != "A uuid." || props["X-Request-ID"] != nil || props["If-Match"] == nil {
 		t.Fatalf("properties %v", props)
 	}
 	for arg, ok := range map[string]bool{

@@ -276,6 +276,7 @@ func (s *server) call(ctx context.Context, req *sdk.CallToolRequest, op *operati
 	args = maps.Clone(args)
 	path := op.Path
 	query := url.Values{}
+	header := http.Header{}
 	for _, p := range op.Params {
 		v, ok := args[p.Name]
 		delete(args, p.Name)
@@ -304,6 +305,12 @@ func (s *server) call(ctx context.Context, req *sdk.CallToolRequest, op *operati
 				}
 				query.Add(p.Name, str)
 			}
+		case "header":
+			str, err := scalar(v)
+			if err != nil {
+				return nil, fmt.Errorf("%w: %s: %w", errArguments, p.Name, err)
+			}
+			header.Set(p.Name, str)
 		}
 	}
 	var body io.Reader
@@ -335,6 +342,9 @@ func (s *server) call(ctx context.Context, req *sdk.CallToolRequest, op *operati
 	hreq, err := http.NewRequestWithContext(ctx, op.Method, u.String(), body)
 	if err != nil {
 		return nil, err
+	}
+	for k, v := range header {
+		hreq.Header[k] = v
 	}
 	if body != nil {
 		hreq.Header.Set("Content-Type", "application/json")

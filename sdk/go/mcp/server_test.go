@@ -15,8 +15,8 @@ import (
 
 // recorded is one request the API under test received.
 type recorded struct {
-	method, uri, auth, contentType string
-	body                           map[string]any
+	method, uri, auth, contentType, ifMatch string
+	body                                    map[string]any
 }
 
 // recordingAPI answers every request with the envelope of a 402, as the
@@ -27,7 +27,8 @@ func recordingAPI(t *testing.T) (*httptest.Server, func() []recorded) {
 	var mu sync.Mutex
 	var got []recorded
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := recorded{method: r.Method, uri: r.URL.RequestURI(), auth: r.Header.Get("Authorization"), contentType: r.Header.Get("Content-Type")}
+		rec := recorded{method: r.Method, uri: r.URL.RequestURI(), auth: r.Header.Get("Authorization"), contentType: r.Header.Get("Content-Type"),
+			ifMatch: r.Header.Get("If-Match")}
 		raw, _ := io.ReadAll(r.Body)
 		if len(raw) > 0 {
 			_ = json.Unmarshal(raw, &rec.body)
@@ -96,7 +97,7 @@ func TestToolsSendTheOperationAndReturnTheEnvelope(t *testing.T) {
 		return res
 	}
 	id := "7d0c1c5e-4d8e-4b59-9d1c-0c7d3a1f3b11"
-	res := call("update_brand", map[string]any{"id": id, "domain": "acme.com"})
+	res := call("update_brand", map[string]any{"id": id, "domain": "acme.com", "If-Match": `"3"`})
 	text := res.Content[0].(*sdk.TextContent).Text
 	envelope, _ := res.StructuredContent.(map[string]any)
 	if !res.IsError || envelope["code"] != "insufficient_credits" || envelope["status"] != float64(402) ||
@@ -141,13 +142,13 @@ func TestToolsSendTheOperationAndReturnTheEnvelope(t *testing.T) {
 		t.Fatalf("%d requests: %+v", len(got), got)
 	}
 	want := []recorded{
-		{method: "PATCH", uri: "/api/v1/brands/" + id, body: map[string]any{"domain": "acme.com"}},
+		{method: "PATCH", uri: "/api/v1/brands/" + id, body: map[string]any{"domain": "acme.com"}, ifMatch: `"3"`},
 		{method: "GET", uri: "/api/v1/things?page=2&tag=a&tag=b+c"},
 		{method: "POST", uri: "/api/v1/things"},
 	}
 	for i, w := range want {
 		g := got[i]
-		if g.method != w.method || g.uri != w.uri || g.auth != "Bearer hk_live_stdio" {
+		if g.method != w.method || g.uri != w.uri || g.auth != "Bearer hk_live_stdio" || g.ifMatch != w.ifMatch {
 			t.Errorf("request %d: %s %s (%s), want %s %s", i, g.method, g.uri, g.auth, w.method, w.uri)
 		}
 		if (g.contentType == "application/json") != (g.method != "GET") {

@@ -71,6 +71,8 @@ var catalogue = []struct{ operationID, tool string }{
 	{"getRender", "get_render"},
 	{"getCensorWords", "get_censor_words"},
 	{"setCensorWords", "set_censor_words"},
+	{"getClipTranscript", "get_clip_transcript"},
+	{"editClipTranscript", "edit_clip_transcript"},
 	// credits
 	{"getCredits", "get_credits"},
 	{"listUsage", "list_usage"},

@@ -20,6 +20,7 @@ func clips(ctx context.Context, e *env, args []string) error {
 		"censor-words": func(ctx context.Context, e *env, args []string) error {
 			return sub(ctx, e, "clips censor-words", args, map[string]command{"get": getCensorWords, "set": setCensorWords})
 		},
+		"transcript": transcript,
 	})
 }
 
@@ -41,11 +42,13 @@ func createProject(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("clips create")
 	format := fs.String("format", "", "portrait or landscape")
 	wait := fs.Bool("wait", false, "wait until the source is prepared")
+	var terms list
+	fs.Var(&terms, "term", "a custom vocabulary term (repeatable)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	p, err := e.c.CreateClipProject(ctx, &hookline.ClipProjectCreate{VideoSiteURL: pos[0], Format: *format})
+	p, err := e.c.CreateClipProject(ctx, &hookline.ClipProjectCreate{VideoSiteURL: pos[0], Format: *format, Vocabulary: terms})
 	if err != nil {
 		return err
 	}

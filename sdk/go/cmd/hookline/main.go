@@ -75,7 +75,7 @@ Usage: hookline [--json] <command> [arguments]
   thumbnails critique --image I [--niche N]
   thumbnails list [--kind K] | get ID | delete ID
   faces list | create --name N --photo URL|FILE...
-  clips create URL [--format portrait|landscape] [--wait]
+  clips create URL [--format portrait|landscape] [--term TERM]... [--wait]
   clips get PROJECT [--wait]
   clips render PROJECT CLIP... [--style bold|clean|minimal|energetic|glow] [--format F]
                [--brand ID] [--hook-title] [--progress-bar] [--keywords] [--broll] [--music]
@@ -84,6 +84,9 @@ Usage: hookline [--json] <command> [arguments]
                [--download DIR]          --download saves the MP4 and its exports (srt, vtt, fcpxml, edl)
   clips renders PROJECT
   clips censor-words get | set [WORD|"A PHRASE"]...   the profanity filter's own words (set: the whole list)
+  clips transcript get PROJECT [--page N] [--limit N]
+  clips transcript edit PROJECT --if-match ETAG [--replace ID=TEXT]... [--delete FROM-TO]...
+               [--restore FROM-TO]... [--term TERM]... [--clear-vocabulary] [--rerank]
   webhooks list | get ID | delete ID | rotate-secret ID | test ID
   webhooks create --url URL [--event TYPE]... [--description D] [--credits-low N] [--disabled]
   webhooks update ID [--url URL] [--event TYPE]... [--description D] [--enable|--disable]

@@ -111,18 +111,19 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		MaxDownloadBytes: cfg.MaxDownloadMB << 20, DownloadTimeout: cfg.DownloadTimeout,
 	})
 	core := service.Core{
-		Store:      store,
-		Renders:    store,
-		Brands:     store,
-		AssetOwner: &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
-		Music:      store,
-		Broll:      store,
-		Censor:     store,
-		Media:      media.Tools{FFmpeg: ff, Faces: sampler},
-		Blobs:      blobs,
-		PublicURL:  blobs.PublicURL,
-		WorkDir:    cfg.WorkDir,
-		Log:        p.Log,
+		Store:       store,
+		Renders:     store,
+		Transcripts: store,
+		Brands:      store,
+		AssetOwner:  &assetrecords.Client{Bus: p.Bus, Timeout: assetsTimeout},
+		Music:       store,
+		Broll:       store,
+		Censor:      store,
+		Media:       media.Tools{FFmpeg: ff, Faces: sampler},
+		Blobs:       blobs,
+		PublicURL:   blobs.PublicURL,
+		WorkDir:     cfg.WorkDir,
+		Log:         p.Log,
 	}
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }

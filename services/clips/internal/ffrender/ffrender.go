@@ -82,6 +82,10 @@ type Job struct {
 	// filler words (jump cuts, jumpcut.go); the captions, b-roll, progress
 	// bar, SRT and crop path follow the cut.
 	RemoveSilences, RemoveFillers bool
+	// Cuts are stretches of the clip to cut besides (the words the creator
+	// deleted from the transcript), seconds from its start, in order; they
+	// join the jump cuts and are followed the same way.
+	Cuts []Span
 	// AutoZoom punches in on the emphasised lines of a reframed clip
 	// (zoom.go).
 	AutoZoom bool
@@ -221,13 +225,14 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	}
 	progress(StepCutting, 0)
 	var res Result
-	cutting := j.RemoveSilences || j.RemoveFillers
+	jumpCuts := j.RemoveSilences || j.RemoveFillers
+	cutting := jumpCuts || len(j.Cuts) > 0
 	// The clip's loudness, for the cuts and the punch-ins, is measured
 	// while the faces are tracked.
 	var measuring sync.WaitGroup
 	var db []float64
 	var dbErr error
-	if j.HasAudio && (cutting || j.AutoZoom) {
+	if j.HasAudio && (jumpCuts || j.AutoZoom) {
 		measuring.Add(1)
 		measured := j // a copy: j changes below while it is measured
 		go func() {
@@ -257,7 +262,7 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	}
 	var edit Edit
 	if cutting {
-		edit = planCuts(j.Text.Words, db, j.End-j.Start, j.RemoveSilences, j.RemoveFillers)
+		edit = planCuts(j.Text.Words, db, j.End-j.Start, j.RemoveSilences, j.RemoveFillers).with(j.Cuts, j.End-j.Start)
 		j = edit.apply(j)
 		path = edit.Crop(path)
 		db = edit.Loudness(db)

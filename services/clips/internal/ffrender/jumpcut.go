@@ -1,6 +1,7 @@
 package ffrender
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -280,6 +281,17 @@ func planCuts(words []captions.Word, db []float64, length float64, silences, dro
 		i = j
 	}
 	return snap(removed, length)
+}
+
+// with adds spans (seconds of a clip length long) to the removed
+// stretches, on the frame grid.
+func (e Edit) with(spans []Span, length float64) Edit {
+	if len(spans) == 0 {
+		return e
+	}
+	all := append(slices.Clone(e.Removed), spans...)
+	slices.SortFunc(all, func(a, b Span) int { return cmp.Compare(a.From, b.From) })
+	return snap(all, length)
 }
 
 // edge is how many seconds of silence run from frame i towards stop.

@@ -112,3 +112,26 @@ func TestFacesFollowTheCut(t *testing.T) {
 		t.Errorf("applied faces %+v", j.Text.Faces)
 	}
 }
+
+// Stretches the creator deleted join the jump cuts: on the frame grid,
+// overlapping ones merged, and words, cutaways and times follow them all.
+func TestDeletedWordsJoinTheJumpCuts(t *testing.T) {
+	silences := Edit{Removed: []Span{{From: 1, To: 1.5}, {From: 4, To: 4.2}}}
+	e := silences.with([]Span{{From: 3.01, To: 3.99}, {From: 1.4, To: 2.02}}, 6)
+	want := []Span{{From: 1, To: 61.0 / 30}, {From: 3, To: 4.2}}
+	if len(e.Removed) != len(want) {
+		t.Fatalf("removed %v, want %v", e.Removed, want)
+	}
+	for i, r := range e.Removed {
+		if math.Abs(r.From-want[i].From) > 1e-9 || math.Abs(r.To-want[i].To) > 1e-9 {
+			t.Fatalf("removed %v, want %v", e.Removed, want)
+		}
+	}
+	words := e.Words([]captions.Word{{Start: 0.2, End: 0.8, Text: "kept"}, {Start: 3.2, End: 3.8, Text: "deleted"}, {Start: 4.3, End: 4.6, Text: "after"}})
+	if len(words) != 2 || words[1].Text != "after" || math.Abs(words[1].Start-(4.3-e.Seconds())) > 1e-9 {
+		t.Fatalf("words %+v", words)
+	}
+	if got := (Edit{}).with(nil, 6); len(got.Removed) != 0 {
+		t.Fatalf("nothing to cut: %v", got.Removed)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/service"
+	"hookline.dev/services/clips/internal/transcript"
 )
 
 // Handler serves the clips API; ready answers /readyz. With svc nil it
@@ -36,6 +37,8 @@ func Handler(svc *service.API, secret []byte, ready func(context.Context) error,
 		r.Get("/clips/projects", a.Wrap(h.list))
 		r.Post("/clips/projects", a.Wrap(h.create))
 		r.Get("/clips/projects/{projectId}", a.Wrap(h.get))
+		r.Get("/clips/projects/{projectId}/transcript", a.Wrap(h.getTranscript))
+		r.Patch("/clips/projects/{projectId}/transcript", a.Wrap(h.editTranscript))
 		r.Get("/clips/projects/{projectId}/renders", a.Wrap(h.listRenders))
 		r.Post("/clips/projects/{projectId}/renders", a.Wrap(h.startRenders))
 		r.Get("/clips/renders/{renderId}", a.Wrap(h.getRender))
@@ -58,6 +61,8 @@ func MapError(err error) error {
 		return apierr.New(apierr.NotFound, "clip project not found")
 	case errors.Is(err, render.ErrNotFound):
 		return apierr.New(apierr.NotFound, "render not found")
+	case errors.Is(err, transcript.ErrStale):
+		return apierr.New(apierr.PreconditionFailed, "the transcript changed since that version: GET it again and apply your edits to the new ETag")
 	case errors.Is(err, render.ErrNoBrand):
 		return apierr.New(apierr.NotFound, "brand not found").With("field", "brand_id")
 	}
@@ -161,14 +166,15 @@ func clipOut(c moments.Clip) clipDTO {
 
 func (h *api) create(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
-		VideoSiteURL *string `json:"video_site_url"`
-		Format       *string `json:"format"`
+		VideoSiteURL *string   `json:"video_site_url"`
+		Format       *string   `json:"format"`
+		Vocabulary   *[]string `json:"vocabulary"`
 	}
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
 	p, _ := principal.From(r.Context())
-	proj, err := h.svc.Create(r.Context(), p, project.CreateInput{VideoSiteURL: in.VideoSiteURL, Format: in.Format})
+	proj, err := h.svc.Create(r.Context(), p, project.CreateInput{VideoSiteURL: in.VideoSiteURL, Format: in.Format, Vocabulary: in.Vocabulary})
 	if err != nil {
 		return err
 	}

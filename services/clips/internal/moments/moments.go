@@ -83,6 +83,9 @@ type Input struct {
 	// VideoTitle is the source's title, what a low-quality transcript's
 	// clips are titled from.
 	VideoTitle string
+	// Terms are the project's custom vocabulary: keywords of every clip
+	// that says them, weighted as the video's strongest.
+	Terms []string
 }
 
 // Features are a clip's measured features, each 0..1.
@@ -188,6 +191,7 @@ type doc struct {
 	contentType          nlp.ContentType
 	signals              *Signals
 	meanEnergy, duration float64
+	terms                []string
 }
 
 // Rank scores the transcript's candidate windows and picks the best
@@ -233,7 +237,7 @@ var danglingStarts = map[string]bool{
 
 func prepare(in Input) *doc {
 	text, at, doubts := timeline(in.Segments)
-	d := &doc{text: text, doubts: doubts, signals: in.Signals, videoTitle: strings.TrimSpace(in.VideoTitle)}
+	d := &doc{text: text, doubts: doubts, signals: in.Signals, videoTitle: strings.TrimSpace(in.VideoTitle), terms: in.Terms}
 	if n := len(in.Segments); n > 0 {
 		d.duration = in.Segments[n-1].End
 	}
@@ -243,6 +247,15 @@ func prepare(in Input) *doc {
 	for _, k := range nlp.Keywords(sure, 40) {
 		for _, t := range nlp.Tokens(k.Text) {
 			weights[nlp.Stem(t)] = math.Max(weights[nlp.Stem(t)], k.Score)
+		}
+	}
+	top := 0.0
+	for _, w := range weights {
+		top = math.Max(top, w)
+	}
+	for _, term := range in.Terms {
+		for _, t := range nlp.Tokens(term) {
+			weights[nlp.Stem(t)] = math.Max(top, 1)
 		}
 	}
 	for _, s := range nlp.Sentences(text) {
@@ -577,8 +590,12 @@ func (d *doc) clip(c scored, a Analysis) Clip {
 	if t, ok := contentType(text, 15); ok {
 		cl.Category = string(t)
 	}
+	// The creator's terms count whatever the recogniser's confidence.
+	cl.Keywords = termsIn(d.text[d.sents[c.i].from:d.sents[c.j].to], d.terms)
 	for _, k := range nlp.KeyPhrases(text, 5) {
-		cl.Keywords = append(cl.Keywords, k.Text)
+		if len(cl.Keywords) < 5 && !slices.ContainsFunc(cl.Keywords, func(s string) bool { return strings.EqualFold(s, k.Text) }) {
+			cl.Keywords = append(cl.Keywords, k.Text)
+		}
 	}
 	cl.Title = d.title(c, cl.Keywords)
 	cl.Hook = cl.Title
@@ -745,4 +762,16 @@ func (d *doc) analysis() Analysis {
 		a.SuggestedStyle = "clean"
 	}
 	return a
+}
+
+// termsIn are the terms text says (as whole words, any case), at most 5.
+func termsIn(text string, terms []string) []string {
+	out := []string{}
+	said := " " + strings.Join(nlp.Tokens(text), " ") + " "
+	for _, t := range terms {
+		if len(out) < 5 && strings.Contains(said, " "+strings.Join(nlp.Tokens(t), " ")+" ") {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -104,6 +104,16 @@ func (s *Store) Create(ctx context.Context, p project.Project, captions []videos
 			p.Duration, p.Transcript, analysis, clips, caps, p.CreatedAt); err != nil {
 			return fmt.Errorf("postgres: insert project: %w", err)
 		}
+		if len(p.Vocabulary) > 0 {
+			vocabulary, err := json.Marshal(p.Vocabulary)
+			if err != nil {
+				return err
+			}
+			if _, err := tx.Exec(ctx, `INSERT INTO transcript_edits (project_id, org_id, version, vocabulary, updated_at) VALUES ($1, $2, 1, $3, $4)`,
+				p.ID, p.OrgID, vocabulary, p.CreatedAt); err != nil {
+				return fmt.Errorf("postgres: insert vocabulary: %w", err)
+			}
+		}
 		if err := messaging.WriteOutbox(ctx, tx, job); err != nil {
 			return fmt.Errorf("postgres: %w", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
+	"hookline.dev/services/clips/internal/transcript"
 )
 
 // ErrNotFound: no such project in the organization.
@@ -77,6 +78,9 @@ type Project struct {
 	Analysis   moments.Analysis
 	Clips      []moments.Clip
 	Attempts   int
+	// Vocabulary are the custom terms sent at creation (the transcript's
+	// edits keep them after; see package transcript).
+	Vocabulary []string
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 	ReadyAt    *time.Time
@@ -103,12 +107,14 @@ type Source struct {
 type CreateInput struct {
 	VideoSiteURL *string
 	Format       *string
+	Vocabulary   *[]string
 }
 
 // Create is a validated CreateInput.
 type Create struct {
-	Source videosite.Source
-	Format Format
+	Source     videosite.Source
+	Format     Format
+	Vocabulary []string
 }
 
 // MaxURL bounds video_site_url.
@@ -148,6 +154,9 @@ func Validate(in CreateInput) (Create, error) {
 			f.Add("format", "must be portrait or landscape")
 		}
 		c.Format = format
+	}
+	if in.Vocabulary != nil {
+		c.Vocabulary = transcript.CheckVocabulary(f, "vocabulary", *in.Vocabulary)
 	}
 	return c, f.Err()
 }

@@ -21,6 +21,7 @@ import (
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/slots"
+	"hookline.dev/services/clips/internal/transcript"
 )
 
 func newID() string { return uuid.NewString() }
@@ -203,7 +204,11 @@ func (s *Worker) prepare(ctx context.Context, p project.Project, captions []vide
 	if err := s.progress(ctx, p.ID, project.StepAnalyzing); err != nil {
 		return err
 	}
-	in := moments.Input{Segments: src.Segments, Signals: signals(src.Signals), VideoTitle: p.VideoTitle}
+	edits, err := s.Transcripts.TranscriptEdits(ctx, p.OrgID, p.ID)
+	if err != nil {
+		return err
+	}
+	in := rankInput(p, src, transcript.Build(src.Segments, edits))
 	if len(p.Clips) > 0 {
 		in.Keep = p.Windows() // every id handed out stays valid
 	}

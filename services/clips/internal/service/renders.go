@@ -18,13 +18,13 @@ import (
 	"hookline.dev/pkg/events"
 	"hookline.dev/pkg/principal"
 	"hookline.dev/pkg/s3store"
-	"hookline.dev/pkg/videosite"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/transcript"
 )
 
 // Renders is the render side of the store (*postgres.Store); it settles a
@@ -236,7 +236,14 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 	if r.Format == project.Landscape {
 		w, h = h, w
 	}
-	text := captions.Spec{Style: r.Style, Words: clipWords(src.Segments, clip.Start, clip.End), Keywords: clip.Keywords,
+	// The words as the creator left them: corrected, and the deleted ones
+	// cut from the picture and the sound.
+	edits, err := s.Transcripts.TranscriptEdits(ctx, r.OrgID, r.ProjectID)
+	if err != nil {
+		return err
+	}
+	kept, deleted := transcript.Build(src.Segments, edits).Clip(clip.Start, clip.End)
+	text := captions.Spec{Style: r.Style, Words: clipWords(kept, clip.Start, clip.End), Keywords: clip.Keywords,
 		Emphasis: r.Options.KeywordEmphasis, EndCard: r.Options.EndCardText}
 	if r.Options.HookTitle {
 		text.Hook, text.HookSeconds = clip.Hook, set.HookSeconds
@@ -289,7 +296,8 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 	job := ffrender.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
-		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom}
+		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom,
+		Cuts: clipSpans(deleted, clip.Start)}
 	job.Layout = r.Options.Layout
 	job.Censor, job.Censored = r.Options.Censor, censored
 	job.Samples = src.Faces
@@ -363,28 +371,21 @@ func notes(r render.Render, cutaways, footage int, framed, music bool) []string 
 	return n
 }
 
-// clipWords are the timed words inside [start, end], in seconds from
-// start: the captions' own word timings, or each segment's words spread
-// evenly over it.
-func clipWords(segs []videosite.Segment, start, end float64) []captions.Word {
-	var out []captions.Word
-	for _, s := range segs {
-		if s.End <= start || s.Start >= end {
-			continue
-		}
-		words := s.Words
-		if len(words) == 0 {
-			fields := strings.Fields(s.Text)
-			per := (s.End - s.Start) / float64(max(1, len(fields)))
-			for i, f := range fields {
-				words = append(words, videosite.Word{Start: s.Start + float64(i)*per, End: s.Start + float64(i+1)*per, Text: f, Confidence: videosite.Certain})
-			}
-		}
-		for _, w := range words {
-			if w.Start >= start && w.End <= end+0.25 {
-				out = append(out, captions.Word{Start: w.Start - start, End: min(w.End, end) - start, Text: w.Text})
-			}
-		}
+// clipWords are the transcript's words of a clip in seconds from its
+// start, ending by its end.
+func clipWords(ws []transcript.Word, start, end float64) []captions.Word {
+	out := make([]captions.Word, len(ws))
+	for i, w := range ws {
+		out[i] = captions.Word{Start: w.Start - start, End: min(w.End, end) - start, Text: w.Text}
+	}
+	return out
+}
+
+// clipSpans are spans of the source in seconds from start.
+func clipSpans(spans []transcript.Span, start float64) []ffrender.Span {
+	out := make([]ffrender.Span, len(spans))
+	for i, sp := range spans {
+		out[i] = ffrender.Span{From: sp.From - start, To: sp.To - start}
 	}
 	return out
 }

@@ -29,6 +29,7 @@ import (
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/transcript"
 )
 
 // Source names the service in event envelopes.
@@ -138,7 +139,9 @@ type Blobs interface {
 type Core struct {
 	Store   Store
 	Renders Renders
-	Brands  Brands
+	// Transcripts hold the projects' transcript edits and vocabulary.
+	Transcripts Transcripts
+	Brands      Brands
 	// AssetOwner is asked for the brands the read model has not seen.
 	AssetOwner AssetOwner
 	Music      Music
@@ -234,12 +237,12 @@ func (s *API) Create(ctx context.Context, p principal.Principal, in project.Crea
 	key := project.SourceKey(c.Source)
 	proj := project.Project{
 		ID: newID(), OrgID: p.OrgID, SourceURL: c.Source.URL, SourceKey: key, VideoTitle: md.Title, Format: c.Format,
-		Status: project.Downloading, Step: project.StepQueued, Duration: md.Duration, CreatedAt: s.now(),
+		Status: project.Downloading, Step: project.StepQueued, Duration: md.Duration, CreatedAt: s.now(), Vocabulary: c.Vocabulary,
 	}
 	if proj.VideoTitle == "" {
 		proj.VideoTitle = DefaultVideoTitle
 	}
-	in2 := moments.Input{VideoTitle: proj.VideoTitle}
+	in2 := moments.Input{VideoTitle: proj.VideoTitle, Terms: c.Vocabulary}
 	var captions []videosite.Segment
 	if src, ok, err := s.Store.Source(ctx, p.OrgID, key); err != nil {
 		return project.Project{}, err
@@ -259,6 +262,10 @@ func (s *API) Create(ctx context.Context, p principal.Principal, in project.Crea
 			// Preparation transcribes what the captions would have said.
 			s.log().WarnContext(ctx, "captions unavailable at creation", "source", key, "err", err)
 		}
+	}
+	if len(c.Vocabulary) > 0 {
+		// The vocabulary corrects the words the clips are ranked on.
+		in2.Segments = transcript.Build(in2.Segments, transcript.Edits{Vocabulary: c.Vocabulary}).Edited()
 	}
 	res, err := s.Moments.Rank(ctx, in2)
 	if err != nil {

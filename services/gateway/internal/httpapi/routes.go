@@ -78,6 +78,7 @@ var Routes = []Route{
 
 	{"/clips/projects", []string{get, post}, Clips},
 	{"/clips/projects/{projectId}", []string{get}, Clips},
+	{"/clips/projects/{projectId}/transcript", []string{get, patch}, Clips},
 	{"/clips/projects/{projectId}/renders", []string{get, post}, Clips},
 	{"/clips/renders/{renderId}", []string{get}, Clips},
 	{"/clips/censor-words", []string{get, put}, Clips},

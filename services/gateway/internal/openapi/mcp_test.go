@@ -95,6 +95,10 @@ func TestMCPToolsFromTheDocument(t *testing.T) {
 		{"list_thumbnails", `{"page":2,"limit":5,"kind":"generated"}`, true},
 		{"list_thumbnails", `{"limit":500}`, false},
 		{"get_credits", `{}`, true},
+		{"get_clip_transcript", `{"projectId":` + id + `,"page":2,"limit":100}`, true},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"\"3\"","operations":[{"op":"delete","from":3,"to":5}],"rerank":true}`, true},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*","operations":[]}`, false},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"operations":[{"op":"split"}]}`, false},
 	} {
 		var v any
 		if err := json.Unmarshal([]byte(c.args), &v); err != nil {

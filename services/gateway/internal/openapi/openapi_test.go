@@ -122,7 +122,8 @@ func TestErrorCodesMatchTheTable(t *testing.T) {
 		got = append(got, v.(string))
 	}
 	want := "invalid_request unsupported_prompt unauthorized insufficient_credits quota_exceeded not_found " +
-		"method_not_allowed source_not_ready idempotency_conflict unsupported_media_type rate_limited internal unavailable provider_unavailable"
+		"method_not_allowed source_not_ready idempotency_conflict precondition_failed unsupported_media_type precondition_required rate_limited " +
+		"internal unavailable provider_unavailable"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("codes %v, want %s", got, want)
 	}
