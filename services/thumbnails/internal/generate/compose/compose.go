@@ -29,7 +29,9 @@ import (
 
 	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/generate/scene"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
@@ -37,12 +39,16 @@ import (
 type Options struct {
 	// Quality is the JPEG quality (0: 88).
 	Quality int
+	// Art is the object art drawn for the things a prompt names; nil
+	// draws none (and the result's Applied lists none).
+	Art *fluentemoji.Library
 }
 
 // Engine is the local compositor; it implements engine.Engine. It holds
 // no per-request state and is safe for concurrent use.
 type Engine struct {
 	quality  int
+	art      *fluentemoji.Library
 	builtins []builtin
 	sample   engine.Picture
 }
@@ -63,7 +69,7 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("compose: quality %d above 100", o.Quality)
 	}
 	libvips.Start()
-	e := &Engine{quality: o.Quality}
+	e := &Engine{quality: o.Quality, art: o.Art}
 	for name, doc := range builtinLayouts {
 		l, err := layout.Parse([]byte(doc))
 		if err != nil {
@@ -133,7 +139,25 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if l.Aspect != string(aspect) {
 		transpose(&l)
 	}
+	var (
+		sc      scene.Scene
+		nouns   []string
+		boxes   sceneBoxes
+		applied []string
+	)
+	if !sample {
+		sc = e.sceneOf(req)
+	}
+	if isBuiltin {
+		nouns = e.objectNouns(sc)
+		// A number goes big beside a headline that does not say it (a
+		// derived one does: numbers are what it keeps first).
+		q := givenHeadline(req)
+		number := sc.Number != "" && q != "" && !strings.Contains(strings.ToUpper(q), sc.Number)
+		boxes = fitScene(&l, sc, len(nouns), number, len(req.Faces) > 0, aspect == thumbnail.Portrait, w, h)
+	}
 	p := resolvePalette(req, l, isBuiltin, rng)
+	applied = append(applied, sceneColours(p, sc, req)...)
 	bgPic := backgroundPicture(req, l, isBuiltin, rng)
 	if bgPic != nil {
 		l.Background.Kind = layout.BgReference
@@ -165,7 +189,17 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 			asked = badgeWord(text, strings.Fields(givenHeadline(req)))
 		}
 	}
-	jobs := textJobs(req, l, rng, w, h, sample, asked)
+	// The headline comes from the prompt's topic: its words without the
+	// art direction (or the words it quotes).
+	treq := req
+	treq.Headline = givenHeadline(req)
+	if !sample {
+		treq.Prompt, treq.Tweak = e.topics(req)
+	}
+	jobs := textJobs(treq, l, rng, w, h, sample, asked)
+	if q := givenHeadline(req); q != "" && req.Headline == "" {
+		applied = append(applied, fmt.Sprintf("headline %q", q))
+	}
 	go func() {
 		defer close(textsOK)
 		for _, job := range jobs {
@@ -204,6 +238,10 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	var aim *image.Point
 	if l.Face != nil && len(faces) > 0 {
 		zoom := 1 + rng.Float64()*0.1
+		if sc.CloseUp {
+			zoom += 0.2
+			applied = append(applied, "close-up")
+		}
 		rects := faceRects(boxPx(l.Face.Box, w, h), len(faces), l.Face.Side, zoom)
 		// The first face is drawn last, on top: it is the main one.
 		for i := len(faces) - 1; i >= 0; i-- {
@@ -221,7 +259,15 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		return engine.Result{}, err
 	}
 
+	drawn, err := e.drawScene(canvas, sc, nouns, boxes, aim, jobs, p, short)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	applied = append(applied, drawn...)
 	for _, a := range l.Accents {
+		if a.AimFace && sc.Pointing && len(nouns) > 0 {
+			continue // the arrow runs from the face to the object instead
+		}
 		j := accentJob{a: a, box: boxPx(a.Box, w, h), word: a.Text, short: short}
 		if a.AutoText && asked != "" {
 			j.word = asked
@@ -255,7 +301,10 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if err != nil {
 		return engine.Result{}, fmt.Errorf("compose: %w", err)
 	}
-	return engine.Result{Data: data, ContentType: "image/jpeg", Width: w, Height: h}, nil
+	if applied == nil {
+		applied = []string{}
+	}
+	return engine.Result{Data: data, ContentType: "image/jpeg", Width: w, Height: h, Applied: applied}, nil
 }
 
 // pick is the layout to draw: the template's, or a built-in one designed
