@@ -20,9 +20,6 @@ import (
 	"sync"
 )
 
-// DefaultDir is where the container image installs the art.
-const DefaultDir = "/usr/local/share/hookline/fluent-emoji"
-
 // Library is the installed art and its keywords. It is safe for
 // concurrent use.
 type Library struct {
