@@ -123,3 +123,5 @@ func generate(t testing.TB, req engine.Request) engine.Result {
 	}
 	return res
 }
+
+func engineReq(prompt string) engine.Request { return engine.Request{Prompt: prompt} }

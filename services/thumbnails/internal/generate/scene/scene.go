@@ -106,7 +106,8 @@ func Parse(prompt string, o Options) Scene {
 		q := strings.TrimSpace(prompt[m[2]:m[3]])
 		if n := len(strings.Fields(q)); n >= 1 && n <= 8 {
 			s.Quoted = q
-			text = prompt[:m[0]] + " , " + prompt[m[1]:]
+			// The quote's place stays a text word, for "…" at the top.
+			text = prompt[:m[0]] + " " + quoteMark + " " + prompt[m[1]:]
 		}
 	}
 	ws := split(text)
@@ -125,9 +126,17 @@ func Parse(prompt string, o Options) Scene {
 	return s
 }
 
+// quoteMark stands where the quoted headline was.
+const quoteMark = "quotedheadline"
+
+// compounds are two-word nouns read as one (the second word alone would
+// mislead: "cream" is a colour).
+var compounds = strings.NewReplacer("side by side", "side-by-side", "ice cream", "ice-cream", "Ice cream", "Ice-cream", "test tube", "test-tube",
+	"credit card", "credit-card", "money bag", "money-bag", "magnifying glass", "magnifying-glass", "hot dog", "hotdog")
+
 func split(text string) []word {
 	var out []word
-	for _, t := range wordRe.FindAllString(text, -1) {
+	for _, t := range wordRe.FindAllString(compounds.Replace(text), -1) {
 		raw := strings.ToLower(strings.ReplaceAll(t, "’", "'"))
 		w := word{text: t, raw: raw, key: singular(raw)}
 		if r := []rune(t); len(r) == 1 && !unicode.IsLetter(r[0]) && !unicode.IsDigit(r[0]) {
@@ -157,7 +166,7 @@ func singular(w string) string {
 	return w
 }
 
-var irregularS = set(`news bus gas glasses series species lens always`)
+var irregularS = set(`news bus gas glasses sunglasses series species lens always`)
 
 type parser struct {
 	s  *Scene
@@ -202,7 +211,7 @@ func (p *parser) colours() {
 		for from > 0 && colourModifiers[p.ws[from-1].raw] {
 			from--
 		}
-		role := p.roleAfter(i)
+		role, roleAt := p.roleAfter(i)
 		listed := colourAt(p.at(i+1)) || colourAt(p.at(i+2)) && (p.at(i+1) == "and" || p.at(i+1) == ",") ||
 			colourAt(p.at(i-1)) || colourAt(p.at(i-2)) && p.at(i-1) == "and"
 		onA := p.at(i-1) == "on" || p.at(i-2) == "on" && (p.at(i-1) == "a" || p.at(i-1) == "an" || colourModifiers[p.at(i-1)])
@@ -214,9 +223,7 @@ func (p *parser) colours() {
 		if role == "" && !listed && !onA && from == i && !objectNext {
 			continue // "green energy": the colour is the topic's
 		}
-		for j := from; j <= i; j++ {
-			p.ws[j].art = true
-		}
+		p.mark(from, max(i, roleAt)+1)
 		mods := make([]string, 0, i-from)
 		for j := from; j < i; j++ {
 			mods = append(mods, p.ws[j].raw)
@@ -247,18 +254,18 @@ func colourAt(w string) bool { _, ok := colour.Names[w]; return ok }
 // roleAfter is the colour role the words after a colour at i name
 // within its clause ("yellow background", "red accents", "white bold
 // text", "blue and orange colour scheme"), "" when none.
-func (p *parser) roleAfter(i int) string {
+func (p *parser) roleAfter(i int) (string, int) {
 	_, to := p.clause(i)
 	for j := i + 1; j < to && j <= i+4; j++ {
 		k := p.ws[j].key
 		if r, ok := roleWords[k]; ok {
-			return r
+			return r, j
 		}
-		if !colourAt(k) && !colourModifiers[k] && k != "and" && k != "with" && k != "-" {
-			return ""
+		if !colourAt(k) && !colourModifiers[k] && !artWords[k] && k != "and" && k != "with" && k != "-" {
+			return "", 0
 		}
 	}
-	return ""
+	return "", 0
 }
 
 var roleWords = map[string]string{
@@ -330,17 +337,30 @@ func (p *parser) mood(i int) {
 		return // Dark Souls
 	}
 	switch w.raw {
-	case "dark", "bright", "warm", "cool", "clean", "cold", "minimal":
+	case "dark", "warm", "cool", "clean", "cold", "minimal":
 		next, prev := p.at(i+1), p.at(i-1)
 		_, nextMood := moods[next]
 		_, nextRole := roleWords[singular(next)]
-		if !nextMood && !nextRole && next != "and" && next != "" && !p.ws[min(i+1, len(p.ws)-1)].punct &&
+		if !nextMood && !nextRole && !colourAt(next) && !p.clauseHasArt(i) && next != "and" && next != "" && !p.ws[min(i+1, len(p.ws)-1)].punct &&
 			prev != "and" && next != "tones" && next != "vibe" && next != "vibes" && next != "look" && next != "style" && next != "mood" {
 			return // "cool gadgets", "clean code": the topic's
 		}
 	}
 	p.ws[i].art = true
 	p.moodWord(w.raw)
+}
+
+// clauseHasArt reports whether the clause of i names a colour role or
+// an art word ("dark laboratory with green accents").
+func (p *parser) clauseHasArt(i int) bool {
+	from, to := p.clause(i)
+	for j := from; j < to; j++ {
+		k := p.ws[j].key
+		if _, ok := roleWords[k]; ok && j != i || artWords[k] && !sizeWords[k] {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *parser) moodWord(m string) {
@@ -378,7 +398,8 @@ func (p *parser) layout() {
 					break
 				}
 			}
-		case sides[k] != "" || k == "top" || k == "bottom" || k == "middle" || k == "centre" || k == "center" || k == "upper" || k == "lower":
+		case sides[k] != "" || k == "top" || k == "bottom" || k == "middle" || k == "centre" || k == "center" || k == "upper" || k == "lower" ||
+			strings.HasPrefix(k, "top-") || strings.HasPrefix(k, "bottom-"):
 			p.side(i)
 		}
 	}
@@ -464,9 +485,9 @@ func (p *parser) side(i int) {
 		if p.s.SubjectAt == "" && (at == "left" || at == "right" || at == "center") {
 			p.s.SubjectAt = at
 		}
-	default:
-		return // "on the left" of an object: not ours to place
 	}
+	// Where an object goes is not ours to place, but it is art direction
+	// all the same.
 	p.mark(startAt, endAt)
 	for q := from; q < to; q++ {
 		if textWords[p.ws[q].key] {
@@ -475,7 +496,7 @@ func (p *parser) side(i int) {
 	}
 }
 
-var textWords = set(`text headline title words lettering caption copy font space`)
+var textWords = set(`text headline title words lettering caption copy font space ` + quoteMark)
 
 func (p *parser) mark(from, to int) {
 	for j := max(from, 0); j < to && j < len(p.ws); j++ {
@@ -671,7 +692,12 @@ var artWords = set(`background backdrop bg backgrounds glowing glow glows lighti
 	saturated contrast high-contrast hdr lens blur blurred blurry sharp 3d render rendered realistic photorealistic cinematic
 	dramatic bold vibrant vivid minimalist minimal outline outlined border shadow shadows drop-shadow sparkle sparkles sparkling
 	overlay overlays arrow arrows circle circled split screen split-screen side-by-side text font lettering headline caption
-	big large huge giant massive giant oversized`)
+	big large huge giant massive oversized light rim-light ` + quoteMark)
+
+// sizeWords ask for a thing drawn big when an object follows ("a giant
+// rocket", "a huge pile of coins"); before anything else they are the
+// topic's ("a huge mistake").
+var sizeWords = set(`big large huge giant massive oversized`)
 
 // artWords marks the art words that carry no topic wherever they are;
 // the ambiguous ones (big, huge, giant, light, text) only next to other
@@ -683,7 +709,16 @@ func (p *parser) artWords() {
 		if !artWords[w.key] && !artWords[w.raw] {
 			continue
 		}
-		if soft[w.key] {
+		if sizeWords[w.key] {
+			_, to := p.clause(i)
+			object := false
+			for j := i + 1; j < to && j <= i+4; j++ {
+				object = object || p.isObject(p.ws[j].key)
+			}
+			if !object {
+				continue
+			}
+		} else if soft[w.key] {
 			prevArt := i > 0 && p.ws[i-1].art
 			nextArt := i+1 < len(p.ws) && (p.ws[i+1].art || artWords[p.ws[i+1].key] || colourAt(p.ws[i+1].raw) || p.isObject(p.ws[i+1].key) || p.ws[i+1].key == "of" || p.ws[i+1].key == "with" || p.ws[i+1].punct)
 			if !prevArt && !nextArt {
@@ -692,8 +727,18 @@ func (p *parser) artWords() {
 		}
 		p.ws[i].art = true
 	}
-	// "with", "and", "a" left alone between art words are art too, so
-	// that "bold yellow background with red accents" leaves nothing.
+	// A mood or colour modifier beside art direction is art ("soft
+	// pastel colours", "clean white background"); "with", "and", "of"
+	// left alone between art words are art too, so that "bold yellow
+	// background with red accents" leaves nothing.
+	for i := range p.ws {
+		_, mood := moods[p.ws[i].raw]
+		beside := i > 0 && p.ws[i-1].art || i+1 < len(p.ws) && p.ws[i+1].art
+		if (mood || colourModifiers[p.ws[i].raw]) && beside && !p.ws[i].art {
+			p.ws[i].art = true
+			p.moodWord(p.ws[i].raw)
+		}
+	}
 	for i := 1; i+1 < len(p.ws); i++ {
 		if (p.ws[i].raw == "with" || p.ws[i].raw == "and" || p.ws[i].raw == "of") && p.ws[i-1].art && p.ws[i+1].art {
 			p.ws[i].art = true
@@ -761,6 +806,24 @@ var objectWords = set(`laptop computer pc phone smartphone iphone android tablet
 	chart graph stock calculator envelope mail email package box trash bin toilet bed couch sofa chair
 	syringe pill medicine stethoscope dna microscope telescope magnet flask test-tube
 	warning stop sign flag check cross question exclamation money-bag moneybag`)
+
+// ArtWord reports whether w (lower case) is a word of art direction: a
+// colour, a mood, a pose or layout word, or a generic subject. No
+// derived headline holds one.
+func ArtWord(w string) bool {
+	k := singular(w)
+	_, mood := moods[w]
+	return artWords[w] && !sizeWords[w] || artWords[k] && !sizeWords[k] || colourAt(w) || plainArt[w] || mood && !ambiguousMoods[w] ||
+		expressions[w] || genericSubjects[k] || sides[w] != "" || w == "top" || w == "bottom" || w == "closeup"
+}
+
+// plainArt are colour modifiers that are art direction wherever they
+// stand; ambiguousMoods are mood words a topic may use ("cool gadgets",
+// "clean code", "dark web").
+var (
+	plainArt       = set(`bold bright neon pastel vivid vibrant saturated muted`)
+	ambiguousMoods = set(`dark warm cool clean cold minimal sunny cozy cosy icy futuristic gritty spooky mysterious`)
+)
 
 func set(words string) map[string]bool { return wordSet(strings.Fields(words)) }
 

@@ -1,0 +1,68 @@
+package compose
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"hookline.dev/services/thumbnails/internal/generate/scene"
+)
+
+// TestSceneHeadlines derives the headline of every prompt of scene's
+// table (natural descriptions) from its topic: no word of art direction
+// may appear in any, and at least 90 % keep the words a person expects
+// (a derived headline has three to five words: at least half of those
+// the table lists, the first, the subject, always).
+// A title used as a prompt keeps its headline.
+func TestSceneHeadlines(t *testing.T) {
+	raw, err := os.ReadFile("../scene/testdata/prompts.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []struct {
+		Prompt   string `json:"prompt"`
+		Headline string `json:"headline"`
+	}
+	if err := json.Unmarshal(raw, &cs); err != nil {
+		t.Fatal(err)
+	}
+	e := &Engine{}
+	pass := 0
+	for _, c := range cs {
+		topic, _ := e.topics(engineReq(c.Prompt))
+		h := deriveHeadline(topic, "", 1, 0)
+		got := strings.ToLower(strings.Join(h.words, " "))
+		for _, w := range h.words {
+			if scene.ArtWord(strings.ToLower(strings.Trim(w, ",.!?"))) {
+				t.Errorf("%q: headline %q holds the art word %q", c.Prompt, got, w)
+			}
+		}
+		want := strings.Fields(c.Headline)
+		has := 0
+		for _, w := range want {
+			if strings.Contains(" "+got+" ", " "+w+" ") {
+				has++
+			}
+		}
+		ok := has*2 >= len(want) && strings.Contains(" "+got+" ", " "+want[0]+" ")
+		if ok {
+			pass++
+		} else {
+			t.Logf("%q: headline %q, want the words %q", c.Prompt, got, c.Headline)
+		}
+	}
+	t.Logf("%d of %d headlines as expected", pass, len(cs))
+	if pass*10 < len(cs)*9 {
+		t.Errorf("%d of %d headlines as expected, want 90 %%", pass, len(cs))
+	}
+	for title, want := range map[string]string{
+		"I tried living on $1 a day in Tokyo":                          "living $1 tokyo",
+		"I tested the 5 cheapest gaming laptops so you don't have to": "5 cheapest gaming laptops",
+	} {
+		topic, _ := e.topics(engineReq(title))
+		if got := strings.ToLower(strings.Join(deriveHeadline(topic, "", 1, 0).words, " ")); !strings.Contains(got, want) {
+			t.Errorf("%q: headline %q, want %q", title, got, want)
+		}
+	}
+}
