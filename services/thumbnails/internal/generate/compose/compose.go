@@ -195,6 +195,10 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	treq.Headline = givenHeadline(req)
 	if !sample {
 		treq.Prompt, treq.Tweak = e.topics(req)
+		if treq.Headline == "" {
+			// A comparison is the hook: its two sides are the headline.
+			treq.Headline = comparisonHeadline(sc)
+		}
 	}
 	jobs := textJobs(treq, l, rng, w, h, sample, asked)
 	if q := givenHeadline(req); q != "" && req.Headline == "" {

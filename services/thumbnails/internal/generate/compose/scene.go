@@ -493,3 +493,16 @@ func shown(jobs []textJob, number string) bool {
 	}
 	return false
 }
+
+// comparisonHeadline is "A VS B" or "A OR B?" for a scene comparing two
+// short sides, "" otherwise.
+func comparisonHeadline(sc scene.Scene) string {
+	c := sc.Compare
+	if c == nil || c.Kind == "before-after" || len(strings.Fields(c.Left))+len(strings.Fields(c.Right)) > 5 {
+		return ""
+	}
+	if c.Kind == "or" {
+		return c.Left + " or " + c.Right + "?"
+	}
+	return c.Left + " vs " + c.Right
+}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/scene"
 )
 
@@ -30,9 +31,8 @@ func TestSceneHeadlines(t *testing.T) {
 	e := &Engine{}
 	pass := 0
 	for _, c := range cs {
-		topic, _ := e.topics(engineReq(c.Prompt))
-		h := deriveHeadline(topic, "", 1, 0)
-		got := strings.ToLower(strings.Join(h.words, " "))
+		h := e.sceneHeadline(engineReq(c.Prompt))
+		got := strings.ToLower(strings.Trim(strings.Join(h.words, " "), "?!"))
 		for _, w := range h.words {
 			if scene.ArtWord(strings.ToLower(strings.Trim(w, ",.!?"))) {
 				t.Errorf("%q: headline %q holds the art word %q", c.Prompt, got, w)
@@ -57,12 +57,20 @@ func TestSceneHeadlines(t *testing.T) {
 		t.Errorf("%d of %d headlines as expected, want 90 %%", pass, len(cs))
 	}
 	for title, want := range map[string]string{
-		"I tried living on $1 a day in Tokyo":                          "living $1 tokyo",
+		"I tried living on $1 a day in Tokyo":                         "living $1 tokyo",
 		"I tested the 5 cheapest gaming laptops so you don't have to": "5 cheapest gaming laptops",
 	} {
-		topic, _ := e.topics(engineReq(title))
-		if got := strings.ToLower(strings.Join(deriveHeadline(topic, "", 1, 0).words, " ")); !strings.Contains(got, want) {
+		if got := strings.ToLower(strings.Join(e.sceneHeadline(engineReq(title)).words, " ")); !strings.Contains(got, want) {
 			t.Errorf("%q: headline %q, want %q", title, got, want)
 		}
 	}
+}
+
+// sceneHeadline is the headline render sets for req with seed 1.
+func (e *Engine) sceneHeadline(req engine.Request) headline {
+	if h := comparisonHeadline(e.sceneOf(req)); h != "" {
+		return headline{words: strings.Fields(h)}
+	}
+	topic, _ := e.topics(req)
+	return deriveHeadline(topic, "", 1, 0)
 }
