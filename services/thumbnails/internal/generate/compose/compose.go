@@ -158,6 +158,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	}
 	p := resolvePalette(req, l, isBuiltin, rng)
 	applied = append(applied, sceneColours(p, sc, req)...)
+	applied = append(applied, boxes.placed...)
 	bgPic := backgroundPicture(req, l, isBuiltin, rng)
 	if bgPic != nil {
 		l.Background.Kind = layout.BgReference

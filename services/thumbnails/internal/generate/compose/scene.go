@@ -57,8 +57,8 @@ func sceneColours(p layout.Palette, sc scene.Scene, req engine.Request) []string
 	white := color.RGBA{255, 255, 255, 255}
 	switch sc.Mood {
 	case "dark":
-		p[layout.RoleBackground] = shade(p[layout.RoleBackground], 0.5)
-		p[layout.RoleBackground2] = shade(p[layout.RoleBackground2], 0.45)
+		p[layout.RoleBackground] = shade(p[layout.RoleBackground], 0.7)
+		p[layout.RoleBackground2] = shade(p[layout.RoleBackground2], 0.55)
 	case "neon":
 		p[layout.RoleBackground] = color.RGBA{8, 4, 20, 255}
 		p[layout.RoleBackground2] = shade(vivify(p[layout.RolePrimary]), 0.35)
@@ -137,6 +137,7 @@ type sceneBoxes struct {
 	objects []image.Rectangle // one per object to draw, in pixels
 	number  image.Rectangle   // the big number's box, when one is drawn
 	vs      image.Rectangle   // the badge between two sides
+	placed  []string          // the placements done, for Applied: "text left", "subject right"
 }
 
 // fitScene fits the built-in layout l to sc (number: a big number is to
@@ -212,8 +213,15 @@ func fitScene(l *layout.Layout, sc scene.Scene, nObjects int, number, face, port
 		}
 		b.objects = []image.Rectangle{boxPx(slot, w, h)}
 	}
+	if at := sc.SubjectAt; at != "" && at != "center" && l.Face != nil && face && !portrait {
+		if cx := l.Face.Box.X + l.Face.Box.W/2; at == "left" && cx > 0.55 || at == "right" && cx < 0.45 {
+			mirrorAll(l, &b, w)
+		}
+		b.placed = append(b.placed, "subject "+at)
+	}
 	if sc.TextAt != "" && head >= 0 && !portrait {
 		placeText(l, sc.TextAt, &b, w)
+		b.placed = append(b.placed, "text "+sc.TextAt)
 	}
 	return b
 }
@@ -245,10 +253,7 @@ func placeText(l *layout.Layout, at string, b *sceneBoxes, w int) {
 	cx := head.Box.X + head.Box.W/2
 	wantLeft, wantRight := strings.HasSuffix(at, "left"), strings.HasSuffix(at, "right")
 	if wantLeft && cx > 0.55 || wantRight && cx < 0.45 {
-		mirror(l)
-		for i, r := range b.objects {
-			b.objects[i] = image.Rect(w-r.Max.X, r.Min.Y, w-r.Min.X, r.Max.Y)
-		}
+		mirrorAll(l, b, w)
 	}
 	switch {
 	case strings.HasPrefix(at, "top"):
@@ -265,6 +270,14 @@ func placeText(l *layout.Layout, at string, b *sceneBoxes, w int) {
 	}
 	if wantRight {
 		head.Align = layout.AlignRight
+	}
+}
+
+// mirrorAll flips l and the boxes b of a canvas w wide left to right.
+func mirrorAll(l *layout.Layout, b *sceneBoxes, w int) {
+	mirror(l)
+	for i, r := range b.objects {
+		b.objects[i] = image.Rect(w-r.Max.X, r.Min.Y, w-r.Min.X, r.Max.Y)
 	}
 }
 
@@ -450,6 +463,9 @@ func (e *Engine) drawScene(canvas *image.RGBA, sc scene.Scene, nouns []string, b
 		word := map[string]string{"vs": "VS", "or": "OR", "before-after": "→"}[c.Kind]
 		if err := drawBadge(canvas, word, b.vs, p, short); err != nil {
 			return nil, err
+		}
+		if c.Kind == "before-after" {
+			return append(applied, "compare before and after"), nil
 		}
 		return append(applied, fmt.Sprintf("compare %s %s %s", strings.ToLower(c.Left), c.Kind, strings.ToLower(c.Right))), nil
 	}

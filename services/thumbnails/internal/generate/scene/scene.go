@@ -134,11 +134,16 @@ const quoteMark = "quotedheadline"
 var compounds = strings.NewReplacer("side by side", "side-by-side", "ice cream", "ice-cream", "Ice cream", "Ice-cream", "test tube", "test-tube",
 	"credit card", "credit-card", "money bag", "money-bag", "magnifying glass", "magnifying-glass", "hot dog", "hotdog")
 
+var compoundWords = set(`side-by-side ice-cream test-tube credit-card money-bag magnifying-glass`)
+
 func split(text string) []word {
 	var out []word
 	for _, t := range wordRe.FindAllString(compounds.Replace(text), -1) {
 		raw := strings.ToLower(strings.ReplaceAll(t, "’", "'"))
 		w := word{text: t, raw: raw, key: singular(raw)}
+		if compoundWords[raw] {
+			w.text = strings.ReplaceAll(t, "-", " ") // as written
+		}
 		if r := []rune(t); len(r) == 1 && !unicode.IsLetter(r[0]) && !unicode.IsDigit(r[0]) {
 			w.punct = t != "&" && t != "+"
 		}
@@ -593,6 +598,12 @@ func (p *parser) comparison() {
 		case w.raw == "before" && (p.at(i+1) == "and" || p.at(i+1) == "&" || p.at(i+1) == "/") && p.at(i+2) == "after",
 			w.raw == "before" && p.at(i+1) == "after":
 			p.s.Compare = &Comparison{Kind: "before-after", Left: "before", Right: "after"}
+			// The picture shows the two sides: the words are art direction.
+			end := i + 3
+			if p.at(i+1) == "after" {
+				end = i + 2
+			}
+			p.mark(i, end)
 			return
 		case w.raw == "or" && i > 0:
 			l, r := p.phraseBefore(i), p.phraseAfter(i+1)
@@ -806,6 +817,18 @@ var objectWords = set(`laptop computer pc phone smartphone iphone android tablet
 	chart graph stock calculator envelope mail email package box trash bin toilet bed couch sofa chair
 	syringe pill medicine stethoscope dna microscope telescope magnet flask test-tube
 	warning stop sign flag check cross question exclamation money-bag moneybag`)
+
+// ArtWords lists the words of art direction in text (see ArtWord),
+// reading two-word nouns as one ("ice cream" holds no colour).
+func ArtWords(text string) []string {
+	var out []string
+	for _, w := range strings.Fields(strings.ToLower(compounds.Replace(text))) {
+		if w = strings.Trim(w, ",.!?:;\"“”"); ArtWord(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
 
 // ArtWord reports whether w (lower case) is a word of art direction: a
 // colour, a mood, a pose or layout word, or a generic subject. No
