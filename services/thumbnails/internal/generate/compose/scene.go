@@ -74,8 +74,8 @@ func sceneColours(p layout.Palette, sc scene.Scene, req engine.Request) []string
 	}
 	if c := sc.Background; c != nil {
 		bg := c.RGB
-		if sc.Mood == "dark" {
-			bg = shade(bg, 0.55)
+		if _, _, v := hsv(bg); sc.Mood == "dark" && v > 0.6 {
+			bg = shade(bg, 0.55) // a dark colour ("navy") is dark enough
 		}
 		p[layout.RoleBackground] = bg
 		p[layout.RoleBackground2] = bgPartner(bg)
@@ -180,6 +180,10 @@ func fitScene(l *layout.Layout, sc scene.Scene, nObjects int, number, face, port
 		b.vs = boxPx(layout.Box{X: 0.42, Y: 0.36, W: 0.16, H: 0.22}, w, h)
 		if l.Face != nil && face {
 			b.vs = boxPx(layout.Box{X: 0.43, Y: 0.33, W: 0.14, H: 0.18}, w, h)
+		}
+		if sc.TextAt == "top" || sc.TextAt == "center" {
+			// The headline is centred across the top already.
+			b.placed = append(b.placed, "text "+sc.TextAt)
 		}
 		return b
 	case big && portrait:

@@ -112,10 +112,10 @@ func Parse(prompt string, o Options) Scene {
 	}
 	ws := split(text)
 	p := parser{s: &s, ws: ws, o: o}
-	p.comparison()
 	p.colours()
 	p.layout()
 	p.people()
+	p.comparison()
 	p.objects()
 	p.numbers()
 	p.artWords()
@@ -294,7 +294,9 @@ func modified(c color.RGBA, mods []string) color.RGBA {
 	for _, m := range mods {
 		switch m {
 		case "dark", "deep":
-			c = colour.Mix(c, black, 0.45)
+			if max(c.R, c.G, c.B) > 115 { // navy is dark already
+				c = colour.Mix(c, black, 0.45)
+			}
 		case "light", "pale", "pastel", "soft", "baby":
 			c = colour.Mix(c, white, 0.5)
 		case "neon", "electric", "hot", "vivid", "bold", "bright", "saturated":
@@ -564,10 +566,15 @@ func (p *parser) isObject(k string) bool {
 	return p.o.Object != nil && !artWords[k] && !subjectWords[k] && !colourAt(k) && p.o.Object(k)
 }
 
-// objects lists the objects named outside the quoted text, in order.
+// objects lists the objects named outside the quoted text, in order. A
+// noun before another is its modifier ("mountain bike": a bike), unless
+// the other measures it ("gift box", "pile of coins").
 func (p *parser) objects() {
-	for _, w := range p.ws {
+	for i, w := range p.ws {
 		if w.punct || colourAt(w.raw) || artWords[w.key] {
+			continue
+		}
+		if i+1 < len(p.ws) && p.isObject(p.ws[i+1].key) && !measures[p.ws[i+1].key] {
 			continue
 		}
 		if p.isObject(w.key) && !slices.Contains(p.s.Objects, w.key) {
@@ -627,7 +634,7 @@ func (p *parser) phraseBefore(i int) string {
 		if w.punct || compareStops[w.raw] {
 			break
 		}
-		if colourAt(w.raw) || artWords[w.key] {
+		if colourAt(w.raw) || artWords[w.key] || w.art {
 			continue
 		}
 		out = append([]string{w.text}, out...)
@@ -643,13 +650,17 @@ func (p *parser) phraseAfter(i int) string {
 		if w.punct || compareStops[w.raw] {
 			break
 		}
-		if colourAt(w.raw) || artWords[w.key] {
+		if colourAt(w.raw) || artWords[w.key] || w.art {
 			continue
 		}
 		out = append(out, w.text)
 	}
 	return strings.Join(out, " ")
 }
+
+// measures are nouns that hold or count another ("gift box", "bag of
+// chips"): the other is the object.
+var measures = set(`box bag cup bottle jar slice pile stack bowl plate glass`)
 
 var compareStops = set(`a an the is are which who what and with in on at for of to should i you we it comparison review
 	showdown battle which one better worse - split screen side`)
