@@ -78,7 +78,7 @@ func TestPromptScenes(t *testing.T) {
 		{prompt: "A plant growing out of a coffee cup, orange background, minimal", background: "orange", object: "plant"},
 		{prompt: "iPhone vs Android, split screen", vs: []string{"iphone", "android"}},
 		{prompt: "Cat vs dog, who is smarter?", vs: []string{"cat", "dog"}},
-		{prompt: "Cash vs credit card, which should you use", vs: []string{"cash", "card"}},
+		{prompt: "Cash vs credit card, which should you use", vs: []string{"cash", "credit-card"}},
 	}
 	for i, c := range cases {
 		if i == 14 {

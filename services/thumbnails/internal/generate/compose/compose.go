@@ -240,7 +240,10 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if len(faces) > maxFaces {
 		faces = faces[:maxFaces]
 	}
-	var aim *image.Point
+	var (
+		aim  *image.Point     // where accents aimed at the face point
+		from *image.Rectangle // the main face's box, for an arrow from it
+	)
 	if l.Face != nil && len(faces) > 0 {
 		zoom := 1 + rng.Float64()*0.1
 		if sc.CloseUp {
@@ -256,6 +259,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		}
 		r := rects[0]
 		aim = &image.Point{X: (r.Min.X + r.Max.X) / 2, Y: r.Min.Y + r.Dy()*2/5}
+		from = &r
 	} else if l.Face != nil {
 		widenTexts(&l)
 	}
@@ -264,7 +268,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		return engine.Result{}, err
 	}
 
-	drawn, err := e.drawScene(canvas, sc, nouns, boxes, aim, jobs, p, short)
+	drawn, err := e.drawScene(canvas, sc, nouns, boxes, from, jobs, p, short)
 	if err != nil {
 		return engine.Result{}, err
 	}

@@ -187,14 +187,21 @@ func fitScene(l *layout.Layout, sc scene.Scene, nObjects int, number, face, port
 		}
 		return b
 	case big && portrait:
-		// The headline keeps its place; the object stands where the
-		// text is not, beside or over the face's shoulder.
-		t := l.Texts[head].Box
-		slot := layout.Box{X: 0.08, Y: 0.4, W: 0.5, H: 0.28}
-		if t.Y > 0.45 {
-			slot = layout.Box{X: 0.08, Y: 0.06, W: 0.5, H: 0.28}
+		// The headline on top, the object under it, the face at the
+		// bottom right, turned towards it.
+		l.Texts = []layout.Text{l.Texts[head]}
+		l.Texts[0].Box, l.Texts[0].Align, l.Texts[0].VAlign = layout.Box{X: 0.06, Y: 0.04, W: 0.88, H: 0.27}, layout.AlignCenter, layout.VAlignMiddle
+		slot := layout.Box{X: 0.2, Y: 0.34, W: 0.6, H: 0.3}
+		if l.Face != nil && face {
+			slot = layout.Box{X: 0.05, Y: 0.33, W: 0.5, H: 0.28}
+			l.Face.Box, l.Face.Side, l.Face.Shape = layout.Box{X: 0.28, Y: 0.56, W: 0.72, H: 0.44}, layout.SideRight, layout.ShapeCutout
+		} else {
+			l.Face = nil
 		}
-		l.Accents = keepAccents(l.Accents, slot)
+		l.Accents = nil
+		if l.Background.Kind == layout.BgReference {
+			l.Background.Kind = layout.BgGradient
+		}
 		b.objects = []image.Rectangle{boxPx(slot, w, h)}
 	case big:
 		text := layout.Box{X: 0.04, Y: 0.05, W: 0.5, H: 0.42}
@@ -352,6 +359,9 @@ func (e *Engine) sideNoun(side string, sc scene.Scene) string {
 		return ""
 	}
 	ws := strings.Fields(strings.ToLower(side))
+	if n := len(ws); n > 1 {
+		ws = append(ws, ws[n-2]+"-"+ws[n-1]) // "credit card", first
+	}
 	for i := len(ws) - 1; i >= 0; i-- {
 		n := strings.TrimSuffix(ws[i], "s")
 		for _, c := range []string{ws[i], n} {
@@ -406,13 +416,16 @@ func (e *Engine) drawObject(canvas *image.RGBA, noun string, r image.Rectangle, 
 	return true, nil
 }
 
-// pointArrow draws an arrow from the face (around from) to the object
-// box to.
-func pointArrow(canvas *image.RGBA, from image.Point, to image.Rectangle, p layout.Palette, short int) error {
+// pointArrow draws an arrow from the face in box face to the object in
+// box to, in the gap between them.
+func pointArrow(canvas *image.RGBA, face, to image.Rectangle, p layout.Palette, short int) error {
 	tx, ty := float64(to.Min.X+to.Max.X)/2, float64(to.Min.Y+to.Max.Y)/2
-	// The arrow runs the middle of the way from the face to the object.
-	fx, fy := float64(from.X), float64(from.Y)
-	mx, my := fx+(tx-fx)*0.42, fy+(ty-fy)*0.5
+	// From the face's edge on the object's side, at its chin's height.
+	fx, fy := float64(face.Min.X)+float64(face.Dx())*0.18, float64(face.Min.Y)+float64(face.Dy())*0.62
+	if tx > float64(face.Max.X) {
+		fx = float64(face.Max.X) - float64(face.Dx())*0.18
+	}
+	mx, my := fx+(tx-fx)*0.4, fy+(ty-fy)*0.4
 	half := int(float64(short) * 0.14)
 	box := image.Rect(int(mx)-half, int(my)-half, int(mx)+half, int(my)+half)
 	aim := image.Pt(int(tx), int(ty))
@@ -435,10 +448,10 @@ func bigText(canvas *image.RGBA, words string, box image.Rectangle, role layout.
 
 // drawScene draws what the scene asks for into the boxes fitScene made:
 // the objects (or a comparison's two sides with a badge between), the
-// arrow from the face at aim to what it points at, and the number when
-// the headline does not already show it. It returns what it drew, for
-// the result's Applied.
-func (e *Engine) drawScene(canvas *image.RGBA, sc scene.Scene, nouns []string, b sceneBoxes, aim *image.Point,
+// arrow from the face (in box face) to what it points at, and the number
+// when the headline does not already show it. It returns what it drew,
+// for the result's Applied.
+func (e *Engine) drawScene(canvas *image.RGBA, sc scene.Scene, nouns []string, b sceneBoxes, face *image.Rectangle,
 	jobs []textJob, p layout.Palette, short int) ([]string, error) {
 	if len(b.objects) == 0 {
 		return nil, nil
@@ -481,8 +494,8 @@ func (e *Engine) drawScene(canvas *image.RGBA, sc scene.Scene, nouns []string, b
 		}
 		if ok {
 			applied = append(applied, "object "+nouns[0])
-			if sc.Pointing && aim != nil {
-				if err := pointArrow(canvas, *aim, box, p, short); err != nil {
+			if sc.Pointing && face != nil {
+				if err := pointArrow(canvas, *face, box, p, short); err != nil {
 					return nil, err
 				}
 				applied = append(applied, "pointing at "+nouns[0])

@@ -67,7 +67,7 @@ var aliases = map[string]string{
 	"headphone": "1f3a7", "headset": "1f3a7", "weight": "1f3cb", "dumbbell": "1f3cb",
 	"plane": "2708", "airplane": "2708", "bike": "1f6b2", "bicycle": "1f6b2", "ship": "1f6a2", "boat": "26f5",
 	"pill": "1f48a", "medicine": "1f48a", "syringe": "1f489", "bomb": "1f4a3", "crown": "1f451", "trophy": "1f3c6",
-	"card": "1f4b3", "credit-card": "1f4b3", "wallet": "1f45b", "bank": "1f3e6", "battery": "1f50b", "chip": "1f4be",
+	"credit-card": "1f4b3", "wallet": "1f45b", "bank": "1f3e6", "battery": "1f50b", "chip": "1f4be",
 	"egg": "1f95a", "cake": "1f382", "wine": "1f377", "beer": "1f37a", "water": "1f4a7", "rose": "1f339",
 	"ticket": "1f3ab", "glasses": "1f453", "sunglasses": "1f576", "shoe": "1f45f", "sneaker": "1f45f", "hat": "1f3a9",
 	"drone": "1f681", "tablet": "1f4f1", "ipad": "1f4f1", "keyboard": "2328", "mouse": "1f5b1", "television": "1f4fa",

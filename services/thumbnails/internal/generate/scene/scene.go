@@ -131,7 +131,7 @@ const quoteMark = "quotedheadline"
 
 // compounds are two-word nouns read as one (the second word alone would
 // mislead: "cream" is a colour).
-var compounds = strings.NewReplacer("side by side", "side-by-side", "ice cream", "ice-cream", "Ice cream", "Ice-cream", "test tube", "test-tube",
+var compounds = strings.NewReplacer("side by side", "side-by-side", "graphics card", "graphics-card", "gift card", "gift-card", "ice cream", "ice-cream", "Ice cream", "Ice-cream", "test tube", "test-tube",
 	"credit card", "credit-card", "money bag", "money-bag", "magnifying glass", "magnifying-glass", "hot dog", "hotdog")
 
 var compoundWords = set(`side-by-side ice-cream test-tube credit-card money-bag magnifying-glass`)
@@ -810,7 +810,7 @@ var fillers = set(`a an the at on in of with and or to for is are by from into o
 // draw (singular): a library of art matches them by its keywords.
 var objectWords = set(`laptop computer pc phone smartphone iphone android tablet ipad camera microphone mic headphone headset
 	keyboard mouse monitor tv television controller console joystick robot rocket satellite drone battery chip
-	money cash dollar coin bitcoin wallet credit-card card bank gold diamond gem crown trophy medal ring
+	money cash dollar coin bitcoin wallet credit-card bank gold diamond gem crown trophy medal ring
 	car truck bus bike bicycle motorcycle plane airplane train boat ship house home building castle tent
 	pizza burger hamburger taco sushi ramen noodle pasta spaghetti coffee tea cake cookie donut doughnut bread egg
 	apple banana avocado strawberry cherry lemon watermelon pineapple grape carrot broccoli tomato potato chocolate
