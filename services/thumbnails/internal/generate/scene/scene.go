@@ -570,9 +570,13 @@ func (p *parser) isObject(k string) bool {
 // noun before another is its modifier ("mountain bike": a bike), unless
 // the other measures it ("gift box", "pile of coins").
 func (p *parser) objects() {
+	title := p.titleCase()
 	for i, w := range p.ws {
 		if w.punct || colourAt(w.raw) || artWords[w.key] {
 			continue
+		}
+		if !title && i > 1 && !p.ws[i-1].punct && capital(p.ws[i-1].text) && capital(w.text) {
+			continue // a name's word: Elden Ring, Apple Watch
 		}
 		if i+1 < len(p.ws) && p.isObject(p.ws[i+1].key) && !measures[p.ws[i+1].key] {
 			continue
@@ -589,6 +593,22 @@ func (p *parser) objects() {
 			}
 		}
 	}
+}
+
+// titleCase reports whether most words of the prompt start with a
+// capital (a title written in Title Case): capitals then name nothing.
+func (p *parser) titleCase() bool {
+	letters, caps := 0, 0
+	for _, w := range p.ws {
+		if w.punct || !unicode.IsLetter([]rune(w.text)[0]) {
+			continue
+		}
+		letters++
+		if capital(w.text) {
+			caps++
+		}
+	}
+	return letters > 0 && caps*5 >= letters*3
 }
 
 // comparison finds "A vs B" / "A versus B", "before and after" and "A or

@@ -135,6 +135,14 @@ func TestTitlesKeepTheirWords(t *testing.T) {
 			t.Errorf("%q: art direction found: %+v", title, s)
 		}
 	}
+	for prompt, want := range map[string][]string{
+		"Beating Elden Ring with only a fishing rod": nil,
+		"I Tested 5 Gaming Laptops Under $1000":      {"laptop"},
+	} {
+		if s := Parse(prompt, Options{}); !slices.Equal(s.Objects, want) {
+			t.Errorf("%q: objects %q, want %q", prompt, s.Objects, want)
+		}
+	}
 	if s := Parse("I tried living on $1 a day in Tokyo", Options{}); s.Number != "$1" || !s.Money {
 		t.Errorf("number %q money %v", s.Number, s.Money)
 	}
