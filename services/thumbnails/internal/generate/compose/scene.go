@@ -135,7 +135,6 @@ func keepTextReadable(p layout.Palette) {
 // sceneBoxes are where fitScene makes room for the scene's things.
 type sceneBoxes struct {
 	objects []image.Rectangle // one per object to draw, in pixels
-	number  image.Rectangle   // the big number's box, when one is drawn
 	vs      image.Rectangle   // the badge between two sides
 	placed  []string          // the placements done, for Applied: "text left", "subject right"
 }
@@ -391,7 +390,7 @@ func (e *Engine) drawObject(canvas *image.RGBA, noun string, r image.Rectangle, 
 	big.Rect = big.Rect.Add(at)
 	if faded {
 		for i := 0; i < len(big.Pix); i += 4 {
-			g := uint8((uint32(big.Pix[i])*30 + uint32(big.Pix[i+1])*59 + uint32(big.Pix[i+2])*11) / 100)
+			g := uint8((uint32(big.Pix[i])*30 + uint32(big.Pix[i+1])*59 + uint32(big.Pix[i+2])*11) / 100) //nolint:gosec // G115: weights sum to 100, so the mean of 8-bit samples
 			big.Pix[i], big.Pix[i+1], big.Pix[i+2] = g, g, g
 		}
 	}

@@ -302,7 +302,7 @@ func modified(c color.RGBA, mods []string) color.RGBA {
 		case "neon", "electric", "hot", "vivid", "bold", "bright", "saturated":
 			c = saturate(c)
 		case "muted", "dusty":
-			g := uint8((int(c.R) + int(c.G) + int(c.B)) / 3)
+			g := uint8((int(c.R) + int(c.G) + int(c.B)) / 3) //nolint:gosec // G115: the mean of three bytes
 			c = colour.Mix(c, color.RGBA{g, g, g, 255}, 0.4)
 		}
 	}
@@ -316,7 +316,7 @@ func saturate(c color.RGBA) color.RGBA {
 	if mx == mn {
 		return c
 	}
-	f := func(v uint8) uint8 { return uint8(int(v-mn) * 255 / int(mx-mn)) }
+	f := func(v uint8) uint8 { return uint8(int(v-mn) * 255 / int(mx-mn)) } //nolint:gosec // G115: v within mn..mx, so 0..255
 	return color.RGBA{f(c.R), f(c.G), f(c.B), 255}
 }
 
