@@ -3,13 +3,18 @@ package compose
 import (
 	"context"
 	"encoding/json"
+	"image"
+	"image/color"
+	"math"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/scene"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
@@ -102,4 +107,97 @@ func BenchmarkGenerateSceneWithSavedFace(b *testing.B) {
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2])/float64(time.Millisecond), "p50-ms")
+}
+
+// TestSceneColoursAndObjects: the prompt's colours take the picture
+// (its dominant hue is the named one) unless a brand is named, which
+// wins; the object is drawn and the arrow points at it from the face;
+// without the art the engine still draws and lists no object.
+func TestSceneColoursAndObjects(t *testing.T) {
+	e := artEngine(t)
+	face := photoFace(t)
+	const prompt = "Shocked creator pointing at a glowing laptop, bold yellow background"
+	req := engine.Request{Prompt: prompt, Aspect: thumbnail.Landscape, Seed: 4, Faces: []engine.Face{face}}
+	r, err := e.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"background bold yellow", "object laptop", "pointing at laptop"}
+	if !slices.Equal(r.Applied, want) {
+		t.Errorf("applied %q, want %q", r.Applied, want)
+	}
+	if h := dominantHue(decode(t, r)); hueGap(h, 50) > 30 {
+		t.Errorf("dominant hue %.0f°, want yellow's", h)
+	}
+
+	branded := req
+	branded.Brand = &engine.Brand{Name: "Acme", Colors: []color.RGBA{{20, 90, 230, 255}, {255, 90, 0, 255}}}
+	r, err = e.Generate(context.Background(), branded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(r.Applied, func(s string) bool { return strings.HasPrefix(s, "background") }) {
+		t.Errorf("applied %q: the brand's colours win", r.Applied)
+	}
+	if h := dominantHue(decode(t, r)); hueGap(h, 50) < 60 {
+		t.Errorf("dominant hue %.0f° with a blue brand: the prompt's yellow won", h)
+	}
+
+	bare, err := New(Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = bare.Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	decode(t, r)
+	if !slices.Equal(r.Applied, []string{"background bold yellow"}) {
+		t.Errorf("without the art: applied %q, want the background only", r.Applied)
+	}
+}
+
+// TestSceneTextReadable: text the colour of the background it is asked
+// on turns white or black, with a stroke of the other.
+func TestSceneTextReadable(t *testing.T) {
+	p := clonePalette(vivid[0])
+	sc := scene.Parse("yellow text on a yellow background", scene.Options{})
+	if sc.Text == nil || sc.Background == nil {
+		t.Fatalf("scene %+v: want text and background colours", sc)
+	}
+	sceneColours(p, sc, engine.Request{})
+	txt, stroke, bg := p[layout.RoleText], p[layout.RoleStroke], p[layout.RoleBackground]
+	if hueGap(hueOf(txt), hueOf(bg)) < 30 && saturation(txt) > 0.3 {
+		t.Errorf("text %v on background %v", txt, bg)
+	}
+	if d := math.Abs(imaging.Luma(txt.R, txt.G, txt.B) - imaging.Luma(stroke.R, stroke.G, stroke.B)); d < 128 {
+		t.Errorf("text %v and its stroke %v differ by %.0f in luma", txt, stroke, d)
+	}
+}
+
+func hueOf(c color.RGBA) float64 { h, _, _ := hsv(c); return h }
+
+func hueGap(a, b float64) float64 { d := math.Abs(a - b); return math.Min(d, 360-d) }
+
+// dominantHue is the centre of the commonest 10° band of img's
+// coloured pixels.
+func dominantHue(img image.Image) float64 {
+	var bins [36]int
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			h, s, v := hsv(color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255})
+			if s > 0.25 && v > 0.12 {
+				bins[int(h/10)%36]++
+			}
+		}
+	}
+	best := 0
+	for i := range bins {
+		if bins[i] > bins[best] {
+			best = i
+		}
+	}
+	return float64(best)*10 + 5
 }
