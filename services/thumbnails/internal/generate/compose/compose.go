@@ -50,6 +50,7 @@ type Engine struct {
 	quality  int
 	art      *fluentemoji.Library
 	builtins []builtin
+	arts     *artCache
 	sample   engine.Picture
 }
 
@@ -69,7 +70,7 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("compose: quality %d above 100", o.Quality)
 	}
 	libvips.Start()
-	e := &Engine{quality: o.Quality, art: o.Art}
+	e := &Engine{quality: o.Quality, art: o.Art, arts: &artCache{m: map[string]*image.RGBA{}}}
 	for name, doc := range builtinLayouts {
 		l, err := layout.Parse([]byte(doc))
 		if err != nil {

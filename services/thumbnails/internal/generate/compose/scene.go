@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"hookline.dev/pkg/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
@@ -376,19 +377,17 @@ func (e *Engine) sideNoun(side string, sc scene.Scene) string {
 // glow of the accent colour behind it, a white outline and a drop
 // shadow; faded greys it (a "before").
 func (e *Engine) drawObject(canvas *image.RGBA, noun string, r image.Rectangle, p layout.Palette, faded bool) (bool, error) {
-	_, data, ok, err := e.art.Find(noun)
+	s := min(r.Dx(), r.Dy())
+	art, ok, err := e.artAt(noun, s)
 	if err != nil || !ok {
 		return false, err
 	}
-	s := min(r.Dx(), r.Dy())
-	img, err := coverUpTo(data, s, s, true)
-	if err != nil {
-		return false, err
-	}
-	big := enlarge(img, s, s)
 	at := image.Pt(r.Min.X+(r.Dx()-s)/2, r.Min.Y+(r.Dy()-s)/2)
-	big.Rect = big.Rect.Add(at)
+	// A view of the shared picture, moved to its place; a faded one is
+	// a copy.
+	big := &image.RGBA{Pix: art.Pix, Stride: art.Stride, Rect: art.Rect.Add(at)}
 	if faded {
+		big.Pix = slices.Clone(art.Pix)
 		for i := 0; i < len(big.Pix); i += 4 {
 			g := uint8((uint32(big.Pix[i])*30 + uint32(big.Pix[i+1])*59 + uint32(big.Pix[i+2])*11) / 100) //nolint:gosec // G115: weights sum to 100, so the mean of 8-bit samples
 			big.Pix[i], big.Pix[i+1], big.Pix[i+2] = g, g, g
@@ -397,11 +396,12 @@ func (e *Engine) drawObject(canvas *image.RGBA, noun string, r image.Rectangle, 
 	short := float64(min(canvas.Rect.Dx(), canvas.Rect.Dy()))
 	area := big.Rect.Inset(-int(short * 0.08)).Intersect(canvas.Rect)
 	mask := image.NewAlpha(area)
-	for y := big.Rect.Min.Y; y < big.Rect.Max.Y; y++ {
-		for x := big.Rect.Min.X; x < big.Rect.Max.X; x++ {
-			if (image.Point{x, y}).In(area) {
-				mask.Pix[mask.PixOffset(x, y)] = big.Pix[big.PixOffset(x, y)+3]
-			}
+	in := big.Rect.Intersect(area)
+	for y := in.Min.Y; y < in.Max.Y; y++ {
+		dst := mask.Pix[mask.PixOffset(in.Min.X, y):]
+		src := big.Pix[big.PixOffset(in.Min.X, y):]
+		for x := range in.Dx() {
+			dst[x] = src[x*4+3]
 		}
 	}
 	cx, cy := float64(at.X+s/2), float64(at.Y+s/2)
@@ -413,6 +413,46 @@ func (e *Engine) drawObject(canvas *image.RGBA, noun string, r image.Rectangle, 
 	paint(canvas, outline, color.RGBA{255, 255, 255, 255})
 	draw.Draw(canvas, big.Rect, big, big.Rect.Min, draw.Over)
 	return true, nil
+}
+
+// artCacheSize bounds the pictures artAt keeps: a few dozen objects at
+// the sizes the layouts draw them (about 1 MB each).
+const artCacheSize = 32
+
+// artCache holds the art artAt scaled, by file and size.
+type artCache struct {
+	mu sync.Mutex
+	m  map[string]*image.RGBA
+}
+
+// artAt is the art of noun at s×s (premultiplied, at the origin),
+// decoded and scaled once and then shared read-only; ok is false when
+// noun has none.
+func (e *Engine) artAt(noun string, s int) (*image.RGBA, bool, error) {
+	name, data, ok, err := e.art.Find(noun)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	key := fmt.Sprintf("%s@%d", name, s)
+	c := e.arts
+	c.mu.Lock()
+	img, hit := c.m[key]
+	c.mu.Unlock()
+	if hit {
+		return img, true, nil
+	}
+	small, err := coverUpTo(data, s, s, true)
+	if err != nil {
+		return nil, false, err
+	}
+	img = enlarge(small, s, s)
+	c.mu.Lock()
+	if len(c.m) >= artCacheSize {
+		clear(c.m)
+	}
+	c.m[key] = img
+	c.mu.Unlock()
+	return img, true, nil
 }
 
 // pointArrow draws an arrow from the face in box face to the object in
