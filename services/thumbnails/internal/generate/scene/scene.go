@@ -220,7 +220,7 @@ func (p *parser) colours() {
 		listed := colourAt(p.at(i+1)) || colourAt(p.at(i+2)) && (p.at(i+1) == "and" || p.at(i+1) == ",") ||
 			colourAt(p.at(i-1)) || colourAt(p.at(i-2)) && p.at(i-1) == "and"
 		onA := p.at(i-1) == "on" || p.at(i-2) == "on" && (p.at(i-1) == "a" || p.at(i-1) == "an" || colourModifiers[p.at(i-1)])
-		objectNext := i+1 < len(p.ws) && p.isObject(p.ws[i+1].key)
+		objectNext := p.objectAt(i + 1)
 		capsName := i > 0 && unicode.IsUpper([]rune(w.text)[0]) && i+1 < len(p.ws) && unicode.IsUpper([]rune(p.ws[i+1].text + " ")[0])
 		if capsName && role == "" && from == i {
 			continue // Black Friday, Red Dead Redemption: a name
@@ -400,7 +400,7 @@ func (p *parser) layout() {
 			s.Pointing = true
 			p.mark(i, i+1)
 			for j := i + 1; j < len(p.ws) && j <= i+5 && !p.ws[j].punct; j++ {
-				if p.isObject(p.ws[j].key) {
+				if p.objectAt(j) {
 					s.PointAt = p.ws[j].key
 					break
 				}
@@ -559,6 +559,34 @@ func (p *parser) people() {
 	}
 }
 
+// objectAt reports whether the word at i names an object: one of the
+// package's nouns, or an art library's noun after a determiner or a
+// preposition ("a fly", "made of lightning"), never after "to" (a verb:
+// "to fly the Space Shuttle").
+func (p *parser) objectAt(i int) bool {
+	if i < 0 || i >= len(p.ws) {
+		return false
+	}
+	k := p.ws[i].key
+	if objectWords[k] {
+		return true
+	}
+	for j := i - 1; j >= 0 && j >= i-3; j-- {
+		prev := p.ws[j]
+		if determiners[prev.raw] {
+			return p.isObject(k)
+		}
+		if prev.punct || prev.raw == "to" || !colourAt(prev.raw) && !colourModifiers[prev.raw] && !sizeWords[prev.key] && !prev.art {
+			return false
+		}
+	}
+	return false
+}
+
+// determiners come before a noun.
+var determiners = set(`a an the some two three four five many my his her their your our its this that these those of with
+	and or on in at like`)
+
 func (p *parser) isObject(k string) bool {
 	if objectWords[k] {
 		return true
@@ -578,10 +606,10 @@ func (p *parser) objects() {
 		if !title && i > 1 && !p.ws[i-1].punct && capital(p.ws[i-1].text) && capital(w.text) {
 			continue // a name's word: Elden Ring, Apple Watch
 		}
-		if i+1 < len(p.ws) && p.isObject(p.ws[i+1].key) && !measures[p.ws[i+1].key] {
+		if p.objectAt(i+1) && !measures[p.ws[i+1].key] {
 			continue
 		}
-		if p.isObject(w.key) && !slices.Contains(p.s.Objects, w.key) {
+		if p.objectAt(i) && !slices.Contains(p.s.Objects, w.key) {
 			p.s.Objects = append(p.s.Objects, w.key)
 		}
 	}
@@ -755,14 +783,14 @@ func (p *parser) artWords() {
 			_, to := p.clause(i)
 			object := false
 			for j := i + 1; j < to && j <= i+4; j++ {
-				object = object || p.isObject(p.ws[j].key)
+				object = object || p.objectAt(j)
 			}
 			if !object {
 				continue
 			}
 		} else if soft[w.key] {
 			prevArt := i > 0 && p.ws[i-1].art
-			nextArt := i+1 < len(p.ws) && (p.ws[i+1].art || artWords[p.ws[i+1].key] || colourAt(p.ws[i+1].raw) || p.isObject(p.ws[i+1].key) || p.ws[i+1].key == "of" || p.ws[i+1].key == "with" || p.ws[i+1].punct)
+			nextArt := i+1 < len(p.ws) && (p.ws[i+1].art || artWords[p.ws[i+1].key] || colourAt(p.ws[i+1].raw) || p.objectAt(i+1) || p.ws[i+1].key == "of" || p.ws[i+1].key == "with" || p.ws[i+1].punct)
 			if !prevArt && !nextArt {
 				continue
 			}

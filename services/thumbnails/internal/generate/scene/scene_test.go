@@ -137,6 +137,7 @@ func TestTitlesKeepTheirWords(t *testing.T) {
 	}
 	for prompt, want := range map[string][]string{
 		"Beating Elden Ring with only a fishing rod": nil,
+		"What it takes to fly the Space Shuttle":     nil,
 		"I Tested 5 Gaming Laptops Under $1000":      {"laptop"},
 	} {
 		if s := Parse(prompt, Options{}); !slices.Equal(s.Objects, want) {
@@ -152,5 +153,20 @@ func TestQuotedWins(t *testing.T) {
 	s := Parse(`Close-up of a face, red background, headline "IT BROKE?!" at the top-right`, Options{})
 	if s.Quoted != "IT BROKE?!" || s.TextAt != "top-right" || s.Background == nil || !s.CloseUp {
 		t.Errorf("%+v", s)
+	}
+}
+
+// TestLibraryNouns: a noun only an art library knows is an object after
+// a determiner or a preposition, not after "to" (a verb).
+func TestLibraryNouns(t *testing.T) {
+	o := Options{Object: func(n string) bool { return n == "fly" || n == "lightning" }}
+	for prompt, want := range map[string][]string{
+		"What it takes to fly the Space Shuttle":                  nil,
+		"A fly on a birthday cake, blue background":               {"fly", "cake"},
+		"A brain made of lightning bolts, dark purple background": {"brain", "lightning"},
+	} {
+		if s := Parse(prompt, o); !slices.Equal(s.Objects, want) {
+			t.Errorf("%q: objects %q, want %q", prompt, s.Objects, want)
+		}
 	}
 }
