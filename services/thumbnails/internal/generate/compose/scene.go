@@ -228,7 +228,10 @@ func fitScene(l *layout.Layout, sc scene.Scene, nObjects int, number, face, port
 		if cx := l.Face.Box.X + l.Face.Box.W/2; at == "left" && cx > 0.55 || at == "right" && cx < 0.45 {
 			mirrorAll(l, &b, w)
 		}
-		b.placed = append(b.placed, "subject "+at)
+		// Claimed only where the face now stands (a centred one stays).
+		if cx := l.Face.Box.X + l.Face.Box.W/2; at == "left" && cx < 0.45 || at == "right" && cx > 0.55 {
+			b.placed = append(b.placed, "subject "+at)
+		}
 	}
 	if sc.TextAt != "" && head >= 0 && !portrait {
 		placeText(l, sc.TextAt, &b, w)
