@@ -276,6 +276,13 @@ func placeText(l *layout.Layout, at string, b *sceneBoxes, w int) {
 	case strings.HasPrefix(at, "bottom"):
 		head.Box.H = min(head.Box.H, 0.46)
 		head.Box.Y, head.VAlign = 0.96-head.Box.H, layout.VAlignBottom
+		// An object under the headline's old place goes over it instead.
+		top := int(head.Box.Y * float64(w) * 9 / 16)
+		for i, r := range b.objects {
+			if r.Max.Y > top {
+				b.objects[i] = r.Sub(image.Pt(0, r.Min.Y-int(0.03*float64(w)*9/16)))
+			}
+		}
 	case at == "center":
 		head.Align, head.VAlign = layout.AlignCenter, layout.VAlignMiddle
 	}

@@ -215,3 +215,45 @@ func dominantHue(img image.Image) float64 {
 	}
 	return float64(best)*10 + 5
 }
+
+// TestTextPlacement: on every built-in landscape layout, with objects or
+// without, the headline's box ends up where the prompt puts it.
+func TestTextPlacement(t *testing.T) {
+	e := newEngine(t)
+	for _, b := range e.builtins {
+		if b.l.Aspect != layout.Landscape {
+			continue
+		}
+		for _, c := range []struct {
+			objects int
+			face    bool
+		}{{0, true}, {1, true}, {1, false}} {
+			objects := c.objects
+			for _, at := range []string{"left", "right", "top", "bottom", "top-left", "top-right", "bottom-left", "bottom-right"} {
+				l := cloneLayout(b.l)
+				boxes := fitScene(&l, scene.Scene{TextAt: at}, objects, false, c.face, false, 1280, 720)
+				if !slices.Contains(boxes.placed, "text "+at) {
+					t.Errorf("%s, %d objects, text %s: placed %q", b.name, objects, at, boxes.placed)
+				}
+				var h layout.Box
+				for _, tx := range l.Texts {
+					if tx.Name == layout.SlotHeadline {
+						h = tx.Box
+					}
+				}
+				cx, cy := h.X+h.W/2, h.Y+h.H/2
+				bad := strings.HasSuffix(at, "left") && cx > 0.5 || strings.HasSuffix(at, "right") && cx < 0.5 ||
+					strings.HasPrefix(at, "top") && cy > 0.5 || strings.HasPrefix(at, "bottom") && cy < 0.5
+				if bad {
+					t.Errorf("%s, %d objects, text %s: the headline's box %+v", b.name, objects, at, h)
+				}
+				hp := boxPx(h, 1280, 720)
+				for _, o := range boxes.objects {
+					if in := o.Intersect(hp); in.Dx()*in.Dy() > o.Dx()*o.Dy()/10 {
+						t.Errorf("%s, face %v, text %s: the object's box %v lies under the headline's %v", b.name, c.face, at, o, hp)
+					}
+				}
+			}
+		}
+	}
+}
