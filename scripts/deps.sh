@@ -16,6 +16,7 @@
 #   scripts/deps.sh unit-tools  install what make test-unit needs: the image,
 #                             vision and media libraries and tools, no server
 #   scripts/deps.sh speech    install ONNX Runtime, the Moonshine speech model and real test speech (clips)
+#   scripts/deps.sh emoji     install the object art thumbnails' local engine draws (Fluent Emoji 3D)
 set -euo pipefail
 
 # The NATS and MinIO versions of make up, compose, the testcontainers path
@@ -50,6 +51,11 @@ LLAMA_TOKENIZER_JS_VERSION=1.2.2
 # 16 kHz G.722, with core-sounds-en.txt, from Debian (not installed, only
 # unpacked into the cache).
 ASTERISK_SOUNDS_VERSION=1.6.1-1
+# thumbnails' object art: Microsoft's Fluent Emoji in 3D (MIT), one WebP a
+# code point, from @lobehub/fluent-emoji-3d, found by the English labels
+# and tags of emojibase-data (MIT).
+FLUENT_EMOJI_3D_VERSION=1.1.0
+EMOJIBASE_DATA_VERSION=17.0.0
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${HOOKLINE_CACHE:-$HOME/.cache/hookline}
 BIN=$CACHE/bin
@@ -142,6 +148,7 @@ install() {
   install_onnxruntime
   install_moonshine
   install_speech_eval
+  install_emoji
 }
 
 # install_vision installs the face and text models pkg/vision and the
@@ -217,6 +224,27 @@ install_speech_eval() {
   mkdir -p "$dir"
   mv "$tmp"/x/usr/share/asterisk/sounds/en_US_f_Allison/* "$dir/"
   gzip -dc "$tmp/x/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz" >"$dir/core-sounds-en.txt"
+  rm -rf "$tmp"
+}
+
+# install_emoji unpacks the Fluent Emoji 3D art (assets/*.webp) and
+# emojibase's English data.json, with their licences, into one directory
+# (HOOKLINE_EMOJI_DIR).
+install_emoji() {
+  local dir=$CACHE/fluent-emoji-$FLUENT_EMOJI_3D_VERSION-emojibase-$EMOJIBASE_DATA_VERSION
+  if [ -f "$dir/data.json" ] && [ -d "$dir/assets" ]; then return 0; fi
+  command -v npm >/dev/null || install_apt npm:npm
+  log "fetching @lobehub/fluent-emoji-3d@$FLUENT_EMOJI_3D_VERSION and emojibase-data@$EMOJIBASE_DATA_VERSION from npm (~22 MB, once)"
+  local tmp
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "@lobehub/fluent-emoji-3d@$FLUENT_EMOJI_3D_VERSION" "emojibase-data@$EMOJIBASE_DATA_VERSION" >/dev/null &&
+    mkdir f e && tar -xzf "lobehub-fluent-emoji-3d-$FLUENT_EMOJI_3D_VERSION.tgz" -C f &&
+    tar -xzf "emojibase-data-$EMOJIBASE_DATA_VERSION.tgz" -C e package/en/data.json package/LICENSE)
+  mkdir -p "$dir"
+  mv "$tmp/f/package/assets" "$dir/"
+  mv "$tmp/f/package/README.md" "$dir/README.fluent-emoji-3d.md"
+  mv "$tmp/e/package/LICENSE" "$dir/LICENSE.emojibase"
+  mv "$tmp/e/package/en/data.json" "$dir/"
   rm -rf "$tmp"
 }
 
@@ -349,6 +377,7 @@ export HOOKLINE_BIN='$BIN'
 export HOOKLINE_ONNXRUNTIME_LIB='$CACHE/onnxruntime-$ONNXRUNTIME_VERSION/libonnxruntime.so.1'
 export HOOKLINE_MOONSHINE_DIR='$CACHE/moonshine-js-$MOONSHINE_JS_VERSION/tiny'
 export HOOKLINE_SPEECH_EVAL_DIR='$CACHE/speech-eval/asterisk-core-sounds-en-$ASTERISK_SOUNDS_VERSION'
+export HOOKLINE_EMOJI_DIR='$CACHE/fluent-emoji-$FLUENT_EMOJI_3D_VERSION-emojibase-$EMOJIBASE_DATA_VERSION'
 # libtesseract's OpenMP teams spin on idle cores; the critique keeps a
 # handle per core instead (pkg/vision/tesseract). Read when libgomp loads.
 export OMP_THREAD_LIMIT=1
@@ -357,7 +386,7 @@ ENV
 
 case "${1:-start}" in
   install) install ;;
-  unit-tools) install_libvips; install_vision; install_clips_media; install_onnxruntime ;;
+  unit-tools) install_libvips; install_vision; install_clips_media; install_onnxruntime; install_emoji ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   client-tools) install_go_bin oapi-codegen github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen "$OAPI_CODEGEN_VERSION"
@@ -366,6 +395,7 @@ case "${1:-start}" in
                install_go_bin kustomize sigs.k8s.io/kustomize/kustomize/v5 "$KUSTOMIZE_VERSION"
                install_go_bin kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" ;;
   speech) install_onnxruntime; install_moonshine; install_speech_eval ;;
+  emoji) install_emoji ;;
   media) install_clips_media; install_apt fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }
@@ -376,5 +406,5 @@ case "${1:-start}" in
   # For scripts/up.sh: the pinned binaries and MinIO's credentials.
   up-env) echo "export HOOKLINE_BIN='$BIN' HOOKLINE_MINIO_USER='$MINIO_USER' HOOKLINE_MINIO_PASSWORD='$MINIO_PASSWORD'" ;;
   run-minio) shift; run_minio "$@" ;;
-  *) echo "usage: $0 install|start|stop|env|up-env|run-minio|bench-tools|lint-tools|client-tools|chart-tools|media" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|up-env|run-minio|bench-tools|lint-tools|client-tools|chart-tools|media|speech|emoji" >&2; exit 2 ;;
 esac

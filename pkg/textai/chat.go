@@ -171,7 +171,7 @@ func (c *Chat) Concepts(ctx context.Context, src Source) (Analysis, error) {
 	}
 	for i, k := range ans.Concepts {
 		a.Concepts = append(a.Concepts, Concept{ID: fmt.Sprintf("concept-%d", i+1), Title: k.Title, Description: k.Description,
-			Prompt: k.Prompt, HookText: k.HookText, TextStyle: k.TextStyle, TextPlacement: k.TextPlacement})
+			Prompt: conceptPrompt(k.Prompt, k.HookText, k.TextPlacement), HookText: k.HookText, TextStyle: k.TextStyle, TextPlacement: k.TextPlacement})
 	}
 	return a, nil
 }

@@ -129,7 +129,7 @@ func (l *Local) concepts(src Source) Analysis {
 			sceneText = fmt.Sprintf(at.scene, subject)
 		}
 		hook := strings.TrimSpace(at.hook(d, subject, subjects[(i+1)%3]))
-		prompt := fmt.Sprintf("YouTube thumbnail, %s; %s; headline \"%s\"", sceneText, mood(d), strings.Trim(hook, "“”"))
+		prompt := conceptPrompt(fmt.Sprintf("YouTube thumbnail, %s; %s", sceneText, mood(d)), hook, at.placement)
 		a.Concepts = append(a.Concepts, Concept{
 			ID:    at.id,
 			Title: at.name + ": " + titleCase(subject),
@@ -140,6 +140,35 @@ func (l *Local) concepts(src Source) Analysis {
 	}
 	return a
 }
+
+// conceptPrompt is a concept's prompt that generates it as designed: it
+// quotes the hook text as the headline (a generation sets quoted text as
+// it is), unless it quotes it already, and says where the headline goes
+// when placement is a known one ("headline \"…\" at the top-right").
+func conceptPrompt(prompt, hook, placement string) string {
+	hook = strings.Trim(strings.TrimSpace(hook), "“”\"")
+	out := strings.TrimRight(strings.TrimSpace(prompt), ".;, ")
+	switch {
+	case hook == "":
+		return prompt
+	case QuotedHeadline(prompt) == hook:
+		if !placements[placement] {
+			return prompt
+		}
+		out += "; text"
+	default:
+		out += fmt.Sprintf("; headline \"%s\"", hook)
+	}
+	if placements[placement] {
+		out += " at the " + placement
+	}
+	return out
+}
+
+// placements are the textPlacement values a prompt can say where the
+// headline goes with.
+var placements = map[string]bool{"top": true, "bottom": true, "left": true, "right": true, "center": true,
+	"top-left": true, "top-right": true, "bottom-left": true, "bottom-right": true}
 
 // evidence states why a phrase was chosen, in measured terms.
 func evidence(d digest, phrase string) string {

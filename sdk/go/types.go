@@ -311,8 +311,10 @@ type Thumbnail struct {
 	Warning   string            `json:"warning,omitempty"`
 	Operation *string           `json:"operation"`
 	Params    map[string]string `json:"params"`
-	Applied   []string          `json:"applied"`
-	CreatedAt time.Time         `json:"createdAt"`
+	// Applied is what an edit applied, or what the local engine used of a
+	// generation's prompt ("background bold yellow", "object laptop").
+	Applied   []string  `json:"applied"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // EditResult is the thumbnail an edit made, with what it cost.

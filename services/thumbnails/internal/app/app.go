@@ -38,6 +38,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/compose"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/fallback"
+	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/httpapi"
@@ -104,6 +105,11 @@ type Config struct {
 	// the onnxruntime shared library that runs it.
 	BackgroundModel string `env:"HOOKLINE_BG_MODEL"`
 	ONNXRuntimeLib  string `env:"HOOKLINE_ONNXRUNTIME_LIB"`
+
+	// EmojiDir holds the local engine's object art (Fluent Emoji 3D and
+	// emojibase's keywords, scripts/deps.sh emoji; the image installs it
+	// here). Without it the engine draws no objects and logs so once.
+	EmojiDir string `env:"HOOKLINE_EMOJI_DIR" default:"/usr/local/share/hookline/fluent-emoji"`
 
 	// FaceModel is dlib's 68-point landmark model: faces are found with
 	// dlib's HOG detector and placed with its 68 points, which seed cut-outs
@@ -263,7 +269,13 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	// Before anything decodes or encodes a picture: the one libvips
 	// configuration of the service.
 	libvips.Start()
-	local, err := compose.New(compose.Options{})
+	art, err := fluentemoji.Open(cfg.EmojiDir)
+	if errors.Is(err, fluentemoji.ErrMissing) {
+		p.Log.Warn("thumbnails: no object art: local generation draws no objects", "error", err)
+	} else if err != nil {
+		return err
+	}
+	local, err := compose.New(compose.Options{Art: art})
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,8 @@ type thumbnailDTO struct {
 	// engine stood in for a provider whose model is missing.
 	Warning string `json:"warning,omitempty"`
 	// Operation, Params and Applied: the edit that made it and what it
-	// applied (null, {} and [] for the other kinds).
+	// applied (null, {} and [] for the other kinds); Applied of a local
+	// generation lists what it used of the prompt.
 	Operation *string           `json:"operation"`
 	Params    map[string]string `json:"params"`
 	Applied   []string          `json:"applied"`

@@ -171,6 +171,9 @@ func (s *Service) draw(ctx context.Context, j job, r credits.Reservation) (thumb
 	if res.Engine != "" {
 		t.Engine, t.Warning = res.Engine, res.Warning
 	}
+	if res.Applied != nil {
+		t.Applied = res.Applied
+	}
 	return s.keep(ctx, t, res, &r)
 }
 

@@ -69,7 +69,8 @@ type Thumbnail struct {
 	Operation Op
 	Params    map[string]string
 	// Applied is what an edit applied, in its grammar's words ("vintage",
-	// "film grain"); empty for the other kinds.
+	// "film grain"), or what the local engine used of a generation's
+	// prompt ("background bold yellow", "object laptop"); empty otherwise.
 	Applied   []string
 	CreatedAt time.Time
 }

@@ -29,7 +29,9 @@ import (
 
 	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
+	"hookline.dev/services/thumbnails/internal/generate/scene"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 
@@ -37,13 +39,18 @@ import (
 type Options struct {
 	// Quality is the JPEG quality (0: 88).
 	Quality int
+	// Art is the object art drawn for the things a prompt names; nil
+	// draws none (and the result's Applied lists none).
+	Art *fluentemoji.Library
 }
 
 // Engine is the local compositor; it implements engine.Engine. It holds
 // no per-request state and is safe for concurrent use.
 type Engine struct {
 	quality  int
+	art      *fluentemoji.Library
 	builtins []builtin
+	arts     *artCache
 	sample   engine.Picture
 }
 
@@ -63,7 +70,7 @@ func New(o Options) (*Engine, error) {
 		return nil, fmt.Errorf("compose: quality %d above 100", o.Quality)
 	}
 	libvips.Start()
-	e := &Engine{quality: o.Quality}
+	e := &Engine{quality: o.Quality, art: o.Art, arts: &artCache{m: map[string]*image.RGBA{}}}
 	for name, doc := range builtinLayouts {
 		l, err := layout.Parse([]byte(doc))
 		if err != nil {
@@ -133,7 +140,26 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if l.Aspect != string(aspect) {
 		transpose(&l)
 	}
+	var (
+		sc      scene.Scene
+		nouns   []string
+		boxes   sceneBoxes
+		applied []string
+	)
+	if !sample {
+		sc = e.sceneOf(req)
+	}
+	if isBuiltin {
+		nouns = e.objectNouns(sc)
+		// A number goes big beside a headline that does not say it (a
+		// derived one does: numbers are what it keeps first).
+		q := givenHeadline(req)
+		number := sc.Number != "" && q != "" && !strings.Contains(strings.ToUpper(q), sc.Number)
+		boxes = fitScene(&l, sc, len(nouns), number, len(req.Faces) > 0, aspect == thumbnail.Portrait, w, h)
+	}
 	p := resolvePalette(req, l, isBuiltin, rng)
+	applied = append(applied, sceneColours(p, sc, req)...)
+	applied = append(applied, boxes.placed...)
 	bgPic := backgroundPicture(req, l, isBuiltin, rng)
 	if bgPic != nil {
 		l.Background.Kind = layout.BgReference
@@ -165,7 +191,21 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 			asked = badgeWord(text, strings.Fields(givenHeadline(req)))
 		}
 	}
-	jobs := textJobs(req, l, rng, w, h, sample, asked)
+	// The headline comes from the prompt's topic: its words without the
+	// art direction (or the words it quotes).
+	treq := req
+	treq.Headline = givenHeadline(req)
+	if !sample {
+		treq.Prompt, treq.Tweak = e.topics(req)
+		if treq.Headline == "" {
+			// A comparison is the hook: its two sides are the headline.
+			treq.Headline = comparisonHeadline(sc)
+		}
+	}
+	jobs := textJobs(treq, l, rng, w, h, sample, asked)
+	if q := givenHeadline(req); q != "" && req.Headline == "" {
+		applied = append(applied, fmt.Sprintf("headline %q", q))
+	}
 	go func() {
 		defer close(textsOK)
 		for _, job := range jobs {
@@ -201,9 +241,16 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if len(faces) > maxFaces {
 		faces = faces[:maxFaces]
 	}
-	var aim *image.Point
+	var (
+		aim  *image.Point     // where accents aimed at the face point
+		from *image.Rectangle // the main face's box, for an arrow from it
+	)
 	if l.Face != nil && len(faces) > 0 {
 		zoom := 1 + rng.Float64()*0.1
+		if sc.CloseUp {
+			zoom += 0.2
+			applied = append(applied, "close-up")
+		}
 		rects := faceRects(boxPx(l.Face.Box, w, h), len(faces), l.Face.Side, zoom)
 		// The first face is drawn last, on top: it is the main one.
 		for i := len(faces) - 1; i >= 0; i-- {
@@ -213,6 +260,7 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		}
 		r := rects[0]
 		aim = &image.Point{X: (r.Min.X + r.Max.X) / 2, Y: r.Min.Y + r.Dy()*2/5}
+		from = &r
 	} else if l.Face != nil {
 		widenTexts(&l)
 	}
@@ -221,7 +269,15 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 		return engine.Result{}, err
 	}
 
+	drawn, err := e.drawScene(canvas, sc, nouns, boxes, from, jobs, p, short)
+	if err != nil {
+		return engine.Result{}, err
+	}
+	applied = append(applied, drawn...)
 	for _, a := range l.Accents {
+		if a.AimFace && sc.Pointing && len(nouns) > 0 {
+			continue // the arrow runs from the face to the object instead
+		}
 		j := accentJob{a: a, box: boxPx(a.Box, w, h), word: a.Text, short: short}
 		if a.AutoText && asked != "" {
 			j.word = asked
@@ -255,7 +311,10 @@ func (e *Engine) render(ctx context.Context, req engine.Request, sample bool) (e
 	if err != nil {
 		return engine.Result{}, fmt.Errorf("compose: %w", err)
 	}
-	return engine.Result{Data: data, ContentType: "image/jpeg", Width: w, Height: h}, nil
+	if applied == nil {
+		applied = []string{}
+	}
+	return engine.Result{Data: data, ContentType: "image/jpeg", Width: w, Height: h, Applied: applied}, nil
 }
 
 // pick is the layout to draw: the template's, or a built-in one designed

@@ -15,7 +15,7 @@ import (
 // (testdata/examples); run with HOOKLINE_WRITE_EXAMPLES=1.
 func TestWriteExamples(t *testing.T) {
 	dir := testkit.ExamplesDir(t)
-	e := newEngine(t)
+	e := artEngine(t)
 	face := photoFace(t)
 	write := func(name string, r engine.Result) {
 		decode(t, r)
@@ -68,5 +68,26 @@ func TestWriteExamples(t *testing.T) {
 	}
 	if len(remixes) > 0 {
 		t.Fatalf("templates not in the seed: %v", remixes)
+	}
+	// Issue 33: descriptions drawn as asked, without and with a saved
+	// face (the astronaut's).
+	scenes := []struct {
+		name, prompt string
+		aspect       thumbnail.Aspect
+	}{
+		{"scene-readme", "Shocked creator pointing at a glowing laptop, bold yellow background", thumbnail.Landscape},
+		{"scene-dark-accents", "Dark moody with red accents, a man holding a huge stack of cash", thumbnail.Landscape},
+		{"scene-vs", "Cat vs dog, who is smarter? Split screen with yellow and blue", thumbnail.Landscape},
+		{"scene-before-after", "Before and after of a messy bedroom, pastel pink background", thumbnail.Landscape},
+		{"scene-text-right", "Pizza slice with melting cheese, bright red background, text on the right", thumbnail.Landscape},
+		{"scene-number", `Stack of cash on a green background, headline "I QUIT MY JOB" at the top, $10,000`, thumbnail.Landscape},
+		{"scene-concept", `YouTube thumbnail, close-up of a face with a strong, surprised expression on the left third, graphics card large and sharp on the right; saturated red and yellow palette, hard rim light, high energy; headline "GRAPHICS CARD?!" at the top-right`, thumbnail.Landscape},
+		{"scene-portrait", "Shocked creator pointing at a glowing laptop, bold yellow background", thumbnail.Portrait},
+	}
+	for i, s := range scenes {
+		req := engine.Request{Prompt: s.prompt, Aspect: s.aspect, Seed: uint64(21 + i)}
+		write(s.name+".jpg", generate(t, req))
+		req.Faces = []engine.Face{astronaut}
+		write(s.name+"-face.jpg", generate(t, req))
 	}
 }

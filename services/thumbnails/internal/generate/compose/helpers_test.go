@@ -7,11 +7,13 @@ import (
 	"image/color"
 	"image/draw"
 	"image/jpeg"
+	"os"
 	"sync"
 	"testing"
 
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
+	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"
 )
 
 var (
@@ -20,13 +22,35 @@ var (
 	engErr  error
 )
 
+// newEngine is the compositor with the object art when it is installed
+// (HOOKLINE_EMOJI_DIR, scripts/deps.sh emoji), without it otherwise.
 func newEngine(t testing.TB) *Engine {
 	t.Helper()
-	engOnce.Do(func() { eng, engErr = New(Options{}) })
+	engOnce.Do(func() {
+		o := Options{}
+		if dir := os.Getenv("HOOKLINE_EMOJI_DIR"); dir != "" {
+			o.Art, engErr = fluentemoji.Open(dir)
+			if engErr != nil {
+				return
+			}
+		}
+		eng, engErr = New(o)
+	})
 	if engErr != nil {
 		t.Fatal(engErr)
 	}
 	return eng
+}
+
+// artEngine is newEngine for a test of the object art: without the art
+// installed it is skipped (fails under HOOKLINE_TEST_REQUIRE).
+func artEngine(t testing.TB) *Engine {
+	t.Helper()
+	e := newEngine(t)
+	if e.art == nil {
+		testkit.Missing(t, "the object art is not installed: scripts/deps.sh emoji, then HOOKLINE_EMOJI_DIR")
+	}
+	return e
 }
 
 // photoFace is a square crop of the portrait in pigo's testdata (the
@@ -99,3 +123,5 @@ func generate(t testing.TB, req engine.Request) engine.Result {
 	}
 	return res
 }
+
+func engineReq(prompt string) engine.Request { return engine.Request{Prompt: prompt} }

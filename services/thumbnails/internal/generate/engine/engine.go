@@ -98,6 +98,11 @@ type Result struct {
 	Engine string
 	// Warning tells the client why, when Engine is set.
 	Warning string
+	// Applied lists what the local engine used of the prompt's art
+	// direction (package scene), in the edits' style: "background bold
+	// yellow", "object laptop", "pointing at laptop", "compare iphone vs
+	// android", "number $1", "text left"; empty when it used none.
+	Applied []string
 }
 
 // Errors an engine returns (wrapped, with detail). Any other error is an
