@@ -115,7 +115,7 @@ type Media interface {
 
 // Transcriber turns speech into timed words (transcribe.Engine).
 type Transcriber interface {
-	Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error)
+	Transcribe(ctx context.Context, wavPath string, progress func(done float64)) ([]videosite.Segment, error)
 	Name() string
 }
 
