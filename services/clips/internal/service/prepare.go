@@ -297,7 +297,7 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 		if err := s.Media.ExtractWAV(ctx, file, wav); err != nil {
 			return err
 		}
-		segs, err := s.Transcriber.Transcribe(ctx, wav, nil)
+		segs, err := s.Transcriber.Transcribe(ctx, wav, s.within(ctx, p.ID, project.StepTranscribing))
 		if err != nil {
 			return fmt.Errorf("transcribing with %s: %w", s.Transcriber.Name(), err)
 		}
