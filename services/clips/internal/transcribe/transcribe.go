@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hookline.dev/pkg/vendorapi"
@@ -113,26 +114,25 @@ func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, paralle
 	return out, nil
 }
 
-// inParallel runs do(ctx, i) for i in 0..n-1, up to parallel at once; the
-// first failure cancels the context the others run with. It returns each
-// call's error (ctx's for those never started).
+// inParallel runs do(ctx, i) for i in 0..n-1 in order, up to parallel at
+// once (that many goroutines, however long the list); the first failure
+// cancels the context the others run with. It returns each call's error
+// (ctx's for those never started).
 func inParallel(ctx context.Context, n, parallel int, do func(ctx context.Context, i int) error) []error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, n)
-	slots := make(chan struct{}, parallel)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i := range n {
+	for range min(max(1, parallel), n) {
 		wg.Go(func() {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-slots }()
-			if errs[i] = do(ctx, i); errs[i] != nil {
-				cancel()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				if errs[i] = ctx.Err(); errs[i] != nil {
+					continue
+				}
+				if errs[i] = do(ctx, i); errs[i] != nil {
+					cancel()
+				}
 			}
 		})
 	}

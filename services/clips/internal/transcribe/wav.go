@@ -174,9 +174,17 @@ func readWAV(path string) (rate int, pcm []byte, err error) {
 
 // writeWAV writes 16-bit mono PCM as a WAV file.
 func writeWAV(path string, rate int, pcm []byte) error {
+	if err := os.WriteFile(path, append(wavHeader(rate, len(pcm)), pcm...), 0o600); err != nil {
+		return fmt.Errorf("transcribe: writing a chunk: %w", err)
+	}
+	return nil
+}
+
+// wavHeader is the header of a 16-bit mono WAV of size bytes of samples.
+func wavHeader(rate, size int) []byte {
 	h := make([]byte, 44)
 	copy(h, "RIFF")
-	binary.LittleEndian.PutUint32(h[4:], uint32(36+len(pcm))) //nolint:gosec // G115: chunks are minutes long
+	binary.LittleEndian.PutUint32(h[4:], uint32(36+size)) //nolint:gosec // G115: chunks are minutes long
 	copy(h[8:], "WAVEfmt ")
 	binary.LittleEndian.PutUint32(h[16:], 16)
 	binary.LittleEndian.PutUint16(h[20:], 1)              // PCM
@@ -186,9 +194,6 @@ func writeWAV(path string, rate int, pcm []byte) error {
 	binary.LittleEndian.PutUint16(h[32:], 2)
 	binary.LittleEndian.PutUint16(h[34:], 16)
 	copy(h[36:], "data")
-	binary.LittleEndian.PutUint32(h[40:], uint32(len(pcm))) //nolint:gosec // G115: chunks are minutes long
-	if err := os.WriteFile(path, append(h, pcm...), 0o600); err != nil {
-		return fmt.Errorf("transcribe: writing a chunk: %w", err)
-	}
-	return nil
+	binary.LittleEndian.PutUint32(h[40:], uint32(size)) //nolint:gosec // G115: chunks are minutes long
+	return h
 }
