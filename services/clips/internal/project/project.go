@@ -55,8 +55,9 @@ const (
 
 // stepBands is the share of a preparation done when each step starts and
 // where it ends: recognising speech and measuring the video are the long
-// ones. Within transcription the band moves with the speech recognised;
-// the other steps report their start.
+// ones. Within transcription the band moves with the speech recognised,
+// within analysis with the video decoded; the other steps report their
+// start.
 var stepBands = map[Step][2]int{
 	StepQueued:       {0, 0},
 	StepDownloading:  {1, 20},

@@ -308,7 +308,7 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 	if err := s.progress(ctx, p.ID, project.StepAnalyzing); err != nil {
 		return err
 	}
-	sig, err := s.Media.Analyze(ctx, file, info)
+	sig, err := s.Media.Analyze(ctx, file, info, s.within(ctx, p.ID, project.StepAnalyzing))
 	var de *media.DecodeError
 	switch {
 	case errors.As(err, &de):

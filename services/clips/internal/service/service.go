@@ -111,7 +111,7 @@ type Videos interface {
 // Media probes and measures local video files (media.Tools).
 type Media interface {
 	Probe(ctx context.Context, path string) (media.Info, error)
-	Analyze(ctx context.Context, path string, info media.Info) (media.Signals, error)
+	Analyze(ctx context.Context, path string, info media.Info, progress func(done float64)) (media.Signals, error)
 	ExtractWAV(ctx context.Context, src, dst string) error
 }
 
