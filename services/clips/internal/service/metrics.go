@@ -90,7 +90,7 @@ func (s *Worker) progress(ctx context.Context, id string, step project.Step) err
 // second per preparation.
 const progressEvery = time.Second
 
-// within returns the function a long step (transcribing) reports its
+// within returns the function a long step (transcribing, analysing) reports its
 // share done to: written when the whole figure grew and progressEvery
 // has passed since the last write. A failed write is logged, not
 // returned: the step's work goes on.
