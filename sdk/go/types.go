@@ -662,6 +662,9 @@ type ClipProject struct {
 	CreatedAt        time.Time        `json:"createdAt"`
 	UpdatedAt        time.Time        `json:"updatedAt"`
 	ReadyAt          *time.Time       `json:"readyAt"`
+
+	// PreparationProgress is how far the preparation is, 0 to 100.
+	PreparationProgress int `json:"preparationProgress"`
 }
 
 // ProjectAnalysis is what the project's analysis found.

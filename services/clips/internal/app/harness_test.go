@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -163,6 +164,7 @@ type project struct {
 	DownloadStatus  string   `json:"downloadStatus"`
 	DownloadError   *string  `json:"downloadError"`
 	PreparationStep string   `json:"preparationStep"`
+	Progress        int      `json:"preparationProgress"`
 	Format          string   `json:"format"`
 	Duration        *float64 `json:"duration"`
 	Transcript      *string  `json:"transcriptSource"`
@@ -207,6 +209,57 @@ func (h *harness) wait(org, id string, within time.Duration) project {
 		return p.DownloadStatus != "downloading"
 	})
 	return p
+}
+
+// mark is a step and progress a client polling a project saw.
+type mark struct {
+	step     string
+	progress int
+}
+
+// watch polls the project every 200 ms until it leaves downloading and
+// returns it with every different step and progress seen on the way.
+func (h *harness) watch(org, id string, within time.Duration) (project, []mark) {
+	h.T.Helper()
+	var p project
+	var seen []mark
+	deadline := time.Now().Add(within)
+	for {
+		h.Must(http.StatusOK, http.MethodGet, "/clips/projects/"+id, org, nil).Into(h.T, &p)
+		if m := (mark{p.PreparationStep, p.Progress}); len(seen) == 0 || seen[len(seen)-1] != m {
+			seen = append(seen, m)
+		}
+		if p.DownloadStatus != "downloading" {
+			return p, seen
+		}
+		if time.Now().After(deadline) {
+			h.T.Fatalf("project %s not prepared within %s (seen %v)", id, within, seen)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// recordedTalkVideo makes a talk of real speech (Asterisk's recorded
+// prompts of five words or more, 1.5 s apart, over and over) lasting
+// seconds over a still photo of a face at width×height, 25 frames a
+// second, as H.264/AAC in dir.
+func recordedTalkVideo(t testing.TB, dir string, seconds float64, width, height int) string {
+	t.Helper()
+	eval := mediatest.SpeechEvalDir(t)
+	wav, _ := mediatest.RecordedTalk(t, eval, dir, mediatest.Prompts(t, eval, 5), 1.5)
+	photo := filepath.Join(dir, "face.jpg")
+	if err := os.WriteFile(photo, testkit.FacePhoto(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, fmt.Sprintf("talk-%.0fs-%dp.mp4", seconds, height))
+	cmd := exec.CommandContext(t.Context(), "ffmpeg", "-v", "error", "-y", "-loop", "1", "-framerate", "25", "-i", photo, //nolint:gosec // G204: a test's own files
+		"-stream_loop", "-1", "-i", wav, "-t", fmt.Sprint(seconds),
+		"-vf", fmt.Sprintf("scale=%d:%d:force_original_aspect_ratio=decrease,pad=%d:%d:(ow-iw)/2:(oh-ih)/2,format=yuv420p", width, height, width, height),
+		"-c:v", "libx264", "-preset", "ultrafast", "-tune", "stillimage", "-c:a", "aac", "-b:a", "96k", "-shortest", out)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("ffmpeg: %v\n%s", err, b)
+	}
+	return out
 }
 
 // captions are segments of the spoken spans, as a caption track.

@@ -74,7 +74,7 @@ func prepared(b *testing.B, src string, det *vision.Detector) *facetrack.Samples
 	if err != nil {
 		b.Fatal(err)
 	}
-	sig, err := media.Tools{Faces: &facetrack.Sampler{Faces: det}}.Analyze(b.Context(), src, info)
+	sig, err := media.Tools{Faces: &facetrack.Sampler{Faces: det}}.Analyze(b.Context(), src, info, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func TestPreparedSamplesStandForTracking(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := media.Tools{Faces: &facetrack.Sampler{Faces: r.Faces, Landmarks: model}}.Analyze(context.Background(), talk.File, info)
+	sig, err := media.Tools{Faces: &facetrack.Sampler{Faces: r.Faces, Landmarks: model}}.Analyze(context.Background(), talk.File, info, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

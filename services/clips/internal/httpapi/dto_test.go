@@ -30,7 +30,7 @@ func marshal(t *testing.T, v any) string {
 
 func TestProjectOut(t *testing.T) {
 	ready := project.Project{ID: "p-1", OrgID: "o-1", SourceURL: "https://www.youtube.com/watch?v=abc", VideoTitle: "A talk", Format: project.Portrait,
-		Status: project.Ready, Step: project.StepDone, Duration: 321.5, Transcript: "captions", CreatedAt: at, UpdatedAt: at, ReadyAt: &at,
+		Status: project.Ready, Step: project.StepDone, Progress: 100, Duration: 321.5, Transcript: "captions", CreatedAt: at, UpdatedAt: at, ReadyAt: &at,
 		Analysis: moments.Analysis{ContentType: "podcast", SuggestedFormat: "portrait", SuggestedStyle: "bold", TranscriptQuality: "low", Engine: "local"},
 		Clips: []moments.Clip{
 			{ID: "c-1", Title: "Why sleep matters", Start: 12.5, End: 48.25, Hook: "You are doing it wrong.", Category: "educational", ViralScore: 87,
@@ -39,13 +39,13 @@ func TestProjectOut(t *testing.T) {
 			{ID: "c-2", Title: "Second", Start: 60, End: 90, Hook: "And then", Category: "story", ViralScore: 41, HookStrength: "weak", Mood: "calm"},
 		}}
 	downloading := project.Project{ID: "p-2", SourceURL: "https://x/y.mp4", Format: project.Landscape, Status: project.Downloading,
-		Step: project.StepQueued, CreatedAt: at, UpdatedAt: at}
+		Step: project.StepTranscribing, Progress: 41, CreatedAt: at, UpdatedAt: at}
 	for _, tc := range []struct {
 		p    project.Project
 		want string
 	}{
-		{ready, `{"id":"p-1","videoTitle":"A talk","videoSiteUrl":"https://www.youtube.com/watch?v=abc","downloadStatus":"ready","downloadError":null,"preparationStep":"done","format":"portrait","duration":321.5,"transcriptSource":"captions","analysis":{"contentType":"podcast","suggestedFormat":"portrait","suggestedStyle":"bold","transcriptQuality":"low","engine":"local"},"clips":[{"id":"c-1","title":"Why sleep matters","startTime":12.5,"endTime":48.25,"duration":35.75,"hook":"You are doing it wrong.","category":"educational","viralScore":87,"hookStrength":"strong","platformFit":["tiktok","shorts"],"mood":"curious","keywords":["sleep","brain"],"features":{"hook":0.9,"selfContained":0.8,"salience":0.7,"emotion":0.6,"pace":0.5,"length":0.4,"energy":0.3,"peaks":0.2,"scenes":0.1}},{"id":"c-2","title":"Second","startTime":60,"endTime":90,"duration":30,"hook":"And then","category":"story","viralScore":41,"hookStrength":"weak","platformFit":null,"mood":"calm","keywords":null,"features":{"hook":0,"selfContained":0,"salience":0,"emotion":0,"pace":0,"length":0,"energy":0,"peaks":0,"scenes":0}}],"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","readyAt":"2025-03-04T04:06:07.8Z"}`},
-		{downloading, `{"id":"p-2","videoTitle":"","videoSiteUrl":"https://x/y.mp4","downloadStatus":"downloading","downloadError":null,"preparationStep":"queued","format":"landscape","duration":null,"transcriptSource":null,"analysis":{"contentType":"","suggestedFormat":"","suggestedStyle":"","transcriptQuality":"","engine":""},"clips":[],"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","readyAt":null}`},
+		{ready, `{"id":"p-1","videoTitle":"A talk","videoSiteUrl":"https://www.youtube.com/watch?v=abc","downloadStatus":"ready","downloadError":null,"preparationStep":"done","preparationProgress":100,"format":"portrait","duration":321.5,"transcriptSource":"captions","analysis":{"contentType":"podcast","suggestedFormat":"portrait","suggestedStyle":"bold","transcriptQuality":"low","engine":"local"},"clips":[{"id":"c-1","title":"Why sleep matters","startTime":12.5,"endTime":48.25,"duration":35.75,"hook":"You are doing it wrong.","category":"educational","viralScore":87,"hookStrength":"strong","platformFit":["tiktok","shorts"],"mood":"curious","keywords":["sleep","brain"],"features":{"hook":0.9,"selfContained":0.8,"salience":0.7,"emotion":0.6,"pace":0.5,"length":0.4,"energy":0.3,"peaks":0.2,"scenes":0.1}},{"id":"c-2","title":"Second","startTime":60,"endTime":90,"duration":30,"hook":"And then","category":"story","viralScore":41,"hookStrength":"weak","platformFit":null,"mood":"calm","keywords":null,"features":{"hook":0,"selfContained":0,"salience":0,"emotion":0,"pace":0,"length":0,"energy":0,"peaks":0,"scenes":0}}],"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","readyAt":"2025-03-04T04:06:07.8Z"}`},
+		{downloading, `{"id":"p-2","videoTitle":"","videoSiteUrl":"https://x/y.mp4","downloadStatus":"downloading","downloadError":null,"preparationStep":"transcribing","preparationProgress":41,"format":"landscape","duration":null,"transcriptSource":null,"analysis":{"contentType":"","suggestedFormat":"","suggestedStyle":"","transcriptQuality":"","engine":""},"clips":[],"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","readyAt":null}`},
 	} {
 		if got := marshal(t, projectOut(tc.p)); got != tc.want {
 			t.Errorf("project %s:\n got %s\nwant %s", tc.p.ID, got, tc.want)

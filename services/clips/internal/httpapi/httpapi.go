@@ -78,6 +78,7 @@ type projectDTO struct {
 	DownloadStatus  string      `json:"downloadStatus"`
 	DownloadError   *string     `json:"downloadError"`
 	PreparationStep string      `json:"preparationStep"`
+	Progress        int         `json:"preparationProgress"`
 	Format          string      `json:"format"`
 	Duration        *float64    `json:"duration"`
 	Transcript      *string     `json:"transcriptSource"`
@@ -140,7 +141,7 @@ func strOrNil(s string) *string {
 func projectOut(p project.Project) projectDTO {
 	out := projectDTO{
 		ID: p.ID, VideoTitle: p.VideoTitle, VideoSiteURL: p.SourceURL, DownloadStatus: string(p.Status), DownloadError: strOrNil(p.DownloadError),
-		PreparationStep: string(p.Step), Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: analysisDTO(p.Analysis),
+		PreparationStep: string(p.Step), Progress: p.Progress, Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: analysisDTO(p.Analysis),
 		Clips: make([]clipDTO, len(p.Clips)), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
 	}
 	if p.Duration > 0 {

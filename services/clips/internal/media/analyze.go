@@ -77,7 +77,10 @@ const (
 // least sceneRatio times the median difference of the frames around it,
 // so steady motion does not count. A cut is reported at the time of the
 // first frame of the new scene (within 0.25 s of the cut).
-func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, error) {
+//
+// progress, when not nil, hears the share of the video decoded (of
+// info.Duration) as the frames come.
+func (t Tools) Analyze(ctx context.Context, path string, info Info, progress func(done float64)) (Signals, error) {
 	sig := Signals{Step: step}
 	var wg sync.WaitGroup
 	var audioErr, videoErr error
@@ -99,7 +102,7 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info) (Signals, er
 	}
 	if info.HasVideo {
 		wg.Go(func() {
-			if sig.Scenes, videoSec, videoErr = t.scenes(ctx, path, info, faces); videoErr != nil {
+			if sig.Scenes, videoSec, videoErr = t.scenes(ctx, path, info, faces, progress); videoErr != nil {
 				cancel()
 			}
 		})

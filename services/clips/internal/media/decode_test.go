@@ -24,7 +24,7 @@ func TestAnalyzeTellsHowMuchDecodes(t *testing.T) {
 		if err != nil || math.Abs(info.Duration-20) > 0.2 {
 			t.Fatalf("probe: %+v %v; want the declared 20 s", info, err)
 		}
-		sig, err := tools.Analyze(context.Background(), file, info)
+		sig, err := tools.Analyze(context.Background(), file, info, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestAnalyzeUndecodablePicture(t *testing.T) {
 	if err != nil || !info.HasVideo {
 		t.Fatalf("probe: %+v %v", info, err)
 	}
-	_, err = tools.Analyze(context.Background(), file, info)
+	_, err = tools.Analyze(context.Background(), file, info, nil)
 	var de *media.DecodeError
 	if !errors.As(err, &de) || !errors.Is(err, media.ErrUndecodable) || de.Reason != "Picture size 16383x16383 is invalid" {
 		t.Fatalf("err %v, want a DecodeError saying the picture size is invalid", err)

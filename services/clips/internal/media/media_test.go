@@ -64,9 +64,13 @@ func TestAnalyzeFindsCutsBurstsAndSpeech(t *testing.T) {
 		info.AudioCodec != "aac" || math.Abs(info.FPS-25) > 0.01 || math.Abs(info.Duration-18) > 0.2 {
 		t.Fatalf("info %+v", info)
 	}
-	sig, err := tools.Analyze(context.Background(), file, info)
+	var done []float64 // the share decoded, every 10 s of the 18
+	sig, err := tools.Analyze(context.Background(), file, info, func(d float64) { done = append(done, d) })
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(done) != 1 || math.Abs(done[0]-10.0/18) > 0.02 {
+		t.Errorf("progress reports %v, want one at 10 s of 18", done)
 	}
 	t.Logf("scenes %v peaks %v energy %.2f", sig.Scenes, sig.Peaks, sig.Energy)
 	if !all(sig.Scenes, []float64{4, 9, 13}, 0.5) {
@@ -109,7 +113,7 @@ func TestAnalyzeIgnoresMotionAndSpeech(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sig, err := tools.Analyze(context.Background(), file, info)
+	sig, err := tools.Analyze(context.Background(), file, info, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +134,7 @@ func TestAnalyzeWithoutAudio(t *testing.T) {
 	if err != nil || info.HasAudio || !info.HasVideo {
 		t.Fatalf("silent video: %+v %v", info, err)
 	}
-	sig, err := tools.Analyze(context.Background(), file, info)
+	sig, err := tools.Analyze(context.Background(), file, info, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +195,7 @@ func TestAnalyzeCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (media.Tools{FFmpeg: media.FFmpeg{Bin: ffmpeg}}).Analyze(ctx, file, info); !errors.Is(err, context.Canceled) {
+	if _, err := (media.Tools{FFmpeg: media.FFmpeg{Bin: ffmpeg}}).Analyze(ctx, file, info, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled Analyze: %v", err)
 	}
 	if b, err := os.ReadFile(runs); err == nil { //nolint:gosec // G304: the test's own file
@@ -228,7 +232,7 @@ func benchAnalyze10Min(b *testing.B, tools media.Tools) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		sig, err := tools.Analyze(context.Background(), file, info)
+		sig, err := tools.Analyze(context.Background(), file, info, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

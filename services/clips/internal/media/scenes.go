@@ -18,6 +18,9 @@ const (
 	sceneMinDiff = 12.0
 	sceneRatio   = 3.0
 	sceneContext = 4
+	// progressFrames is how often scenes reports its progress: every ten
+	// seconds of video.
+	progressFrames = 10 * sceneFPS
 )
 
 // scenes decodes the first video stream as tiny frames and returns the
@@ -25,8 +28,9 @@ const (
 // the loop filter and uses two threads; every frame is still decoded, so
 // no cut is missed. Given faces, the same decode also hands out a grey
 // copy facetrack.Width pixels wide of each sampled frame, whose faces
-// make faces.Frames.
-func (t Tools) scenes(ctx context.Context, path string, info Info, faces *facetrack.Samples) ([]float64, float64, error) {
+// make faces.Frames. progress (nil: none) hears the share of
+// info.Duration decoded every progressFrames frames.
+func (t Tools) scenes(ctx context.Context, path string, info Info, faces *facetrack.Samples, progress func(done float64)) ([]float64, float64, error) {
 	var diffs []float64 // diffs[i]: frame i+1 against frame i
 	frames := 0
 	tiny := fmt.Sprintf("scale=%d:%d:flags=area,format=yuv420p", sceneW, sceneH)
@@ -56,6 +60,9 @@ func (t Tools) scenes(ctx context.Context, path string, info Info, faces *facetr
 					return fmt.Errorf("reading frames: %w", err)
 				}
 				frames++
+				if progress != nil && frames%progressFrames == 0 && info.Duration > 0 {
+					progress(min(1, float64(frames)/sceneFPS/info.Duration))
+				}
 				if n > 0 {
 					var sum int
 					for i, v := range cur {

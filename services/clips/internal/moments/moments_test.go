@@ -3,6 +3,7 @@ package moments
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -242,5 +243,28 @@ func TestContentTypeNeedsEvidence(t *testing.T) {
 	three := []videosite.Segment{{Start: 0, End: 20, Text: "The boss fight on this level is hard. Every player needs better loot before the quest."}}
 	if got := Rank(Input{Segments: three}).Analysis.ContentType; got != "gaming" {
 		t.Errorf("four gaming cues give %q, want gaming", got)
+	}
+}
+
+// A clip none of whose sentences was heard whole is titled by the longest
+// run of confident words of its most salient sentence: a phrase that was
+// said, not the plain "title: keywords (time)".
+func TestTitleFromAConfidentPhrase(t *testing.T) {
+	segs := []videosite.Segment{
+		{Start: 0, End: 8, Text: "In this mode everything you say will be repeated back to you just as soon as it is received."},
+		{Start: 8.5, End: 16, Text: "The purpose of this test is to give you an audible sense of the latency between you and the machine."},
+		{Start: 16.5, End: 24, Text: "You may end the test by hanging up or by pressing the pound key."},
+	}
+	res := Rank(Input{Segments: heard(segs, 0.95, map[string]bool{"just": true, "latency": true, "or": true}), VideoTitle: "Echo"})
+	if len(res.Clips) == 0 || res.Analysis.TranscriptQuality != QualityHigh {
+		t.Fatalf("ranked %+v", res)
+	}
+	for _, c := range res.Clips {
+		runs := []string{"In this mode everything you say will be repeated back to you", "as soon as it is received",
+			"The purpose of this test is to give you an audible sense of the", "between you and the machine",
+			"You may end the test by hanging up", "by pressing the pound key"}
+		if !slices.ContainsFunc(runs, func(r string) bool { return strings.HasPrefix(r, strings.TrimSuffix(c.Title, "…")) }) {
+			t.Errorf("title %q is not a confident phrase of the talk", c.Title)
+		}
 	}
 }

@@ -49,7 +49,7 @@ var (
 // c settles render reservations inside the store's transactions.
 func New(pool *pgxpool.Pool, c *credits.Client) *Store { return &Store{pool: pool, credits: c} }
 
-const projectCols = `id::text, org_id::text, source_url, source_key, video_title, format, download_status, step,
+const projectCols = `id::text, org_id::text, source_url, source_key, video_title, format, download_status, step, progress,
 	coalesce(download_error, ''), duration, transcript, analysis, clips, attempts, created_at, updated_at, ready_at`
 
 func scanProject(r pgx.Row) (project.Project, error) {
@@ -58,7 +58,7 @@ func scanProject(r pgx.Row) (project.Project, error) {
 	var analysis, clips []byte
 	var a analysisRecord
 	var cs []clipRecord
-	err := r.Scan(&p.ID, &p.OrgID, &p.SourceURL, &p.SourceKey, &p.VideoTitle, &format, &status, &step,
+	err := r.Scan(&p.ID, &p.OrgID, &p.SourceURL, &p.SourceKey, &p.VideoTitle, &format, &status, &step, &p.Progress,
 		&p.DownloadError, &p.Duration, &p.Transcript, &analysis, &clips, &p.Attempts, &p.CreatedAt, &p.UpdatedAt, &p.ReadyAt)
 	if err != nil {
 		return p, err
@@ -169,10 +169,12 @@ func (s *Store) Attempt(ctx context.Context, orgID, id string, now time.Time) (p
 	return p, mapSlice(segs, segmentRecord.domain), nil
 }
 
-// Progress records the step in progress of a downloading project.
-func (s *Store) Progress(ctx context.Context, id string, step project.Step, now time.Time) error {
-	_, err := s.pool.Exec(ctx, `UPDATE projects SET step = $2, updated_at = $3 WHERE id = $1 AND download_status = 'downloading'`,
-		id, string(step), now)
+// Progress records the step in progress of a downloading project and how
+// far it is; the figure never goes back (a step entered again, an attempt
+// retried).
+func (s *Store) Progress(ctx context.Context, id string, step project.Step, progress int, now time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE projects SET step = $2, progress = greatest(progress, $3), updated_at = $4
+		WHERE id = $1 AND download_status = 'downloading'`, id, string(step), min(99, progress), now)
 	if err != nil {
 		return fmt.Errorf("postgres: progress: %w", err)
 	}
@@ -266,7 +268,7 @@ func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project
 			src.OrgID, src.Key, src.MediaKey, src.Duration, src.Width, src.Height, src.TranscriptOrigin, segs, sig, now); err != nil {
 			return fmt.Errorf("postgres: insert source: %w", err)
 		}
-		tag, err := tx.Exec(ctx, `UPDATE projects SET download_status = 'ready', step = 'done', duration = $2, transcript = $3,
+		tag, err := tx.Exec(ctx, `UPDATE projects SET download_status = 'ready', step = 'done', progress = 100, duration = $2, transcript = $3,
 			analysis = $4, clips = $5, video_title = $6, updated_at = $7, ready_at = $7
 			WHERE id = $1 AND download_status = 'downloading'`,
 			p.ID, p.Duration, p.Transcript, analysis, clips, p.VideoTitle, now)

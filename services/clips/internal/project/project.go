@@ -54,6 +54,32 @@ const (
 	StepDone         Step = "done"
 )
 
+// stepBands is the share of a preparation done when each step starts and
+// where it ends: recognising speech and measuring the video are the long
+// ones. Within transcription the band moves with the speech recognised,
+// within analysis with the video decoded; the other steps report their
+// start.
+var stepBands = map[Step][2]int{
+	StepQueued:       {0, 0},
+	StepDownloading:  {1, 20},
+	StepProbing:      {20, 25},
+	StepTranscribing: {25, 70},
+	StepAnalyzing:    {70, 95},
+	StepStoring:      {95, 99},
+	StepDone:         {100, 100},
+}
+
+// Progress is how far a preparation in step is, 0 to 100, with within
+// the share of the step done (0 to 1). A project only ever moves forward:
+// the store keeps the highest figure it was told.
+func Progress(step Step, within float64) int {
+	b, ok := stepBands[step]
+	if !ok {
+		return 0
+	}
+	return b[0] + int(float64(b[1]-b[0])*min(1, max(0, within)))
+}
+
 // Where a project's transcript came from.
 const (
 	TranscriptCaptions    = "captions"    // the site's track or a sidecar file
@@ -70,7 +96,9 @@ type Project struct {
 	Format               Format
 	Status               Status
 	Step                 Step
-	DownloadError        string
+	// Progress is how far the preparation is, 0 to 100 (see Progress).
+	Progress      int
+	DownloadError string
 	// Duration is in seconds, 0 until known.
 	Duration float64
 	// Transcript is where the clips' words came from, "" while none.

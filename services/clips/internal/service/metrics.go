@@ -82,5 +82,29 @@ func (c *stepClock) finish(id string) {
 // progress records that the preparation of project id entered step.
 func (s *Worker) progress(ctx context.Context, id string, step project.Step) error {
 	s.steps.enter(kindPreparation, id, string(step))
-	return s.Store.Progress(ctx, id, step, s.now())
+	return s.Store.Progress(ctx, id, step, project.Progress(step, 0), s.now())
+}
+
+// progressEvery is how often a step's progress within it is written at
+// most: a client polling sees it move, the database sees one write a
+// second per preparation.
+const progressEvery = time.Second
+
+// within returns the function a long step (transcribing, analysing) reports its
+// share done to: written when the whole figure grew and progressEvery
+// has passed since the last write. A failed write is logged, not
+// returned: the step's work goes on.
+func (s *Worker) within(ctx context.Context, id string, step project.Step) func(done float64) {
+	var last time.Time
+	at := project.Progress(step, 0)
+	return func(done float64) {
+		p := project.Progress(step, done)
+		if p <= at || time.Since(last) < progressEvery {
+			return
+		}
+		at, last = p, time.Now()
+		if err := s.Store.Progress(ctx, id, step, p, s.now()); err != nil && ctx.Err() == nil {
+			s.log().WarnContext(ctx, "recording preparation progress", "project", id, "err", err)
+		}
+	}
 }

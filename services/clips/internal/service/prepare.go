@@ -302,7 +302,7 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 		if err := s.Media.ExtractWAV(ctx, file, wav); err != nil {
 			return err
 		}
-		segs, err := s.Transcriber.Transcribe(ctx, wav)
+		segs, err := s.Transcriber.Transcribe(ctx, wav, s.within(ctx, p.ID, project.StepTranscribing))
 		if err != nil {
 			return fmt.Errorf("transcribing with %s: %w", s.Transcriber.Name(), err)
 		}
@@ -313,7 +313,7 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 	if err := s.progress(ctx, p.ID, project.StepAnalyzing); err != nil {
 		return err
 	}
-	sig, err := s.Media.Analyze(ctx, file, info)
+	sig, err := s.Media.Analyze(ctx, file, info, s.within(ctx, p.ID, project.StepAnalyzing))
 	var de *media.DecodeError
 	switch {
 	case errors.As(err, &de):

@@ -49,8 +49,10 @@ type Store interface {
 	// returns it with its captions; one no longer downloading comes back
 	// as it is, uncounted. Errors: project.ErrNotFound.
 	Attempt(ctx context.Context, orgID, id string, now time.Time) (project.Project, []videosite.Segment, error)
-	// Progress records the step of a downloading project.
-	Progress(ctx context.Context, id string, step project.Step, now time.Time) error
+	// Progress records the step of a downloading project and how far
+	// its preparation is (0 to 100; a lower figure than before is kept
+	// at the higher).
+	Progress(ctx context.Context, id string, step project.Step, progress int, now time.Time) error
 	// RecordError keeps a failed attempt's reason (internal, never shown).
 	RecordError(ctx context.Context, id, reason string, now time.Time) error
 	// Fail ends a downloading project as failed and, when this call did
@@ -110,13 +112,13 @@ type Videos interface {
 // Media probes and measures local video files (media.Tools).
 type Media interface {
 	Probe(ctx context.Context, path string) (media.Info, error)
-	Analyze(ctx context.Context, path string, info media.Info) (media.Signals, error)
+	Analyze(ctx context.Context, path string, info media.Info, progress func(done float64)) (media.Signals, error)
 	ExtractWAV(ctx context.Context, src, dst string) error
 }
 
 // Transcriber turns speech into timed words (transcribe.Engine).
 type Transcriber interface {
-	Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error)
+	Transcribe(ctx context.Context, wavPath string, progress func(done float64)) ([]videosite.Segment, error)
 	Name() string
 }
 

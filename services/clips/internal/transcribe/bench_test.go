@@ -112,7 +112,7 @@ func BenchmarkRecognisers(b *testing.B) {
 		for range b.N {
 			t0, c0 := time.Now(), cpuTime()
 			var err error
-			if segs, err = e.eng.Transcribe(context.Background(), wav); err != nil {
+			if segs, err = e.eng.Transcribe(context.Background(), wav, nil); err != nil {
 				b.Fatal(err)
 			}
 			took, cpu = time.Since(t0), cpuTime()-c0

@@ -31,7 +31,7 @@ type Moonshine struct {
 	model moonshineCache
 	// split finds the speech segments; nil is speechSpans (the energy
 	// detector). BenchmarkRecognisers sets Silero VAD here to compare.
-	split func(pcm []byte, rate int) []span
+	split func(w *wavFile) ([]span, error)
 }
 
 // Aligner gives recognised words their place in the audio.
@@ -64,39 +64,57 @@ func (m *Moonshine) Name() string { return "moonshine" }
 
 // Transcribe recognises the 16 kHz mono WAV at wavPath: its speech
 // segments, each split into sentences at the model's full stops, question
-// and exclamation marks.
-func (m *Moonshine) Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error) {
+// and exclamation marks. The file is read as it is needed: once through
+// for the voice-activity split, then each segment's samples when its turn
+// comes, so memory follows the segments recognised at once, not the
+// length of the recording. progress hears the share of the speech
+// recognised as segments complete.
+func (m *Moonshine) Transcribe(ctx context.Context, wavPath string, progress func(done float64)) ([]videosite.Segment, error) {
 	model, err := m.model.get(m.Dir, m.Library)
 	if err != nil {
 		return nil, err
 	}
-	rate, pcm, err := readWAV(wavPath)
+	w, err := openWAV(wavPath)
 	if err != nil {
 		return nil, err
 	}
-	if rate != moonshineRate {
-		return nil, fmt.Errorf("transcribe: %s is at %d Hz, Moonshine wants %d", wavPath, rate, moonshineRate)
+	defer func() { _ = w.Close() }()
+	if w.rate != moonshineRate {
+		return nil, fmt.Errorf("transcribe: %s is at %d Hz, Moonshine wants %d", wavPath, w.rate, moonshineRate)
 	}
 	split := m.split
 	if split == nil {
-		split = speechSpans
+		split = wavSpeechSpans
 	}
-	spans := split(pcm, rate)
+	spans, err := split(w)
+	if err != nil {
+		return nil, err
+	}
 	parallel := m.Parallel
 	if parallel <= 0 {
 		parallel = runtime.GOMAXPROCS(0)
 	}
+	done := tally{report: progress}
+	for _, s := range spans {
+		done.total += float64(s.end - s.start)
+	}
 	parts := make([][]videosite.Word, len(spans))
 	errs := inParallel(ctx, len(spans), parallel, func(ctx context.Context, i int) error {
-		var err error
 		s := spans[i]
-		parts[i], err = m.segment(ctx, model, pcm[2*s.start:2*s.end])
+		pcm, err := w.pcm(s.start, s.end)
+		if err != nil {
+			return err
+		}
+		if parts[i], err = m.segment(ctx, model, pcm); err != nil {
+			return err
+		}
 		offset := float64(s.start) / moonshineRate
 		for j := range parts[i] {
 			parts[i][j].Start += offset
 			parts[i][j].End += offset
 		}
-		return err
+		done.add(float64(s.end - s.start))
+		return nil
 	})
 	out := []videosite.Segment{}
 	for i := range spans {

@@ -55,13 +55,13 @@ func (f *Fallback) Name() string {
 
 // Transcribe transcribes with the remote engine, or the local one while
 // the model is missing. Errors as the engine that ran.
-func (f *Fallback) Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error) {
+func (f *Fallback) Transcribe(ctx context.Context, wavPath string, progress func(done float64)) ([]videosite.Segment, error) {
 	if f.Missing() == "" {
-		segs, err := f.Remote.Transcribe(ctx, wavPath)
+		segs, err := f.Remote.Transcribe(ctx, wavPath, progress)
 		if !errors.Is(err, ErrModelMissing) {
 			return segs, err
 		}
 		f.MarkMissing(ctx, err)
 	}
-	return f.Local.Transcribe(ctx, wavPath)
+	return f.Local.Transcribe(ctx, wavPath, progress)
 }

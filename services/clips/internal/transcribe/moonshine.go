@@ -29,14 +29,27 @@ const (
 )
 
 // Moonshine's decoder starts from <s> and stops at </s> (the LLaMA
-// tokenizer's ids, which its vocabulary extends); it writes about six
-// tokens a second of speech at most (moonshine-js bounds it so), which
-// stops a decoder that repeats itself.
+// tokenizer's ids, which its vocabulary extends). Greedy decoding can
+// loop ("the the the …", a phrase over and over) until it runs out of
+// length, so the length is bounded as the model card's example does (6.5
+// tokens a second of audio, with a floor for a word said alone) and a
+// loop is cut where it starts (repeats).
 const (
 	moonshineStart        = 1
 	moonshineEOS          = 2
-	moonshineTokensPerSec = 6.0
+	moonshineTokensPerSec = 6.5
 	moonshineMinTokens    = 8
+)
+
+// The repetition guard: a token said more than maxTokenRepeats times in a
+// row, or a phrase of 2 to maxLoopTokens tokens more than maxPhraseRepeats
+// times in a row, is the decoder looping, not the speaker ("no, no, no,
+// no" is four; a phrase said three times is rhetoric, a fourth is a
+// loop). Decoding stops there and the repeats beyond the first go.
+const (
+	maxTokenRepeats  = 4
+	maxPhraseRepeats = 3
+	maxLoopTokens    = 12
 )
 
 // ErrModel is returned (wrapped) for model files that are not a
@@ -247,14 +260,28 @@ func (m *moonshineModel) recognise(ctx context.Context, samples []float32) ([]to
 			return nil, fmt.Errorf("transcribe: cache tensor: %w", err)
 		}
 	}
-	limit := max(moonshineMinTokens, int(float64(len(samples))/16000*moonshineTokensPerSec))
+	return decode(ctx, tokenLimit(len(samples)), func(prev int64, first bool) (token, error) {
+		return m.step(enc[0], cache, prev, !first)
+	})
+}
+
+// tokenLimit is the most tokens the decoder may write for audio of that
+// many samples.
+func tokenLimit(samples int) int {
+	return max(moonshineMinTokens, int(float64(samples)/moonshineRate*moonshineTokensPerSec))
+}
+
+// decode decodes greedily with next (the decoder's step: the previous
+// token in, the most probable one after it out) from <s> until </s>,
+// limit tokens, or a loop, which is cut to its first round.
+func decode(ctx context.Context, limit int, next func(prev int64, first bool) (token, error)) ([]token, error) {
 	var out []token
-	next := int64(moonshineStart)
+	prev := int64(moonshineStart)
 	for step := range limit {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		tok, err := m.step(enc[0], cache, next, step > 0)
+		tok, err := next(prev, step == 0)
 		if err != nil {
 			return nil, err
 		}
@@ -262,9 +289,48 @@ func (m *moonshineModel) recognise(ctx context.Context, samples []float32) ([]to
 			break
 		}
 		out = append(out, tok)
-		next = int64(tok.id)
+		if n, copies := looping(out); n > 0 {
+			return out[:len(out)-(copies-1)*n], nil
+		}
+		prev = int64(tok.id)
 	}
 	return out, nil
+}
+
+// looping reports whether toks end in a loop: a phrase of n tokens
+// repeated copies times in a row, past what a speaker says (n is 0 when
+// they do not).
+func looping(toks []token) (n, copies int) {
+	for n = 1; n <= maxLoopTokens; n++ {
+		limit := maxPhraseRepeats
+		if n == 1 {
+			limit = maxTokenRepeats
+		}
+		copies = repeats(toks, n)
+		if copies > limit {
+			return n, copies
+		}
+	}
+	return 0, 0
+}
+
+// repeats counts how many times the last n tokens occur back to back at
+// the end of toks.
+func repeats(toks []token, n int) int {
+	copies := 1
+	last := len(toks) - n
+	if last < 0 {
+		return 0
+	}
+	for at := last - n; at >= 0; at -= n {
+		for i := range n {
+			if toks[at+i].id != toks[last+i].id {
+				return copies
+			}
+		}
+		copies++
+	}
+	return copies
 }
 
 // step runs the decoder once on the token prev and returns the most

@@ -39,7 +39,7 @@ func TestMoonshineHearsRealSpeech(t *testing.T) {
 			p.text = all[i].text
 		}
 		wav := promptWAV(t, s.eval, dir, p.name)
-		segs, err := m.Transcribe(context.Background(), wav)
+		segs, err := m.Transcribe(context.Background(), wav, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +83,7 @@ func TestAlignedWordsStartWhereTheirSpeechStarts(t *testing.T) {
 	}
 	boundary := float64(len(pa)+len(gap)) / 2 / moonshineRate
 	onset := boundary + speechOnset(floats(pb))
-	segs, err := m.Transcribe(context.Background(), joined)
+	segs, err := m.Transcribe(context.Background(), joined, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

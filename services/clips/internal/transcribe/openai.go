@@ -92,8 +92,8 @@ func (o *OpenAI) model() string {
 // allows. Transport failures, timeouts, a spent quota, 5xx and answers
 // that cannot be read are ErrUnavailable; a model the server does not
 // know is ErrModelMissing.
-func (o *OpenAI) Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error) {
-	return inChunks(ctx, wavPath, openaiChunk, 1, o.request)
+func (o *OpenAI) Transcribe(ctx context.Context, wavPath string, progress func(done float64)) ([]videosite.Segment, error) {
+	return inChunks(ctx, wavPath, openaiChunk, 1, progress, o.request)
 }
 
 // ErrModelMissing: the server does not know the model.

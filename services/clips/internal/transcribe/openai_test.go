@@ -171,7 +171,7 @@ func TestOpenAI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := eng.Transcribe(context.Background(), path)
+			got, err := eng.Transcribe(context.Background(), path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +201,7 @@ func TestOpenAIErrors(t *testing.T) {
 		{http.StatusNotFound, oaiErr("invalid_request_error", "model_not_found", "The model 'whisper-1' does not exist"), false, true},
 	} {
 		srv := fake(t, upload, "", whisperForm("whisper-1"), answer{status: tc.status, body: tc.body})
-		_, err := (&transcribe.OpenAI{BaseURL: srv.URL}).Transcribe(context.Background(), path)
+		_, err := (&transcribe.OpenAI{BaseURL: srv.URL}).Transcribe(context.Background(), path, nil)
 		if err == nil || errors.Is(err, transcribe.ErrUnavailable) != tc.unavailable || errors.Is(err, transcribe.ErrModelMissing) != tc.missing {
 			t.Errorf("HTTP %d %s: %v (unavailable: want %v, missing %v)", tc.status, tc.body, err, tc.unavailable, tc.missing)
 		}
@@ -212,7 +212,7 @@ func TestOpenAIErrors(t *testing.T) {
 			w.WriteHeader(status)
 			_, _ = io.WriteString(w, body)
 		}))
-		_, err := (&transcribe.OpenAI{BaseURL: srv.URL}).Transcribe(context.Background(), path)
+		_, err := (&transcribe.OpenAI{BaseURL: srv.URL}).Transcribe(context.Background(), path, nil)
 		srv.Close()
 		if !errors.Is(err, transcribe.ErrUnavailable) {
 			t.Errorf("HTTP %d %s: %v, want ErrUnavailable", status, body, err)
@@ -228,12 +228,12 @@ func TestOpenAIErrors(t *testing.T) {
 		}
 	}))
 	defer slow.Close()
-	if _, err := (&transcribe.OpenAI{BaseURL: slow.URL, Timeout: 200 * time.Millisecond}).Transcribe(context.Background(), path); !errors.Is(err, transcribe.ErrUnavailable) {
+	if _, err := (&transcribe.OpenAI{BaseURL: slow.URL, Timeout: 200 * time.Millisecond}).Transcribe(context.Background(), path, nil); !errors.Is(err, transcribe.ErrUnavailable) {
 		t.Errorf("timeout: %v", err)
 	}
 	gone := httptest.NewServer(http.NotFoundHandler())
 	gone.Close()
-	if _, err := (&transcribe.OpenAI{BaseURL: gone.URL}).Transcribe(context.Background(), path); !errors.Is(err, transcribe.ErrUnavailable) {
+	if _, err := (&transcribe.OpenAI{BaseURL: gone.URL}).Transcribe(context.Background(), path, nil); !errors.Is(err, transcribe.ErrUnavailable) {
 		t.Errorf("no server: %v", err)
 	}
 }
@@ -296,7 +296,7 @@ func TestDiarizeUsesSegmentTimings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := eng.Transcribe(context.Background(), path)
+	got, err := eng.Transcribe(context.Background(), path, nil)
 	want := []videosite.Segment{{Start: 0, End: 1.4, Text: "Hello there."}, {Start: 1.8, End: 4.2, Text: "General Kenobi!"}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v %v, want %+v", got, err, want)
@@ -311,7 +311,7 @@ func TestRateLimitIsRetried(t *testing.T) {
 		answer{status: http.StatusTooManyRequests, header: http.Header{"Retry-After-Ms": {"20"}},
 			body: `{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}`},
 		answer{status: http.StatusOK, body: `{"text":"Hi.","language":"english","duration":1,"segments":[{"id":0,"start":0,"end":1,"text":"Hi."}]}`})
-	got, err := (&transcribe.OpenAI{BaseURL: srv.URL + "/v1", APIKey: "sk"}).Transcribe(context.Background(), path)
+	got, err := (&transcribe.OpenAI{BaseURL: srv.URL + "/v1", APIKey: "sk"}).Transcribe(context.Background(), path, nil)
 	if err != nil || len(got) != 1 || got[0].Text != "Hi." {
 		t.Fatalf("%+v %v", got, err)
 	}
@@ -353,7 +353,7 @@ func TestSelfHostedServers(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := eng.Transcribe(context.Background(), path)
+			got, err := eng.Transcribe(context.Background(), path, nil)
 			if err != nil || !reflect.DeepEqual(got, tc.want) {
 				t.Fatalf("got %+v %v\nwant %+v", got, err, tc.want)
 			}
@@ -373,7 +373,7 @@ func TestDefaultModelIsInTheContract(t *testing.T) {
 type stubLocal struct{ calls int }
 
 func (*stubLocal) Name() string { return "pocketsphinx" }
-func (s *stubLocal) Transcribe(context.Context, string) ([]videosite.Segment, error) {
+func (s *stubLocal) Transcribe(context.Context, string, func(float64)) ([]videosite.Segment, error) {
 	s.calls++
 	return []videosite.Segment{{Start: 0, End: 1, Text: "local"}}, nil
 }
@@ -401,7 +401,7 @@ func TestMissingModelFallsBackToLocal(t *testing.T) {
 	defer lookups.Close()
 	local := &stubLocal{}
 	fb := transcribe.NewFallback(&transcribe.OpenAI{BaseURL: lookups.URL, APIKey: "sk"}, local, slog.New(slog.DiscardHandler))
-	got, err := fb.Transcribe(context.Background(), path)
+	got, err := fb.Transcribe(context.Background(), path, nil)
 	if err != nil || len(got) != 1 || got[0].Text != "local" || fb.Degraded() == nil || !strings.Contains(fb.Name(), "pocketsphinx (fallback: openai:whisper-1") {
 		t.Fatalf("%+v %v, name %q, degraded %v", got, err, fb.Name(), fb.Degraded())
 	}

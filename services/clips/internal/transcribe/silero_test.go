@@ -23,14 +23,19 @@ const (
 // sileroSplit returns a segmenter that decides each 32 ms frame with
 // Silero VAD and cuts segments as speechSpans does. The ONNX Runtime
 // environment must be loaded (the Moonshine model is).
-func sileroSplit(b *testing.B, path string) func(pcm []byte, rate int) []span {
+func sileroSplit(b *testing.B, path string) func(w *wavFile) ([]span, error) {
 	b.Helper()
 	session, err := ort.NewDynamicAdvancedSession(path, []string{"input", "state", "sr"}, []string{"output", "stateN"}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = session.Destroy() })
-	return func(pcm []byte, rate int) []span {
+	return func(w *wavFile) ([]span, error) {
+		pcm, err := w.pcm(0, w.samples)
+		if err != nil {
+			return nil, err
+		}
+		rate := w.rate
 		samples := floats(pcm)
 		n := len(samples) / sileroWindow
 		voiced := make([]bool, n)
@@ -63,6 +68,6 @@ func sileroSplit(b *testing.B, path string) func(pcm []byte, rate int) []span {
 			speaking = p >= sileroOn || speaking && p >= sileroOff
 			voiced[i], prob[i] = speaking, p
 		}
-		return segments(voiced, prob, sileroWindow, len(samples), rate)
+		return segments(voiced, prob, sileroWindow, len(samples), rate), nil
 	}
 }

@@ -1,15 +1,15 @@
 package transcribe
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode"
+
+	"hookline.dev/services/clips/internal/mediatest"
 )
 
 // The recogniser's tests run the installed model on real speech:
@@ -21,7 +21,6 @@ import (
 const (
 	envMoonshineDir = "HOOKLINE_MOONSHINE_DIR"
 	envONNXRuntime  = "HOOKLINE_ONNXRUNTIME_LIB"
-	envSpeechEval   = "HOOKLINE_SPEECH_EVAL_DIR"
 )
 
 type speechSetup struct{ model, library, eval string }
@@ -42,7 +41,7 @@ func requireSpeech(t testing.TB) speechSetup {
 	s := speechSetup{
 		model:   pick(envMoonshineDir, "moonshine-js-0.1.29/tiny"),
 		library: pick(envONNXRuntime, "onnxruntime-1.24.1/libonnxruntime.so.1"),
-		eval:    pick(envSpeechEval, "speech-eval/asterisk-core-sounds-en-1.6.1-1"),
+		eval:    pick(mediatest.EnvSpeechEval, "speech-eval/asterisk-core-sounds-en-1.6.1-1"),
 	}
 	var missing []string
 	for _, p := range []string{filepath.Join(s.model, moonshineEncoder), filepath.Join(s.model, moonshineDecoder),
@@ -71,47 +70,22 @@ func requireSpeech(t testing.TB) speechSetup {
 // prompt is one of the recordings and what it says.
 type prompt struct{ name, text string }
 
-// prompts reads core-sounds-en.txt ("name: text" lines) and keeps the
-// spoken prompts (not tones in brackets) of at least minWords words whose
-// recording is in the top directory, in name order.
+// prompts are the recorded prompts of at least minWords words
+// (mediatest.Prompts).
 func prompts(t testing.TB, dir string, minWords int) []prompt {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "core-sounds-en.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = f.Close() }()
 	var out []prompt
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		name, text, ok := strings.Cut(sc.Text(), ":")
-		text = strings.TrimSpace(text)
-		if !ok || strings.HasPrefix(name, ";") || strings.Contains(name, "/") || strings.Contains(text, "[") ||
-			len(strings.Fields(text)) < minWords {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(dir, name+".g722")); err == nil {
-			out = append(out, prompt{name, text})
-		}
+	for _, p := range mediatest.Prompts(t, dir, minWords) {
+		out = append(out, prompt{p.Name, p.Text})
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	slices.SortFunc(out, func(a, b prompt) int { return strings.Compare(a.name, b.name) })
 	return out
 }
 
-// promptWAV decodes a prompt's G.722 recording (16 kHz) into the 16-bit
-// mono WAV the engines read, in dir.
+// promptWAV decodes a prompt into the 16-bit mono WAV the engines read,
+// in dir.
 func promptWAV(t testing.TB, eval, dir, name string) string {
 	t.Helper()
-	out := filepath.Join(dir, name+".wav")
-	cmd := exec.Command("ffmpeg", "-v", "error", "-f", "g722", "-i", filepath.Join(eval, name+".g722"),
-		"-ar", "16000", "-ac", "1", "-c:a", "pcm_s16le", "-y", out)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("decoding %s: %v: %s", name, err, b)
-	}
-	return out
+	return mediatest.PromptWAV(t, eval, dir, name)
 }
 
 // normalWords are a text's words for scoring: lower case, punctuation

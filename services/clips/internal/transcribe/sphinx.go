@@ -32,8 +32,8 @@ func (s *Sphinx) Name() string { return "pocketsphinx" }
 
 // Transcribe recognises the 16 kHz mono WAV at wavPath: a segment per
 // utterance (a stretch of speech between pauses), with its words.
-func (s *Sphinx) Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error) {
-	return inChunks(ctx, wavPath, sphinxChunk, sphinxParallel, s.recognise)
+func (s *Sphinx) Transcribe(ctx context.Context, wavPath string, progress func(done float64)) ([]videosite.Segment, error) {
+	return inChunks(ctx, wavPath, sphinxChunk, sphinxParallel, progress, s.recognise)
 }
 
 func (s *Sphinx) recognise(ctx context.Context, wav string) ([]videosite.Segment, error) {

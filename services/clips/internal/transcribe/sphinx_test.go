@@ -94,7 +94,7 @@ func recognise(t *testing.T, script string) ([]videosite.Segment, []mediatest.Sp
 		t.Fatal(eng, err)
 	}
 	start := time.Now()
-	segs, err := eng.Transcribe(context.Background(), wav)
+	segs, err := eng.Transcribe(context.Background(), wav, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,16 +157,16 @@ func TestSphinxMissing(t *testing.T) {
 	if err := (media.Tools{}).ExtractWAV(context.Background(), speech, wav); err != nil {
 		t.Fatal(err)
 	}
-	_, err := (&transcribe.Sphinx{Bin: "/nonexistent/pocketsphinx"}).Transcribe(context.Background(), wav)
+	_, err := (&transcribe.Sphinx{Bin: "/nonexistent/pocketsphinx"}).Transcribe(context.Background(), wav, nil)
 	if !isUnavailable(err) {
 		t.Errorf("missing binary: %v, want ErrUnavailable", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := (&transcribe.Sphinx{}).Transcribe(ctx, wav); err == nil || isUnavailable(err) {
+	if _, err := (&transcribe.Sphinx{}).Transcribe(ctx, wav, nil); err == nil || isUnavailable(err) {
 		t.Errorf("cancelled: %v, want the context's error", err)
 	}
-	if _, err := (&transcribe.Sphinx{}).Transcribe(context.Background(), speech+".missing"); err == nil {
+	if _, err := (&transcribe.Sphinx{}).Transcribe(context.Background(), speech+".missing", nil); err == nil {
 		t.Error("a missing file transcribed")
 	}
 }

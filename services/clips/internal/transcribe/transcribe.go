@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"hookline.dev/pkg/vendorapi"
@@ -29,9 +30,11 @@ import (
 // or reports a temporary failure: try again later.
 var ErrUnavailable = errors.New("transcribe: engine unavailable")
 
-// Engine transcribes a 16 kHz mono WAV file.
+// Engine transcribes a 16 kHz mono WAV file. progress, when not nil, is
+// told the share of the audio done, 0 to 1, as it grows (one call at a
+// time, from any goroutine).
 type Engine interface {
-	Transcribe(ctx context.Context, wavPath string) ([]videosite.Segment, error)
+	Transcribe(ctx context.Context, wavPath string, progress func(done float64)) ([]videosite.Segment, error)
 	Name() string
 }
 
@@ -76,8 +79,9 @@ func New(provider, baseURL, apiKey, model string, timeout time.Duration, local L
 
 // inChunks cuts the WAV at wavPath into chunks of about chunkSeconds,
 // transcribes up to parallel of them at once with one, and joins the
-// segments in time order, offset to the whole file's timeline.
-func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, parallel int,
+// segments in time order, offset to the whole file's timeline; progress
+// hears the share of chunks done.
+func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, parallel int, progress func(done float64),
 	one func(ctx context.Context, path string) ([]videosite.Segment, error),
 ) ([]videosite.Segment, error) {
 	dir, err := os.MkdirTemp("", "transcribe-")
@@ -90,11 +94,15 @@ func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, paralle
 		return nil, err
 	}
 	parts := make([][]videosite.Segment, len(chunks))
+	done := tally{total: float64(len(chunks)), report: progress}
 	errs := inParallel(ctx, len(chunks), parallel, func(ctx context.Context, i int) error {
 		var err error
-		parts[i], err = one(ctx, chunks[i].path)
+		if parts[i], err = one(ctx, chunks[i].path); err != nil {
+			return err
+		}
 		shift(parts[i], chunks[i].offset)
-		return err
+		done.add(1)
+		return nil
 	})
 	out := []videosite.Segment{}
 	for i := range chunks {
@@ -106,31 +114,49 @@ func inChunks(ctx context.Context, wavPath string, chunkSeconds float64, paralle
 	return out, nil
 }
 
-// inParallel runs do(ctx, i) for i in 0..n-1, up to parallel at once; the
-// first failure cancels the context the others run with. It returns each
-// call's error (ctx's for those never started).
+// inParallel runs do(ctx, i) for i in 0..n-1 in order, up to parallel at
+// once (that many goroutines, however long the list); the first failure
+// cancels the context the others run with. It returns each call's error
+// (ctx's for those never started).
 func inParallel(ctx context.Context, n, parallel int, do func(ctx context.Context, i int) error) []error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	errs := make([]error, n)
-	slots := make(chan struct{}, parallel)
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for i := range n {
+	for range min(max(1, parallel), n) {
 		wg.Go(func() {
-			select {
-			case slots <- struct{}{}:
-			case <-ctx.Done():
-				errs[i] = ctx.Err()
-				return
-			}
-			defer func() { <-slots }()
-			if errs[i] = do(ctx, i); errs[i] != nil {
-				cancel()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				if errs[i] = ctx.Err(); errs[i] != nil {
+					continue
+				}
+				if errs[i] = do(ctx, i); errs[i] != nil {
+					cancel()
+				}
 			}
 		})
 	}
 	wg.Wait()
 	return errs
+}
+
+// tally adds up the work done of a total known at the start and reports
+// the share to report (nil: nobody listens), one call at a time.
+type tally struct {
+	mu     sync.Mutex
+	done   float64
+	total  float64
+	report func(done float64)
+}
+
+func (t *tally) add(n float64) {
+	if t.report == nil || t.total <= 0 {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.done += n
+	t.report(min(1, t.done/t.total))
 }
 
 func shift(segs []videosite.Segment, by float64) {

@@ -1,7 +1,11 @@
 package transcribe
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"math"
 	"slices"
 )
@@ -31,24 +35,55 @@ const (
 )
 
 // speechSpans splits 16-bit mono PCM at rate into segments of speech of
-// at most maxSegment seconds each, in order, none overlapping. It keeps
-// one number a frame, not the samples: an hour is 180,000 frames.
+// at most maxSegment seconds each, in order, none overlapping.
 func speechSpans(pcm []byte, rate int) []span {
+	db, _ := levels(bytes.NewReader(pcm), rate) // a byte reader does not fail
+	return speechIn(db, len(pcm)/2, rate)
+}
+
+// wavSpeechSpans is speechSpans of a WAV file, read as a stream.
+func wavSpeechSpans(w *wavFile) ([]span, error) {
+	db, err := levels(w.reader(), w.rate)
+	if err != nil {
+		return nil, err
+	}
+	return speechIn(db, w.samples, w.rate), nil
+}
+
+// levels reads 16-bit mono PCM at rate from r, a block at a time, and
+// returns the energy of each vadFrame frame in dB: one number a frame,
+// not the samples (an hour is 180,000 frames, 1.4 MB).
+func levels(r io.Reader, rate int) ([]float64, error) {
 	frame := int(vadFrame * float64(rate))
-	samples := len(pcm) / 2
-	n := samples / frame
+	buf := make([]byte, 2*frame*50) // a second at a time
+	var db []float64
+	for {
+		n, err := io.ReadFull(r, buf)
+		for f := 0; f+2*frame <= n; f += 2 * frame {
+			var e float64
+			for j := f; j < f+2*frame; j += 2 {
+				v := float64(int16(binary.LittleEndian.Uint16(buf[j:]))) / 32768 //nolint:gosec // G115: reinterpreting s16le bits
+				e += v * v
+			}
+			db = append(db, 10*math.Log10(e/float64(frame)+1e-10))
+		}
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return db, nil
+		case err != nil:
+			return nil, fmt.Errorf("transcribe: reading audio: %w", err)
+		}
+	}
+}
+
+// speechIn finds the segments of speech of a recording of samples whose
+// frames have the energies db.
+func speechIn(db []float64, samples, rate int) []span {
+	n := len(db)
 	if n == 0 {
 		return nil
 	}
-	db := make([]float64, n)
-	for i := range n {
-		var e float64
-		for j := i * frame; j < (i+1)*frame; j++ {
-			v := float64(int16(binary.LittleEndian.Uint16(pcm[2*j:]))) / 32768 //nolint:gosec // G115: reinterpreting s16le bits
-			e += v * v
-		}
-		db[i] = 10 * math.Log10(e/float64(frame)+1e-10)
-	}
+	frame := int(vadFrame * float64(rate))
 	sorted := slices.Clone(db)
 	slices.Sort(sorted)
 	floor, loud := sorted[n/50], sorted[n*95/100]

@@ -1,8 +1,12 @@
 package transcribe
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -68,5 +72,43 @@ func TestFillGapsPlacesUnalignedWordsBetweenTheirNeighbours(t *testing.T) {
 		if math.Abs(times[i].Start-want[i].Start) > 1e-9 || math.Abs(times[i].End-want[i].End) > 1e-9 {
 			t.Errorf("word %d %+v, want %+v", i, times[i], want[i])
 		}
+	}
+}
+
+// The split read from a file as a stream is the split of the same audio
+// in memory, also when the data chunk claims more than the file holds
+// (a writer that never went back to fill in the size).
+func TestWAVSpeechSpansStreamed(t *testing.T) {
+	audio := tones(-1, 2, -0.2, 2, -3, 1.5, -1, 25, -2)
+	path := filepath.Join(t.TempDir(), "a.wav")
+	if err := writeWAV(path, moonshineRate, audio); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	binary.LittleEndian.PutUint32(b[40:], 0xFFFFFFFF)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := openWAV(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = w.Close() }()
+	if w.samples != len(audio)/2 {
+		t.Fatalf("%d samples, want %d", w.samples, len(audio)/2)
+	}
+	got, err := wavSpeechSpans(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := speechSpans(audio, moonshineRate); !reflect.DeepEqual(got, want) || len(got) < 3 {
+		t.Errorf("streamed %v, in memory %v", got, want)
+	}
+	pcm, err := w.pcm(got[1].start, got[1].end)
+	if err != nil || !bytes.Equal(pcm, audio[2*got[1].start:2*got[1].end]) {
+		t.Errorf("a segment's samples read from the file differ (%v)", err)
 	}
 }
