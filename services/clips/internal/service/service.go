@@ -30,6 +30,7 @@ import (
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/transcript"
+	"hookline.dev/services/clips/internal/translate"
 )
 
 // Source names the service in event envelopes.
@@ -148,6 +149,9 @@ type Core struct {
 	Broll      Broll
 	// Censor is the organizations' own words for the profanity filter.
 	Censor CensorWords
+	// Translators translate the captions (options.captionLanguage), the
+	// preferred engine first; none: captions in the spoken language only.
+	Translators translate.Translators
 	Media  Media
 	Blobs  Blobs
 	// PublicURL is the public address of a stored object.
