@@ -62,7 +62,7 @@ func TestRenderOut(t *testing.T) {
 		Options: render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true,
 			RemoveSilences: true, AutoZoom: true, Layout: render.LayoutSplit, Censor: censor.Bleep, CaptionLanguage: "es"},
 		CaptionTranslation: &translate.Translation{Engine: "apertium", Quality: translate.Draft, Language: "es"},
-		SecondsRemoved: 5.5321, Exports: []render.Export{{Format: render.ExportSRT, Key: "o.srt"}, {Format: render.ExportFCPXML, Key: "o.fcpxml"}}}
+		SecondsRemoved:     5.5321, Exports: []render.Export{{Format: render.ExportSRT, Key: "o.srt"}, {Format: render.ExportFCPXML, Key: "o.fcpxml"}}}
 	failed := render.Render{ID: "r-2", ProjectID: "p-1", ClipID: "c-2", Format: project.Landscape, Style: "clean", Status: render.Failed, Step: "done",
 		Error: "boom", Options: render.Options{Broll: true, Layout: render.LayoutAuto}, Credits: 2, CreatedAt: at, UpdatedAt: at}
 	for _, tc := range []struct {

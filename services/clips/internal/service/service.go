@@ -152,8 +152,8 @@ type Core struct {
 	// Translators translate the captions (options.captionLanguage), the
 	// preferred engine first; none: captions in the spoken language only.
 	Translators translate.Translators
-	Media  Media
-	Blobs  Blobs
+	Media       Media
+	Blobs       Blobs
 	// PublicURL is the public address of a stored object.
 	PublicURL func(key string) string
 	// WorkDir holds downloads and renders in progress ("" is the
