@@ -105,7 +105,8 @@ func (e Edit) Words(ws []captions.Word) []captions.Word {
 		if e.cut((w.Start + w.End) / 2) {
 			continue
 		}
-		out = append(out, captions.Word{Start: e.Out(w.Start), End: e.Out(w.End), Text: w.Text})
+		w.Start, w.End = e.Out(w.Start), e.Out(w.End)
+		out = append(out, w)
 	}
 	return out
 }

@@ -214,7 +214,7 @@ func core0(w string) string {
 // Retime spreads a sentence's translation over the sentence's span: each
 // word gets a share of it in proportion to its length (plus one for the
 // space after it), in order, so the captions of a sentence start and end
-// with the sentence.
+// with the sentence, and a caption line ends with it (Break).
 func Retime(s Sentence, text string) []captions.Word {
 	ws := Split(text)
 	if len(ws) == 0 {
@@ -236,5 +236,6 @@ func Retime(s Sentence, text string) []captions.Word {
 		}
 		out[i] = captions.Word{Start: from, End: to, Text: w}
 	}
+	out[len(out)-1].Break = true // a caption line never spans two sentences
 	return out
 }

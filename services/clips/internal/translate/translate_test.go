@@ -64,11 +64,16 @@ func TestRetimeSpreadsBySentenceLength(t *testing.T) {
 	s := Sentence{Start: 10, End: 14}
 	got := Retime(s, "Paga tú primero")
 	// "Paga "=5, "tú "=3, "primero "=8 of 16.
-	want := []captions.Word{{Start: 10, End: 11.25, Text: "Paga"}, {Start: 11.25, End: 12, Text: "tú"}, {Start: 12, End: 14, Text: "primero"}}
+	want := []captions.Word{{Start: 10, End: 11.25, Text: "Paga"}, {Start: 11.25, End: 12, Text: "tú"}, {Start: 12, End: 14, Text: "primero", Break: true}}
 	for i := range want {
-		if math.Abs(got[i].Start-want[i].Start) > 1e-9 || math.Abs(got[i].End-want[i].End) > 1e-9 || got[i].Text != want[i].Text {
+		if math.Abs(got[i].Start-want[i].Start) > 1e-9 || math.Abs(got[i].End-want[i].End) > 1e-9 || got[i].Text != want[i].Text || got[i].Break != want[i].Break {
 			t.Errorf("word %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+	// Two sentences without punctuation, 0.1 s apart: two caption lines.
+	two := append(Retime(Sentence{Start: 0, End: 1}, "uno dos"), Retime(Sentence{Start: 1.1, End: 2}, "tres cuatro")...)
+	if lines := captions.Lines(two, 3); len(lines) != 2 || len(lines[0]) != 2 {
+		t.Errorf("lines %+v", lines)
 	}
 	if Retime(s, "  ") != nil {
 		t.Error("an empty translation has words")
