@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"hookline.dev/services/clips/internal/translate"
 )
@@ -105,9 +107,17 @@ func (a *Apertium) Translate(ctx context.Context, from, to string, sentences []t
 		return nil, fmt.Errorf("%w: %s→%s", translate.ErrUnsupported, from, to)
 	}
 	var in strings.Builder
-	for _, s := range sentences {
+	closed := make([]bool, len(sentences))
+	for i, s := range sentences {
 		// A sentence is one line: its own line breaks would split it.
-		in.WriteString(strings.Join(strings.Fields(translate.Mask(s, placeholder)), " "))
+		// Apertium reads a line break as a space and moves words across
+		// it, so a sentence without its final stop (a transcript without
+		// punctuation) gets one, taken off again after.
+		line := strings.Join(strings.Fields(translate.Mask(s, placeholder)), " ")
+		if closed[i] = translate.Ends(line); !closed[i] {
+			line += "."
+		}
+		in.WriteString(line)
 		in.WriteString("\n")
 	}
 	cmd := exec.CommandContext(ctx, a.Bin, mode)
@@ -123,7 +133,16 @@ func (a *Apertium) Translate(ctx context.Context, from, to string, sentences []t
 		return nil, fmt.Errorf("apertium %s: %d lines for %d sentences", mode, len(lines), len(sentences))
 	}
 	for i, l := range lines {
-		lines[i] = translate.Unmask(translate.Unstar(strings.TrimSpace(l)), sentences[i], placeholder)
+		l = strings.Join(strings.Fields(l), " ")
+		if !closed[i] {
+			l = strings.TrimSuffix(l, ".")
+			// The stop made the sentence's first word a capital.
+			if r, n := utf8.DecodeRuneInString(sentences[i].Text); unicode.IsLower(r) && n > 0 {
+				f, m := utf8.DecodeRuneInString(l)
+				l = string(unicode.ToLower(f)) + l[m:]
+			}
+		}
+		lines[i] = translate.Unmask(translate.Unstar(l), sentences[i], placeholder)
 	}
 	return lines, nil
 }

@@ -66,6 +66,17 @@ func TestTranslateKeepsUnknownWordsNumbersAndNames(t *testing.T) {
 	if strings.ContainsAny(got[1], "*#@") || strings.Contains(got[1], "Manzana") || strings.Contains(got[1], "Hlq") {
 		t.Errorf("%q has a mark, a translated name or a placeholder", got[1])
 	}
+	// Sentences without punctuation (a sidecar's captions) stay apart:
+	// Apertium moves words across a bare line break.
+	bare := []string{"the secret is to never touch that account", "start today and thank yourself next year"}
+	got, err = a.Translate(context.Background(), "en", "es", []translate.Sentence{{Text: bare[0]}, {Text: bare[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%q", got)
+	if !strings.HasSuffix(got[0], "cuenta") || strings.Contains(got[1], "cuenta") || strings.HasSuffix(got[0], ".") || got[0][0] != 'e' {
+		t.Errorf("unpunctuated sentences %q", got)
+	}
 	if _, err := a.Translate(context.Background(), "en", "xx", ss); err == nil {
 		t.Error("en→xx translated")
 	}

@@ -153,9 +153,8 @@ func Sentences(words []captions.Word) []Sentence {
 	var out []Sentence
 	first := 0
 	for i, w := range words {
-		t := strings.TrimRightFunc(strings.TrimSpace(w.Text), func(r rune) bool { return strings.ContainsRune(`"')]»”’`, r) })
 		last := i == len(words)-1
-		end := last || strings.ContainsAny(lastRune(t), enders) || words[i+1].Start-w.End >= PauseSeconds || i-first+1 >= MaxWords
+		end := last || Ends(w.Text) || words[i+1].Start-w.End >= PauseSeconds || i-first+1 >= MaxWords
 		if !end {
 			continue
 		}
@@ -168,6 +167,12 @@ func Sentences(words []captions.Word) []Sentence {
 		first = i + 1
 	}
 	return out
+}
+
+// Ends reports whether text ends a sentence: a stop, question or
+// exclamation mark, or an ellipsis, quotes and brackets after it aside.
+func Ends(text string) bool {
+	return strings.ContainsAny(lastRune(core0(strings.TrimSpace(text))), enders)
 }
 
 func lastRune(s string) string {
@@ -193,7 +198,7 @@ func Protected(words []string) []string {
 		}
 		r, _ := utf8.DecodeRuneInString(c)
 		number := strings.ContainsFunc(c, unicode.IsDigit)
-		name := i > 0 && unicode.IsUpper(r) && c != "I" && !strings.ContainsAny(lastRune(core0(words[i-1])), enders)
+		name := i > 0 && unicode.IsUpper(r) && c != "I" && !Ends(words[i-1])
 		if (number || name) && !slices.Contains(out, c) {
 			out = append(out, c)
 		}
