@@ -300,14 +300,15 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 	if r.Options.AutoZoom && (h < w || info.Height > info.Width) {
 		r.Notes = append(r.Notes, "autoZoom: punch-ins follow the tracked face, which only a portrait render of a landscape source has; rendered without")
 	}
-	if err := s.translate(ctx, r, &text); err != nil {
+	var spoken []captions.Word
+	if err := s.translate(ctx, r, &text, &spoken); err != nil {
 		return err
 	}
 	job := ffrender.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom,
-		Cuts: clipSpans(deleted, clip.Start)}
+		Cuts: clipSpans(deleted, clip.Start), Spoken: spoken}
 	job.Layout = r.Options.Layout
 	job.Censor, job.Censored = r.Options.Censor, censored
 	job.Samples = src.Faces
@@ -359,8 +360,9 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 // translate puts the captions and the hook into the render's caption
 // language, after the censor masked the words (a masked word stays
 // masked: no engine knows it) and the cutaways were placed on the spoken
-// words. A preferred engine that failed is said in the notes.
-func (s *Worker) translate(ctx context.Context, r *render.Render, text *captions.Spec) error {
+// words; spoken gets the words as spoken, which the jump cuts are
+// planned from. A preferred engine that failed is said in the notes.
+func (s *Worker) translate(ctx context.Context, r *render.Render, text *captions.Spec, spoken *[]captions.Word) error {
 	l := r.Options.CaptionLanguage
 	if l == "" || l == translate.Spoken {
 		return nil
@@ -373,6 +375,7 @@ func (s *Worker) translate(ctx context.Context, r *render.Render, text *captions
 		s.log().WarnContext(ctx, "translating captions", "render", r.ID, "err", err)
 		return fail("the captions could not be translated into %s", l)
 	}
+	*spoken = text.Words
 	text.Words, text.Hook = res.Words, res.Hook
 	r.CaptionTranslation = &res.Translation
 	if res.Fallback != "" {
