@@ -89,7 +89,7 @@ func (s *API) StartRenders(ctx context.Context, p principal.Principal, projectID
 	if err != nil {
 		return Batch{}, err
 	}
-	if l := c.Options.CaptionLanguage; l != "" && len(s.Translators.Engines(translate.Spoken, l)) == 0 && l != translate.Spoken {
+	if l := c.Options.CaptionLanguage; l != "" && l != translate.Spoken && len(s.Translators.Engines(translate.Spoken, l)) == 0 {
 		sup := s.Translators.Supported(translate.Spoken)
 		return Batch{}, apierr.Field("options.captionLanguage",
 			fmt.Sprintf("captions cannot be translated from %s into %s here; supported: %s", translate.Spoken, l, strings.Join(sup, ", "))).

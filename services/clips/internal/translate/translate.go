@@ -110,8 +110,7 @@ func (ts Translators) Captions(ctx context.Context, from, to string, words []cap
 	}
 	sents := Sentences(words)
 	if hook != "" {
-		h := Split(hook)
-		sents = append(sents, Sentence{Text: hook, Keep: Protected(h), First: -1})
+		sents = append(sents, Sentence{Text: hook, Keep: Protected(strings.Fields(hook)), First: -1})
 	}
 	var failed []string
 	for _, e := range engines {
@@ -183,9 +182,6 @@ func lastRune(s string) string {
 	return string(r)
 }
 
-// Split is a text's words.
-func Split(text string) []string { return strings.Fields(text) }
-
 // Protected are the words of a sentence that must come back as they are,
 // without their punctuation: numbers (any word with a digit) and names
 // (a capitalised word that does not start the sentence, other than "I").
@@ -221,7 +217,7 @@ func core0(w string) string {
 // space after it), in order, so the captions of a sentence start and end
 // with the sentence, and a caption line ends with it (Break).
 func Retime(s Sentence, text string) []captions.Word {
-	ws := Split(text)
+	ws := strings.Fields(text)
 	if len(ws) == 0 {
 		return nil
 	}
