@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -9,13 +10,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/asticode/go-astisub"
 
+	"hookline.dev/pkg/chatmodel/chatfake"
 	"hookline.dev/pkg/testkit"
 )
 
@@ -242,4 +247,112 @@ func whiteText(t *testing.T, src, dst string) {
 	if err := png.Encode(w, out); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// Captions by the text provider, through the gateway: with a chat model
+// configured (the vendor contract's fake, which answers the translation
+// requests by upper-casing each sentence, and nothing else), French,
+// which no Apertium pair here has, is accepted and translated by the
+// provider sentence by sentence inside the sentences' spans; when the
+// provider fails, Spanish falls back to Apertium and the notes say so.
+func TestCaptionsByTheTextProviderThroughTheGateway(t *testing.T) {
+	if _, err := exec.LookPath("apertium"); err != nil {
+		testkit.Missing(t, "apertium is not installed (scripts/deps.sh translation)")
+	}
+	var down atomic.Bool
+	fake := chatfake.New(t, "sk-text")
+	line := regexp.MustCompile(`(?m)^(\d+): (.*)$`)
+	fake.Default = func(c chatfake.Call) chatfake.Reply {
+		if !strings.Contains(c.System, "translate") || down.Load() {
+			return chatfake.Reply{Status: 503, Content: "overloaded"}
+		}
+		var out []map[string]any
+		for _, m := range line.FindAllStringSubmatch(c.User, -1) {
+			id, _ := strconv.Atoi(m[1])
+			out = append(out, map[string]any{"id": id, "text": strings.ToUpper(m[2])})
+		}
+		b, _ := json.Marshal(map[string]any{"sentences": out})
+		return chatfake.Reply{Content: string(b)}
+	}
+	s := startStack(t)
+	media, _ := speakTalk(t, saving)
+	s.startClips("HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1", "HOOKLINE_CLIPS_RENDER_HEIGHT=1280", "HOOKLINE_CLIPS_RENDER_PRESET=ultrafast",
+		"HOOKLINE_TEXT_PROVIDER=openai", "HOOKLINE_TEXT_BASE_URL="+fake.URL, "HOOKLINE_TEXT_API_KEY=sk-text")
+	_, key := s.newOrg("pro")
+	s.waitTotal(key, 500)
+	p := s.must(201, "POST", "/api/v1/clips/projects", key, map[string]any{"video_site_url": media.URL + "/talk.mp4", "format": "portrait"})
+	id := p["id"].(string)
+	if got := s.waitProject(key, id); got["downloadStatus"] != "ready" {
+		t.Fatalf("project %v", got)
+	}
+	c := s.must(200, "GET", "/api/v1/clips/projects/"+id, key, nil)["clips"].([]any)[0].(map[string]any)
+	start := c["startTime"].(float64)
+	path := "/api/v1/clips/projects/" + id + "/renders"
+	render := func(lang string) map[string]any {
+		started := s.must(201, "POST", path, key, map[string]any{"clip_id": c["id"], "options": map[string]any{"captionLanguage": lang}})
+		r := s.waitRender(key, started["renders"].([]any)[0].(map[string]any)["id"].(string), 4*time.Minute)
+		if r["status"] != "completed" {
+			t.Fatalf("render %v", r)
+		}
+		return r
+	}
+
+	r := render("fr")
+	if tr := fmt.Sprint(r["captionTranslation"]); tr != "map[engine:provider language:fr quality:fluent]" {
+		t.Errorf("captionTranslation %s", tr)
+	}
+	// The provider was given the clip's sentences, the number to keep.
+	var asked string
+	for _, call := range fake.Calls() {
+		if strings.Contains(call.System, "translate") {
+			asked = call.User
+		}
+	}
+	if !strings.Contains(asked, "From English into French") || !strings.Contains(asked, "keep as written: 10") {
+		t.Errorf("the provider was asked %q", asked)
+	}
+	words, _, _ := s.transcriptOf(key, id)
+	dir := t.TempDir()
+	var srt string
+	for _, e := range r["exports"].([]any) {
+		if x := e.(map[string]any); x["format"] == "srt" {
+			srt = fetch(t, x["url"].(string), dir)
+		}
+	}
+	subs, err := astisub.OpenFile(srt)
+	if err != nil || len(subs.Items) < 3 {
+		t.Fatalf("SRT: %v %v", err, subs)
+	}
+	for _, it := range subs.Items {
+		text := it.String()
+		if text != strings.ToUpper(text) {
+			t.Errorf("cue %q is not the provider's", text)
+		}
+		// Inside the span of the sentence whose words it upper-cases.
+		from, to := it.StartAt.Seconds()+start, it.EndAt.Seconds()+start
+		first := strings.Fields(strings.ToLower(text))[0]
+		var sentence []tWord
+		for i, w := range words {
+			if i > 0 && w.start-words[i-1].end >= 0.35 {
+				if from >= sentence[0].start-0.01 && to <= sentence[len(sentence)-1].end+0.01 {
+					break
+				}
+				sentence = nil
+			}
+			sentence = append(sentence, w)
+		}
+		if !slices.ContainsFunc(sentence, func(w tWord) bool { return w.text == first }) {
+			t.Errorf("cue %q %.2f–%.2f s lies in no sentence that says %q", text, from, to, first)
+		}
+	}
+
+	down.Store(true)
+	r = render("es")
+	if tr := fmt.Sprint(r["captionTranslation"]); tr != "map[engine:apertium language:es quality:draft]" {
+		t.Errorf("with the provider down: captionTranslation %s", tr)
+	}
+	if notes := fmt.Sprint(r["notes"]); !strings.Contains(notes, "captionLanguage: translated by apertium") {
+		t.Errorf("notes %s", notes)
+	}
+	s.waitTotal(key, 496)
 }
