@@ -289,7 +289,7 @@ func TestCaptionsByTheTextProviderThroughTheGateway(t *testing.T) {
 	start := c["startTime"].(float64)
 	path := "/api/v1/clips/projects/" + id + "/renders"
 	render := func(lang string) map[string]any {
-		started := s.must(201, "POST", path, key, map[string]any{"clip_id": c["id"], "options": map[string]any{"captionLanguage": lang}})
+		started := s.must(201, "POST", path, key, map[string]any{"clip_id": c["id"], "options": map[string]any{"captionLanguage": lang, "hookTitle": true}})
 		r := s.waitRender(key, started["renders"].([]any)[0].(map[string]any)["id"].(string), 4*time.Minute)
 		if r["status"] != "completed" {
 			t.Fatalf("render %v", r)
@@ -301,14 +301,17 @@ func TestCaptionsByTheTextProviderThroughTheGateway(t *testing.T) {
 	if tr := fmt.Sprint(r["captionTranslation"]); tr != "map[engine:provider language:fr quality:fluent]" {
 		t.Errorf("captionTranslation %s", tr)
 	}
-	// The provider was given the clip's sentences, the number to keep.
+	// The provider was given the clip's sentences, the number to keep and
+	// the hook title (the last sentence).
 	var asked string
 	for _, call := range fake.Calls() {
 		if strings.Contains(call.System, "translate") {
 			asked = call.User
 		}
 	}
-	if !strings.Contains(asked, "From English into French") || !strings.Contains(asked, "keep as written: 10") {
+	hook := c["hook"].(string)
+	if !strings.Contains(asked, "From English into French") || !strings.Contains(asked, "keep as written: 10") ||
+		!regexp.MustCompile(`(?m)^\d+: `+regexp.QuoteMeta(hook)+`$`).MatchString(asked) {
 		t.Errorf("the provider was asked %q", asked)
 	}
 	words, _, _ := s.transcriptOf(key, id)
