@@ -31,10 +31,7 @@ type spokenWord struct {
 // (LDNOOBW: shit, bastard, bitch, fuck) and one made-up word (zorbly)
 // an organization adds, spread so that any 15 s window holds two or more;
 // the 1.2 s pauses give removeSilences something to cut.
-var swearing = []struct {
-	text  string
-	pause float64
-}{
+var swearing = []talkLine{
 	{"welcome back everyone this is the unboxing", 0.4},
 	{"we opened the box and found nothing but shit inside", 1.2},
 	{"the courier was a bastard about the whole refund", 0.4},
@@ -51,12 +48,21 @@ var listedWords = map[string]string{"shit": "s***", "bastard": "b******", "bitch
 
 const talkRate = 16000
 
-// swearTalk speaks the talk with espeak-ng a word at a time (each word
+// talkLine is a line of a synthesised talk and the pause after it.
+type talkLine struct {
+	text  string
+	pause float64
+}
+
+// swearTalk is the swearing talk (speakTalk).
+func swearTalk(t *testing.T) (*httptest.Server, []spokenWord) { return speakTalk(t, swearing) }
+
+// speakTalk speaks lines with espeak-ng a word at a time (each word
 // cut to its sound), so that every word's timing is known exactly, over a
 // plain 1280x720 picture, and serves it with a WebVTT sidecar whose cues
 // carry those timings as inline word timestamps (as automatic captions
 // do).
-func swearTalk(t *testing.T) (*httptest.Server, []spokenWord) {
+func speakTalk(t *testing.T, lines []talkLine) (*httptest.Server, []spokenWord) {
 	t.Helper()
 	dir := t.TempDir()
 	cache := map[string][]int16{}
@@ -96,7 +102,7 @@ func swearTalk(t *testing.T) (*httptest.Server, []spokenWord) {
 		return fmt.Sprintf("%02d:%02d:%02d.%03d", ms/3600000, ms/60000%60, ms/1000%60, ms%1000)
 	}
 	pcm = append(pcm, make([]int16, talkRate/2)...)
-	for _, p := range swearing {
+	for _, p := range lines {
 		first := len(words)
 		for k, w := range strings.Fields(p.text) {
 			if k > 0 {

@@ -17,6 +17,7 @@
 #                             vision and media libraries and tools, no server
 #   scripts/deps.sh speech    install ONNX Runtime, the Moonshine speech model and real test speech (clips)
 #   scripts/deps.sh emoji     install the object art thumbnails' local engine draws (Fluent Emoji 3D)
+#   scripts/deps.sh translation  install Apertium and its English language pairs (clips' caption translation)
 set -euo pipefail
 
 # The NATS and MinIO versions of make up, compose, the testcontainers path
@@ -149,6 +150,7 @@ install() {
   install_moonshine
   install_speech_eval
   install_emoji
+  install_translation
 }
 
 # install_vision installs the face and text models pkg/vision and the
@@ -255,6 +257,23 @@ install_emoji() {
 install_clips_media() {
   install_apt ffmpeg:ffmpeg ffprobe:ffmpeg espeak-ng:espeak-ng pocketsphinx_continuous:pocketsphinx
   if [ ! -d /usr/share/pocketsphinx/model/en-us ]; then install_apt_pkgs pocketsphinx-en-us; fi
+}
+
+# TRANSLATION_PKGS are clips' offline caption translator: Apertium and
+# every pair Debian 12 has from English (Spanish, Catalan, Galician,
+# Esperanto; the others it has translate into English only). The service
+# finds the installed pairs at start (apertium -l).
+TRANSLATION_PKGS=(apertium apertium-eng-spa apertium-eng-cat apertium-en-gl apertium-eo-en)
+
+# install_translation installs the TRANSLATION_PKGS that are missing.
+install_translation() {
+  local missing=() p
+  for p in "${TRANSLATION_PKGS[@]}"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  if [ ${#missing[@]} -eq 0 ]; then return 0; fi
+  log "installing ${missing[*]} from Debian (clips' offline caption translation)"
+  install_apt_pkgs "${missing[@]}"
 }
 
 # install_apt_pkgs installs Debian packages that bring no command.
@@ -386,7 +405,7 @@ ENV
 
 case "${1:-start}" in
   install) install ;;
-  unit-tools) install_libvips; install_vision; install_clips_media; install_onnxruntime; install_emoji ;;
+  unit-tools) install_libvips; install_vision; install_clips_media; install_onnxruntime; install_emoji; install_translation ;;
   bench-tools) install_apt wrk:wrk psql:postgresql-client nginx:nginx-light ;;
   lint-tools) install_go_bin golangci-lint github.com/golangci/golangci-lint/v2/cmd/golangci-lint "$GOLANGCI_LINT_VERSION" ;;
   client-tools) install_go_bin oapi-codegen github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen "$OAPI_CODEGEN_VERSION"
@@ -396,6 +415,7 @@ case "${1:-start}" in
                install_go_bin kubeconform github.com/yannh/kubeconform/cmd/kubeconform "$KUBECONFORM_VERSION" ;;
   speech) install_onnxruntime; install_moonshine; install_speech_eval ;;
   emoji) install_emoji ;;
+  translation) install_translation ;;
   media) install_clips_media; install_apt fc-list:fontconfig
          for f in fonts-inter fonts-bebas-neue fonts-dejavu-core; do
            dpkg -s "$f" >/dev/null 2>&1 || { [ "$(id -u)" = 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$f" >/dev/null || log "could not install $f"; }
@@ -406,5 +426,5 @@ case "${1:-start}" in
   # For scripts/up.sh: the pinned binaries and MinIO's credentials.
   up-env) echo "export HOOKLINE_BIN='$BIN' HOOKLINE_MINIO_USER='$MINIO_USER' HOOKLINE_MINIO_PASSWORD='$MINIO_PASSWORD'" ;;
   run-minio) shift; run_minio "$@" ;;
-  *) echo "usage: $0 install|start|stop|env|up-env|run-minio|bench-tools|lint-tools|client-tools|chart-tools|media|speech|emoji" >&2; exit 2 ;;
+  *) echo "usage: $0 install|start|stop|env|up-env|run-minio|bench-tools|lint-tools|client-tools|chart-tools|media|speech|emoji|translation" >&2; exit 2 ;;
 esac

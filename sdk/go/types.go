@@ -746,6 +746,11 @@ type RenderOptions struct {
 	// Censor bleeps or mutes the listed words and masks them in the
 	// captions: none (default), bleep or mute.
 	Censor string `json:"censor,omitempty"`
+	// CaptionLanguage translates the captions and the hook title, by
+	// sentence, into an ISO 639-1 language ("es"); empty: the spoken
+	// language. An unsupported one is a 400 whose details list the
+	// supported languages.
+	CaptionLanguage string `json:"captionLanguage,omitempty"`
 }
 
 // Render statuses.
@@ -798,6 +803,19 @@ type RenderJob struct {
 	// Exports are the files beside the MP4 for an editor, once
 	// completed: captions (srt, vtt) and the cut (fcpxml, edl).
 	Exports []RenderExport `json:"exports"`
+	// CaptionTranslation says how the captions were translated, once
+	// completed; nil in the spoken language.
+	CaptionTranslation *CaptionTranslation `json:"captionTranslation"`
+}
+
+// CaptionTranslation is how a render's captions were translated.
+type CaptionTranslation struct {
+	// Engine is apertium (offline) or provider (the text provider).
+	Engine string `json:"engine"`
+	// Quality is draft (apertium) or fluent (provider).
+	Quality string `json:"quality"`
+	// Language is the captions' language (ISO 639-1).
+	Language string `json:"language"`
 }
 
 // RenderExport is a file a completed render stores beside its MP4.

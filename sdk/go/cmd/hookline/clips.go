@@ -116,6 +116,7 @@ func render(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&opts.AutoZoom, "auto-zoom", false, "punch in on the emphasised lines")
 	fs.StringVar(&opts.Layout, "layout", "", "two people: auto, speaker, split or fill")
 	fs.StringVar(&opts.Censor, "censor", "", "listed words: none, bleep or mute (masked in the captions)")
+	fs.StringVar(&opts.CaptionLanguage, "caption-language", "", "translate the captions and hook title into this ISO 639-1 language (es)")
 	wait := fs.Bool("wait", false, "wait until the renders end")
 	download := fs.String("download", "", "save the MP4s in this directory (implies --wait)")
 	pos, err := parse(fs, args, 2, -1)
@@ -166,6 +167,9 @@ func render(ctx context.Context, e *env, args []string) error {
 		for _, j := range jobs {
 			if j != nil {
 				_, _ = fmt.Fprintf(w, "%s  %s  clip %s  %s\n", j.ID, j.Status, j.ClipID, orNone(j.OutputURL))
+				if t := j.CaptionTranslation; t != nil {
+					_, _ = fmt.Fprintf(w, "  captions in %s by %s (%s)\n", t.Language, t.Engine, t.Quality)
+				}
 			}
 		}
 	}); perr != nil {

@@ -80,7 +80,8 @@ Usage: hookline [--json] <command> [arguments]
   clips render PROJECT CLIP... [--style bold|clean|minimal|energetic|glow] [--format F]
                [--brand ID] [--hook-title] [--progress-bar] [--keywords] [--broll] [--music]
                [--end-card TEXT] [--remove-silences] [--remove-fillers] [--auto-zoom]
-               [--layout auto|speaker|split|fill] [--censor none|bleep|mute] [--wait]
+               [--layout auto|speaker|split|fill] [--censor none|bleep|mute]
+               [--caption-language es] [--wait]
                [--download DIR]          --download saves the MP4 and its exports (srt, vtt, fcpxml, edl)
   clips renders PROJECT
   clips censor-words get | set [WORD|"A PHRASE"]...   the profanity filter's own words (set: the whole list)

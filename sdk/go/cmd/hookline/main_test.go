@@ -166,6 +166,7 @@ func TestRenderWaitsShowsProgressAndDownloads(t *testing.T) {
 			if n > 1 {
 				job["status"], job["currentStep"], job["progress"], job["outputUrl"] = "completed", "done", 100, a.URL+"/files/"+id+".mp4"
 				job["exports"] = []any{map[string]any{"format": "srt", "url": a.URL + "/files/" + id + ".srt", "contentType": "application/x-subrip"}}
+				job["captionTranslation"] = map[string]any{"engine": "apertium", "quality": "draft", "language": "es"}
 			}
 			a.json(200, map[string]any{"data": job})(w, r, body)
 		}
@@ -173,11 +174,11 @@ func TestRenderWaitsShowsProgressAndDownloads(t *testing.T) {
 		a.route["GET /files/"+id+".srt"] = func(w http.ResponseWriter, _ *http.Request, _ map[string]any) { _, _ = io.WriteString(w, "SRT "+id) }
 	}
 	dir := t.TempDir()
-	out, errOut, code := runCLI(t, a.env, "--json", "clips", "render", "p1", "c1", "c2", "--style", "bold", "--hook-title", "--censor", "bleep", "--download", dir)
+	out, errOut, code := runCLI(t, a.env, "--json", "clips", "render", "p1", "c1", "c2", "--style", "bold", "--hook-title", "--censor", "bleep", "--caption-language", "es", "--download", dir)
 	if code != 0 {
 		t.Fatalf("exit %d %q", code, errOut)
 	}
-	if fmt.Sprint(sent["clip_ids"]) != "[c1 c2]" || sent["subtitle_style"] != "bold" || fmt.Sprint(sent["options"]) != "map[censor:bleep hookTitle:true]" {
+	if fmt.Sprint(sent["clip_ids"]) != "[c1 c2]" || sent["subtitle_style"] != "bold" || fmt.Sprint(sent["options"]) != "map[captionLanguage:es censor:bleep hookTitle:true]" {
 		t.Errorf("sent %v", sent)
 	}
 	for _, line := range []string{"r1:  50% encoding", "r1: 100% done", "r2: 100% done", "saved " + filepath.Join(dir, "r2.mp4")} {
@@ -194,7 +195,8 @@ func TestRenderWaitsShowsProgressAndDownloads(t *testing.T) {
 		}
 	}
 	var jobs []map[string]any
-	if err := json.Unmarshal([]byte(out), &jobs); err != nil || len(jobs) != 2 || jobs[1]["status"] != "completed" {
+	if err := json.Unmarshal([]byte(out), &jobs); err != nil || len(jobs) != 2 || jobs[1]["status"] != "completed" ||
+		fmt.Sprint(jobs[1]["captionTranslation"]) != "map[engine:apertium language:es quality:draft]" {
 		t.Errorf("stdout %q", out)
 	}
 }

@@ -79,6 +79,10 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	if err != nil {
 		return err
 	}
+	translators, err := cfg.translators(ctx, p.Log)
+	if err != nil {
+		return err
+	}
 	cc, err := credits.New(credits.Config{
 		Billing: p.Bus, Pool: p.Pool, Source: service.Source, FailedSubject: events.ClipsRenderFailed,
 		FailedPayload: service.FailedPayload, Log: p.Log,
@@ -119,6 +123,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Music:       store,
 		Broll:       store,
 		Censor:      store,
+		Translators: translators,
 		Media:       media.Tools{FFmpeg: ff, Faces: sampler},
 		Blobs:       blobs,
 		PublicURL:   blobs.PublicURL,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -11,8 +12,10 @@ import (
 	"hookline.dev/pkg/safefetch"
 	"hookline.dev/pkg/textai"
 	"hookline.dev/pkg/tiers"
+	"hookline.dev/services/clips/internal/apertium"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/transcribe"
+	"hookline.dev/services/clips/internal/translate"
 )
 
 // Config is the clips service's configuration, for both roles.
@@ -95,6 +98,9 @@ type Config struct {
 	// are the defaults).
 	MoonshineDir   string `env:"HOOKLINE_MOONSHINE_DIR" default:"/usr/local/share/moonshine/tiny"`
 	ONNXRuntimeLib string `env:"HOOKLINE_ONNXRUNTIME_LIB" default:"/usr/local/lib/libonnxruntime.so.1"`
+	// Apertium is the offline caption translator's command; its language
+	// pairs are the ones installed (scripts/deps.sh translation).
+	Apertium string `env:"HOOKLINE_APERTIUM" default:"apertium"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -144,6 +150,27 @@ func (c *Config) moments() (moments.Engine, error) {
 		return nil, err
 	}
 	return moments.NewEngine(m), nil
+}
+
+// translators are the caption translators, preferred first: the text
+// provider's model when one is configured (fluent), then Apertium's
+// installed pairs (draft). An Apertium that is missing leaves the
+// provider alone (or the spoken language only), and the log says so.
+func (c *Config) translators(ctx context.Context, log *slog.Logger) (translate.Translators, error) {
+	var ts translate.Translators
+	m, err := textai.Model(c.Text)
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		ts = append(ts, &translate.Provider{Model: m})
+	}
+	a, err := apertium.New(ctx, c.Apertium)
+	if err != nil {
+		log.WarnContext(ctx, "no offline caption translation", "err", err)
+		return ts, nil
+	}
+	return append(ts, a), nil
 }
 
 func (c *Config) transcriber(log *slog.Logger) (transcribe.Engine, error) {

@@ -49,6 +49,9 @@ func ParseStyle(s string) (Style, bool) {
 type Word struct {
 	Start, End float64
 	Text       string
+	// Break ends a caption line after the word (the end of a translated
+	// sentence, which may carry no punctuation).
+	Break bool
 }
 
 // Spec describes a clip's text.
@@ -426,7 +429,7 @@ func stamp(sec float64, sep byte, digits int) string {
 }
 
 // Lines groups words into caption lines of at most max words, breaking
-// early after a sentence's end or a pause.
+// early after a sentence's end, a pause or a word that says Break.
 func Lines(words []Word, maxWords int) [][]Word {
 	var out [][]Word
 	var cur []Word
@@ -437,7 +440,7 @@ func Lines(words []Word, maxWords int) [][]Word {
 		cur = append(cur, w)
 		last := strings.TrimRight(w.Text, "\"')”’")
 		pause := i+1 < len(words) && words[i+1].Start-w.End > 0.6
-		if len(cur) == maxWords || pause || strings.HasSuffix(last, ".") || strings.HasSuffix(last, "?") || strings.HasSuffix(last, "!") {
+		if len(cur) == maxWords || pause || w.Break || strings.HasSuffix(last, ".") || strings.HasSuffix(last, "?") || strings.HasSuffix(last, "!") {
 			out = append(out, cur)
 			cur = nil
 		}

@@ -113,7 +113,7 @@ func TestEmphasisSkipsShortAndStopWords(t *testing.T) {
 			t.Errorf("Emphasises(%q) = %v, want %v", word, got, want)
 		}
 	}
-	ws := []Word{{0, 0.3, "it"}, {0.3, 0.6, "is"}, {0.6, 1, "solar"}}
+	ws := []Word{{Start: 0, End: 0.3, Text: "it"}, {Start: 0.3, End: 0.6, Text: "is"}, {Start: 0.6, End: 1, Text: "solar"}}
 	for _, st := range Styles {
 		ass := ASS(Spec{Width: 1080, Height: 1920, Style: st, Words: ws, Keywords: []string{"is", "it", "solar"}, Emphasis: true})
 		lk := looks[st]

@@ -38,7 +38,7 @@ func edges(t *testing.T, script, style string, height int) (top, bottom int, top
 }
 
 func TestHookAndCaptionsAvoidFaces(t *testing.T) {
-	words := []Word{{0.2, 0.6, "what"}, {0.6, 1.0, "astronauts"}, {1.0, 1.4, "see"}}
+	words := []Word{{Start: 0.2, End: 0.6, Text: "what"}, {Start: 0.6, End: 1.0, Text: "astronauts"}, {Start: 1.0, End: 1.4, Text: "see"}}
 	for _, c := range []struct {
 		name string
 		face FaceBox

@@ -86,6 +86,11 @@ type Job struct {
 	// deleted from the transcript), seconds from its start, in order; they
 	// join the jump cuts and are followed the same way.
 	Cuts []Span
+	// Spoken, when set, are the words as spoken, and Text.Words a
+	// translation of them re-timed by sentence: the jump cuts are planned
+	// from Spoken (its pauses and fillers), and the translated words
+	// follow the cut squeezed, never left out for a cut middle.
+	Spoken []captions.Word
 	// AutoZoom punches in on the emphasised lines of a reframed clip
 	// (zoom.go).
 	AutoZoom bool
@@ -262,7 +267,11 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	}
 	var edit Edit
 	if cutting {
-		edit = planCuts(j.Text.Words, db, j.End-j.Start, j.RemoveSilences, j.RemoveFillers).with(j.Cuts, j.End-j.Start)
+		spoken := j.Text.Words
+		if j.Spoken != nil {
+			spoken = j.Spoken
+		}
+		edit = planCuts(spoken, db, j.End-j.Start, j.RemoveSilences, j.RemoveFillers).with(j.Cuts, j.End-j.Start)
 		j = edit.apply(j)
 		path = edit.Crop(path)
 		db = edit.Loudness(db)

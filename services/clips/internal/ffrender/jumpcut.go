@@ -97,6 +97,21 @@ func (e Edit) cut(t float64) bool {
 	return false
 }
 
+// Squeezed are ws in the cut clip's time, each kept unless the cut took
+// all of it: words re-timed over a sentence (a translation) do not match
+// the spoken words the cut was planned from, and none of them is the
+// filler the cut removed.
+func (e Edit) Squeezed(ws []captions.Word) []captions.Word {
+	out := make([]captions.Word, 0, len(ws))
+	for _, w := range ws {
+		w.Start, w.End = e.Out(w.Start), e.Out(w.End)
+		if w.End > w.Start {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // Words are ws in the cut clip's time; a word whose middle was cut (a
 // removed filler) is left out.
 func (e Edit) Words(ws []captions.Word) []captions.Word {
@@ -105,7 +120,8 @@ func (e Edit) Words(ws []captions.Word) []captions.Word {
 		if e.cut((w.Start + w.End) / 2) {
 			continue
 		}
-		out = append(out, captions.Word{Start: e.Out(w.Start), End: e.Out(w.End), Text: w.Text})
+		w.Start, w.End = e.Out(w.Start), e.Out(w.End)
+		out = append(out, w)
 	}
 	return out
 }
@@ -386,7 +402,11 @@ func (e Edit) Loudness(db []float64) []float64 {
 // apply re-times j's text (the faces it avoids included) and b-roll to
 // the cut clip.
 func (e Edit) apply(j Job) Job {
-	j.Text.Words = e.Words(j.Text.Words)
+	if j.Spoken != nil {
+		j.Text.Words = e.Squeezed(j.Text.Words)
+	} else {
+		j.Text.Words = e.Words(j.Text.Words)
+	}
 	j.Text.Faces = e.Faces(j.Text.Faces)
 	cuts := make([]captions.Cutaway, len(j.Text.Cutaways))
 	for i, c := range j.Text.Cutaways {

@@ -64,6 +64,17 @@ func TestPlanFromWordsAlone(t *testing.T) {
 	if end := e.Out(4.8); math.Abs(end-(4.8-e.Seconds())) > 1e-9 {
 		t.Errorf("the clip ends at %.3f", end)
 	}
+	// A translation re-timed over the sentence "went um well" (3.0–4.5 s):
+	// squeezed through the cut, no word lost for the cut um.
+	tr := e.Squeezed(ws(3.0, 3.75, "fue", 3.75, 4.5, "bien"))
+	if len(tr) != 2 || tr[0].Start != e.Out(3.0) || tr[1].End != e.Out(4.5) || tr[0].End != tr[1].Start {
+		t.Errorf("translated words %+v (the cut %+v)", tr, e.Removed)
+	}
+	for _, r := range e.Removed {
+		if inside := e.Squeezed(ws(r.From+0.01, r.To-0.01, "eh")); len(inside) != 0 {
+			t.Errorf("a word wholly inside the cut %+v is kept: %+v", r, inside)
+		}
+	}
 	// Only fillers: the long pause stays.
 	if e := planCuts(words, nil, 4.8, false, true); len(e.Removed) != 1 || e.Seconds() > 0.5 {
 		t.Errorf("fillers only: %+v", e.Removed)

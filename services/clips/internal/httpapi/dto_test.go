@@ -10,6 +10,7 @@ import (
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/service"
+	"hookline.dev/services/clips/internal/translate"
 )
 
 // The documents below are what these mappers answered while the domain
@@ -59,16 +60,17 @@ func TestRenderOut(t *testing.T) {
 		Progress: 100, Step: "done", Notes: []string{"no music"}, Credits: 2, OutputKey: "o.mp4", CaptionsKey: "o.srt", CropKey: "o.crop.json",
 		Attempts: 1, CreatedAt: at, UpdatedAt: at, CompletedAt: &at,
 		Options: render.Options{Music: true, MusicTrackID: "trk-1", HookTitle: true, ProgressBar: true, BrandFrame: true, EndCardText: "Follow for more", KeywordEmphasis: true,
-			RemoveSilences: true, AutoZoom: true, Layout: render.LayoutSplit, Censor: censor.Bleep},
-		SecondsRemoved: 5.5321, Exports: []render.Export{{Format: render.ExportSRT, Key: "o.srt"}, {Format: render.ExportFCPXML, Key: "o.fcpxml"}}}
+			RemoveSilences: true, AutoZoom: true, Layout: render.LayoutSplit, Censor: censor.Bleep, CaptionLanguage: "es"},
+		CaptionTranslation: &translate.Translation{Engine: "apertium", Quality: translate.Draft, Language: "es"},
+		SecondsRemoved:     5.5321, Exports: []render.Export{{Format: render.ExportSRT, Key: "o.srt"}, {Format: render.ExportFCPXML, Key: "o.fcpxml"}}}
 	failed := render.Render{ID: "r-2", ProjectID: "p-1", ClipID: "c-2", Format: project.Landscape, Style: "clean", Status: render.Failed, Step: "done",
 		Error: "boom", Options: render.Options{Broll: true, Layout: render.LayoutAuto}, Credits: 2, CreatedAt: at, UpdatedAt: at}
 	for _, tc := range []struct {
 		r    render.Render
 		want string
 	}{
-		{completed, `{"id":"r-1","projectId":"p-1","clipId":"c-1","status":"completed","progress":100,"currentStep":"done","format":"portrait","subtitleStyle":"bold","brandId":"b-1","options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true,"removeSilences":true,"removeFillers":false,"autoZoom":true,"layout":"split","censor":"bleep"},"outputUrl":"https://cdn/o.mp4","captionsUrl":"https://cdn/o.srt","cropPathUrl":"https://cdn/o.crop.json","creditsCharged":2,"error":null,"notes":["no music"],"attempts":1,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":"2025-03-04T04:06:07.8Z","secondsRemoved":5.53,"exports":[{"format":"srt","url":"https://cdn/o.srt","contentType":"application/x-subrip"},{"format":"fcpxml","url":"https://cdn/o.fcpxml","contentType":"application/xml"}]}`},
-		{failed, `{"id":"r-2","projectId":"p-1","clipId":"c-2","status":"failed","progress":0,"currentStep":"done","format":"landscape","subtitleStyle":"clean","brandId":null,"options":{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false,"removeSilences":false,"removeFillers":false,"autoZoom":false,"layout":"auto","censor":"none"},"outputUrl":null,"captionsUrl":null,"cropPathUrl":null,"creditsCharged":0,"error":"boom","notes":[],"attempts":0,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":null,"secondsRemoved":0,"exports":[]}`},
+		{completed, `{"id":"r-1","projectId":"p-1","clipId":"c-1","status":"completed","progress":100,"currentStep":"done","format":"portrait","subtitleStyle":"bold","brandId":"b-1","options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":true,"brandFrame":true,"endCardText":"Follow for more","keywordEmphasis":true,"removeSilences":true,"removeFillers":false,"autoZoom":true,"layout":"split","censor":"bleep","captionLanguage":"es"},"outputUrl":"https://cdn/o.mp4","captionsUrl":"https://cdn/o.srt","cropPathUrl":"https://cdn/o.crop.json","creditsCharged":2,"error":null,"notes":["no music"],"attempts":1,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":"2025-03-04T04:06:07.8Z","secondsRemoved":5.53,"exports":[{"format":"srt","url":"https://cdn/o.srt","contentType":"application/x-subrip"},{"format":"fcpxml","url":"https://cdn/o.fcpxml","contentType":"application/xml"}],"captionTranslation":{"engine":"apertium","quality":"draft","language":"es"}}`},
+		{failed, `{"id":"r-2","projectId":"p-1","clipId":"c-2","status":"failed","progress":0,"currentStep":"done","format":"landscape","subtitleStyle":"clean","brandId":null,"options":{"music":false,"broll":true,"hookTitle":false,"progressBar":false,"brandFrame":false,"keywordEmphasis":false,"removeSilences":false,"removeFillers":false,"autoZoom":false,"layout":"auto","censor":"none"},"outputUrl":null,"captionsUrl":null,"cropPathUrl":null,"creditsCharged":0,"error":"boom","notes":[],"attempts":0,"createdAt":"2025-03-04T04:06:07.8Z","updatedAt":"2025-03-04T04:06:07.8Z","completedAt":null,"secondsRemoved":0,"exports":[],"captionTranslation":null}`},
 	} {
 		if got := marshal(t, h.renderOut(tc.r)); got != tc.want {
 			t.Errorf("render %s:\n got %s\nwant %s", tc.r.ID, got, tc.want)
@@ -82,13 +84,13 @@ func TestOptionsIn(t *testing.T) {
 	var in struct {
 		Options *optionsIn `json:"options"`
 	}
-	body := `{"options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":false,"brandFrame":true,"endCardText":"Bye","keywordEmphasis":true,"removeSilences":true,"removeFillers":true,"autoZoom":true,"layout":"speaker","censor":"mute"}}`
+	body := `{"options":{"music":true,"musicTrackId":"trk-1","broll":false,"hookTitle":true,"progressBar":false,"brandFrame":true,"endCardText":"Bye","keywordEmphasis":true,"removeSilences":true,"removeFillers":true,"autoZoom":true,"layout":"speaker","censor":"mute","captionLanguage":"es"}}`
 	if err := json.Unmarshal([]byte(body), &in); err != nil {
 		t.Fatal(err)
 	}
 	o := in.Options.domain()
 	if !*o.Music || *o.MusicTrackID != "trk-1" || *o.Broll || !*o.HookTitle || *o.ProgressBar || !*o.BrandFrame || *o.EndCardText != "Bye" || !*o.KeywordEmphasis ||
-		!*o.RemoveSilences || !*o.RemoveFillers || !*o.AutoZoom || *o.Layout != "speaker" || *o.Censor != "mute" {
+		!*o.RemoveSilences || !*o.RemoveFillers || !*o.AutoZoom || *o.Layout != "speaker" || *o.Censor != "mute" || *o.CaptionLanguage != "es" {
 		t.Errorf("options %+v", *o)
 	}
 	if got := (*optionsIn)(nil).domain(); got != nil {

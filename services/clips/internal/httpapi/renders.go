@@ -40,6 +40,16 @@ type renderDTO struct {
 	// Exports are the files beside the MP4 for editors ([] until
 	// completed).
 	Exports []exportDTO `json:"exports"`
+	// CaptionTranslation says how the captions were translated: null in
+	// the spoken language or until completed.
+	CaptionTranslation *translationDTO `json:"captionTranslation"`
+}
+
+// translationDTO is how a render's captions were translated.
+type translationDTO struct {
+	Engine   string `json:"engine"`
+	Quality  string `json:"quality"`
+	Language string `json:"language"`
 }
 
 // exportDTO is a file a completed render stores beside its MP4.
@@ -68,6 +78,9 @@ type optionsDTO struct {
 	Layout render.Layout `json:"layout"`
 	// Censor bleeps or mutes the listed words (none, bleep, mute).
 	Censor censor.Mode `json:"censor"`
+	// CaptionLanguage is the captions' language (ISO 639-1), absent for
+	// the spoken language.
+	CaptionLanguage string `json:"captionLanguage,omitempty"`
 }
 
 // optionsIn is the options object as sent: absent fields stay nil.
@@ -88,6 +101,8 @@ type optionsIn struct {
 	Layout *string `json:"layout"`
 	// Censor bleeps or mutes the listed words (none, bleep, mute).
 	Censor *string `json:"censor"`
+	// CaptionLanguage is the captions' language (ISO 639-1).
+	CaptionLanguage *string `json:"captionLanguage"`
 }
 
 func (o *optionsIn) domain() *render.OptionsIn {
@@ -109,6 +124,9 @@ func (h *api) renderOut(r render.Render) renderDTO {
 	}
 	if out.Notes == nil {
 		out.Notes = []string{}
+	}
+	if t := r.CaptionTranslation; t != nil {
+		out.CaptionTranslation = &translationDTO{Engine: t.Engine, Quality: t.Quality, Language: t.Language}
 	}
 	if out.Options.Censor == "" {
 		out.Options.Censor = censor.None

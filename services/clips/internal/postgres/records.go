@@ -184,6 +184,15 @@ type optionsRecord struct {
 	Layout render.Layout `json:"layout,omitempty"`
 	// Censor is absent in rows written before the profanity filter.
 	Censor censor.Mode `json:"censor,omitempty"`
+	// CaptionLanguage is absent for captions in the spoken language.
+	CaptionLanguage string `json:"captionLanguage,omitempty"`
+}
+
+// translationRecord is renders.caption_translation.
+type translationRecord struct {
+	Engine   string `json:"engine"`
+	Quality  string `json:"quality"`
+	Language string `json:"language"`
 }
 
 // exportRecord is a render's export as renders.exports keeps it.

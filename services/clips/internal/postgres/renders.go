@@ -17,22 +17,23 @@ import (
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
+	"hookline.dev/services/clips/internal/translate"
 )
 
 const renderCols = `id::text, org_id::text, project_id::text, clip_id, format, subtitle_style, coalesce(brand_id::text, ''), options,
 	status, progress, current_step, coalesce(error, ''), notes, credits, reservation_id::text,
 	coalesce(output_key, ''), coalesce(captions_key, ''), coalesce(crop_key, ''), attempts, created_at, updated_at, completed_at,
-	seconds_removed, exports`
+	seconds_removed, exports, caption_translation`
 
 func scanRender(row pgx.Row) (render.Render, error) {
 	var r render.Render
 	var format, style, status string
-	var options, notes, exports []byte
+	var options, notes, exports, translation []byte
 	var opts optionsRecord
 	var exps []exportRecord
 	err := row.Scan(&r.ID, &r.OrgID, &r.ProjectID, &r.ClipID, &format, &style, &r.BrandID, &options, &status, &r.Progress, &r.Step,
 		&r.Error, &notes, &r.Credits, &r.ReservationID, &r.OutputKey, &r.CaptionsKey, &r.CropKey, &r.Attempts, &r.CreatedAt, &r.UpdatedAt, &r.CompletedAt,
-		&r.SecondsRemoved, &exports)
+		&r.SecondsRemoved, &exports, &translation)
 	if err != nil {
 		return r, err
 	}
@@ -40,6 +41,11 @@ func scanRender(row pgx.Row) (render.Render, error) {
 	err = errors.Join(json.Unmarshal(options, &opts), json.Unmarshal(notes, &r.Notes), json.Unmarshal(exports, &exps))
 	r.Exports = mapSlice(exps, func(e exportRecord) render.Export { return render.Export(e) })
 	r.Options = render.Options(opts)
+	if translation != nil {
+		var t translationRecord
+		err = errors.Join(err, json.Unmarshal(translation, &t))
+		r.CaptionTranslation = &translate.Translation{Engine: t.Engine, Quality: t.Quality, Language: t.Language}
+	}
 	if r.Options.Layout == "" {
 		r.Options.Layout = render.LayoutAuto // stored before layouts existed
 	}
@@ -132,12 +138,18 @@ func (s *Store) CompleteRender(ctx context.Context, r render.Render, res credits
 	if err != nil {
 		return err
 	}
+	var translation []byte // NULL: captions in the spoken language
+	if t := r.CaptionTranslation; t != nil {
+		if translation, err = json.Marshal(translationRecord{Engine: t.Engine, Quality: t.Quality, Language: t.Language}); err != nil {
+			return err
+		}
+	}
 	return pgkit.InTx(ctx, s.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE renders SET status = 'completed', progress = 100, current_step = 'done', output_key = $2,
 			captions_key = $3, crop_key = $4, notes = $5, updated_at = $6, completed_at = $6,
-			seconds_removed = $7, exports = $8
+			seconds_removed = $7, exports = $8, caption_translation = $9
 			WHERE id = $1 AND status = 'rendering'`, r.ID, r.OutputKey, r.CaptionsKey, nullable(r.CropKey), notes, now,
-			r.SecondsRemoved, exports)
+			r.SecondsRemoved, exports, translation)
 		if err != nil {
 			return fmt.Errorf("postgres: complete render: %w", err)
 		}

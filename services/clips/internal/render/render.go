@@ -17,6 +17,7 @@ import (
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/project"
+	"hookline.dev/services/clips/internal/translate"
 )
 
 // ErrNotFound: no such render in the organization.
@@ -99,6 +100,9 @@ type Options struct {
 	// organization's own) and masks them in the captions ("" on renders
 	// stored before it existed reads as none).
 	Censor censor.Mode
+	// CaptionLanguage is the captions' (and the hook's) language, ISO
+	// 639-1; "" is the spoken language.
+	CaptionLanguage string
 }
 
 // Layout is how a portrait render frames a landscape source's faces: a
@@ -151,6 +155,9 @@ type Render struct {
 	SecondsRemoved float64
 	// Exports are the files stored beside the MP4 for editors.
 	Exports []Export
+	// CaptionTranslation says how the captions were translated (nil: in
+	// the spoken language).
+	CaptionTranslation *translate.Translation
 }
 
 // Export is a file a completed render stores beside its MP4 for an
@@ -210,6 +217,7 @@ type OptionsIn struct {
 	AutoZoom        *bool
 	Layout          *string
 	Censor          *string
+	CaptionLanguage *string
 }
 
 // CreateInput is the body of POST /clips/projects/{id}/renders.
@@ -321,6 +329,13 @@ func Validate(in CreateInput, p project.Project) (Create, error) {
 				f.Add("options.layout", "must be auto, speaker, split or fill")
 			}
 			c.Options.Layout = layout
+		}
+		if o.CaptionLanguage != nil {
+			l := *o.CaptionLanguage
+			if len(l) != 2 || strings.Trim(l, "abcdefghijklmnopqrstuvwxyz") != "" {
+				f.Add("options.captionLanguage", "must be an ISO 639-1 code of two lowercase letters, such as es")
+			}
+			c.Options.CaptionLanguage = l
 		}
 		if c.Options.BrandFrame && c.BrandID == "" {
 			f.Add("options.brandFrame", "requires brand_id")

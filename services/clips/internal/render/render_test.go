@@ -35,21 +35,24 @@ func TestValidate(t *testing.T) {
 		eleven[i] = "a"
 	}
 	for field, in := range map[string]CreateInput{
-		"clip_ids":            {ClipID: ptr("a"), ClipIDs: &[]string{"b"}},
-		"clip_id":             {},
-		"clip_id ":            {ClipID: ptr("zzz")},
-		"clip_ids ":           {ClipIDs: &[]string{}},
-		"clip_ids  ":          {ClipIDs: &[]string{"a", "a"}},
-		"clip_ids   ":         {ClipIDs: &eleven},
-		"clip_ids    ":        {ClipIDs: &[]string{"a", "nope"}},
-		"format":              {ClipID: ptr("a"), Format: ptr("square")},
-		"subtitle_style":      {ClipID: ptr("a"), SubtitleStyle: ptr("comic")},
-		"brand_id":            {ClipID: ptr("a"), BrandID: ptr("x")},
-		"options.brandFrame":  {ClipID: ptr("a"), Options: &OptionsIn{BrandFrame: ptr(true)}},
-		"options.endCardText": {ClipID: ptr("a"), Options: &OptionsIn{EndCardText: ptr(strings.Repeat("ü", 121))}},
-		"options.layout":      {ClipID: ptr("a"), Options: &OptionsIn{Layout: ptr("grid")}},
-		"options.censor":      {ClipID: ptr("a"), Options: &OptionsIn{Censor: ptr("beep")}},
-		"options.censor ":     {ClipID: ptr("a"), Options: &OptionsIn{Censor: ptr("")}},
+		"clip_ids":                  {ClipID: ptr("a"), ClipIDs: &[]string{"b"}},
+		"clip_id":                   {},
+		"clip_id ":                  {ClipID: ptr("zzz")},
+		"clip_ids ":                 {ClipIDs: &[]string{}},
+		"clip_ids  ":                {ClipIDs: &[]string{"a", "a"}},
+		"clip_ids   ":               {ClipIDs: &eleven},
+		"clip_ids    ":              {ClipIDs: &[]string{"a", "nope"}},
+		"format":                    {ClipID: ptr("a"), Format: ptr("square")},
+		"subtitle_style":            {ClipID: ptr("a"), SubtitleStyle: ptr("comic")},
+		"brand_id":                  {ClipID: ptr("a"), BrandID: ptr("x")},
+		"options.brandFrame":        {ClipID: ptr("a"), Options: &OptionsIn{BrandFrame: ptr(true)}},
+		"options.endCardText":       {ClipID: ptr("a"), Options: &OptionsIn{EndCardText: ptr(strings.Repeat("ü", 121))}},
+		"options.layout":            {ClipID: ptr("a"), Options: &OptionsIn{Layout: ptr("grid")}},
+		"options.censor":            {ClipID: ptr("a"), Options: &OptionsIn{Censor: ptr("beep")}},
+		"options.censor ":           {ClipID: ptr("a"), Options: &OptionsIn{Censor: ptr("")}},
+		"options.captionLanguage":   {ClipID: ptr("a"), Options: &OptionsIn{CaptionLanguage: ptr("spa")}},
+		"options.captionLanguage ":  {ClipID: ptr("a"), Options: &OptionsIn{CaptionLanguage: ptr("ES")}},
+		"options.captionLanguage  ": {ClipID: ptr("a"), Options: &OptionsIn{CaptionLanguage: ptr("")}},
 	} {
 		_, err := Validate(in, p)
 		var ae *apierr.Error
@@ -59,6 +62,9 @@ func TestValidate(t *testing.T) {
 	}
 	if _, err := Validate(CreateInput{ClipIDs: &[]string{"a", "b"}, Options: &OptionsIn{EndCardText: ptr(strings.Repeat("ü", 120))}}, p); err != nil {
 		t.Errorf("120 characters: %v", err)
+	}
+	if c, err := Validate(CreateInput{ClipID: ptr("a"), Options: &OptionsIn{CaptionLanguage: ptr("es")}}, p); err != nil || c.Options.CaptionLanguage != "es" {
+		t.Errorf("captionLanguage es: %+v %v", c.Options, err)
 	}
 	for in, want := range map[*OptionsIn]Layout{{}: LayoutAuto, {Layout: ptr("split")}: LayoutSplit, {Layout: ptr("fill")}: LayoutFill} {
 		if c, err := Validate(CreateInput{ClipID: ptr("a"), Options: in}, p); err != nil || c.Options.Layout != want {

@@ -25,6 +25,7 @@ import (
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/render"
 	"hookline.dev/services/clips/internal/transcript"
+	"hookline.dev/services/clips/internal/translate"
 )
 
 // Renders is the render side of the store (*postgres.Store); it settles a
@@ -87,6 +88,12 @@ func (s *API) StartRenders(ctx context.Context, p principal.Principal, projectID
 	c, err := render.Validate(in, proj)
 	if err != nil {
 		return Batch{}, err
+	}
+	if l := c.Options.CaptionLanguage; l != "" && l != translate.Spoken && len(s.Translators.Engines(translate.Spoken, l)) == 0 {
+		sup := s.Translators.Supported(translate.Spoken)
+		return Batch{}, apierr.Field("options.captionLanguage",
+			fmt.Sprintf("captions cannot be translated from %s into %s here; supported: %s", translate.Spoken, l, strings.Join(sup, ", "))).
+			With("supported", sup)
 	}
 	if c.BrandID != "" {
 		if _, err := s.brand(ctx, p.OrgID, c.BrandID); err != nil {
@@ -293,11 +300,15 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 	if r.Options.AutoZoom && (h < w || info.Height > info.Width) {
 		r.Notes = append(r.Notes, "autoZoom: punch-ins follow the tracked face, which only a portrait render of a landscape source has; rendered without")
 	}
+	var spoken []captions.Word
+	if err := s.translate(ctx, r, &text, &spoken); err != nil {
+		return err
+	}
 	job := ffrender.Job{Source: file, SrcW: info.Width, SrcH: info.Height, HasAudio: info.HasAudio, Start: clip.Start, End: clip.End,
 		Width: w, Height: h, Scenes: src.Signals.Scenes, Text: text, ProgressBar: r.Options.ProgressBar,
 		EndCardSeconds: set.EndCardSeconds, Dir: dir, Frame: frame, Logo: logo, Music: music, Footage: footage,
 		RemoveSilences: r.Options.RemoveSilences, RemoveFillers: r.Options.RemoveFillers, AutoZoom: r.Options.AutoZoom,
-		Cuts: clipSpans(deleted, clip.Start)}
+		Cuts: clipSpans(deleted, clip.Start), Spoken: spoken}
 	job.Layout = r.Options.Layout
 	job.Censor, job.Censored = r.Options.Censor, censored
 	job.Samples = src.Faces
@@ -342,6 +353,33 @@ func (s *Worker) render(ctx context.Context, r *render.Render) error {
 		if err := s.Blobs.Put(ctx, r.CropKey, strings.NewReader(string(b)), int64(len(b)), "application/json"); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// translate puts the captions and the hook into the render's caption
+// language, after the censor masked the words (a masked word stays
+// masked: no engine knows it) and the cutaways were placed on the spoken
+// words; spoken gets the words as spoken, which the jump cuts are
+// planned from. A preferred engine that failed is said in the notes.
+func (s *Worker) translate(ctx context.Context, r *render.Render, text *captions.Spec, spoken *[]captions.Word) error {
+	l := r.Options.CaptionLanguage
+	if l == "" || l == translate.Spoken {
+		return nil
+	}
+	res, err := s.Translators.Captions(ctx, translate.Spoken, l, text.Words, text.Hook)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		s.log().WarnContext(ctx, "translating captions", "render", r.ID, "err", err)
+		return fail("the captions could not be translated into %s", l)
+	}
+	*spoken = text.Words
+	text.Words, text.Hook = res.Words, res.Hook
+	r.CaptionTranslation = &res.Translation
+	if res.Fallback != "" {
+		r.Notes = append(r.Notes, fmt.Sprintf("captionLanguage: translated by %s (%s quality): the preferred engine failed", res.Engine, res.Quality))
 	}
 	return nil
 }

@@ -30,6 +30,7 @@ import (
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/transcript"
+	"hookline.dev/services/clips/internal/translate"
 )
 
 // Source names the service in event envelopes.
@@ -150,8 +151,11 @@ type Core struct {
 	Broll      Broll
 	// Censor is the organizations' own words for the profanity filter.
 	Censor CensorWords
-	Media  Media
-	Blobs  Blobs
+	// Translators translate the captions (options.captionLanguage), the
+	// preferred engine first; none: captions in the spoken language only.
+	Translators translate.Translators
+	Media       Media
+	Blobs       Blobs
 	// PublicURL is the public address of a stored object.
 	PublicURL func(key string) string
 	// WorkDir holds downloads and renders in progress ("" is the

@@ -86,6 +86,8 @@ func TestMCPToolsFromTheDocument(t *testing.T) {
 		{"start_render", `{"projectId":` + id + `,"clip_id":"c1","subtitle_style":"bold","wait":false}`, true},
 		{"start_render", `{"projectId":` + id + `,"clip_id":"c1","clip_ids":["c2"]}`, false},
 		{"start_render", `{"clip_id":"c1"}`, false},
+		{"start_render", `{"projectId":` + id + `,"clip_id":"c1","options":{"captionLanguage":"es"}}`, true},
+		{"start_render", `{"projectId":` + id + `,"clip_id":"c1","options":{"captionLanguage":"spa"}}`, false},
 		{"update_face", `{"id":` + id + `,"name":"Ada"}`, true},
 		{"update_face", `{"id":` + id + `}`, false},
 		{"update_brand", `{"id":` + id + `,"domain":"example.com"}`, true},
