@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"hookline.dev/pkg/config"
@@ -13,6 +14,7 @@ import (
 	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/transcribe"
+	"hookline.dev/services/clips/internal/wordnet"
 )
 
 // Config is the clips service's configuration, for both roles.
@@ -95,6 +97,9 @@ type Config struct {
 	// are the defaults).
 	MoonshineDir   string `env:"HOOKLINE_MOONSHINE_DIR" default:"/usr/local/share/moonshine/tiny"`
 	ONNXRuntimeLib string `env:"HOOKLINE_ONNXRUNTIME_LIB" default:"/usr/local/lib/libonnxruntime.so.1"`
+	// WordNetDir holds WordNet's database (Debian's wordnet-base), which
+	// widens a prompt's words with their synonyms and relations.
+	WordNetDir string `env:"HOOKLINE_WORDNET_DIR" default:"/usr/share/wordnet"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -137,13 +142,39 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// moments is the local engine, or a chat model's wording over it.
+// moments is the local engine, or a chat model's wording over it, with
+// WordNet for prompts.
 func (c *Config) moments() (moments.Engine, error) {
 	m, err := textai.Model(c.Text)
 	if err != nil {
 		return nil, err
 	}
-	return moments.NewEngine(m), nil
+	lx, err := openWordNet(c.WordNetDir)
+	if err != nil {
+		return nil, fmt.Errorf("HOOKLINE_WORDNET_DIR: %w (scripts/deps.sh unit-tools installs wordnet-base)", err)
+	}
+	return moments.NewEngine(m, lx), nil
+}
+
+// wordNets are the databases opened, by directory: read-only, so shared
+// by every app of a process (the tests start many).
+var wordNets = struct {
+	sync.Mutex
+	m map[string]*wordnet.DB
+}{m: map[string]*wordnet.DB{}}
+
+func openWordNet(dir string) (*wordnet.DB, error) {
+	wordNets.Lock()
+	defer wordNets.Unlock()
+	if db, ok := wordNets.m[dir]; ok {
+		return db, nil
+	}
+	db, err := wordnet.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	wordNets.m[dir] = db
+	return db, nil
 }
 
 func (c *Config) transcriber(log *slog.Logger) (transcribe.Engine, error) {

@@ -84,12 +84,13 @@ func (c *Chat) Rank(ctx context.Context, in Input) (Result, error) {
 	return res, nil
 }
 
-// NewEngine is the local engine, or the chat wording over it when m is set.
-func NewEngine(m textai.Completer) Engine {
+// NewEngine is the local engine with lexicon lx (nil: none), or the
+// chat wording over it when m is set.
+func NewEngine(m textai.Completer, lx Lexicon) Engine {
 	if m == nil {
-		return Local{}
+		return Local{Lexicon: lx}
 	}
-	return &Chat{Model: m}
+	return &Chat{Model: m, Local: Local{Lexicon: lx}}
 }
 
 // textOf is the confidently heard text of the sentences inside w.

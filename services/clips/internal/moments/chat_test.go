@@ -16,7 +16,7 @@ func TestChatWordsTheLocalChoice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := NewEngine(m)
+	c := NewEngine(m, nil)
 	in := Input{Segments: transcript(60, 20)}
 	local := Rank(in)
 	answer := func(title string) string {

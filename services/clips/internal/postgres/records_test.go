@@ -42,8 +42,7 @@ func checkStored[R, D any](t *testing.T, name, stored string, want D, toDomain f
 func TestStoredAnalysis(t *testing.T) {
 	checkStored(t, "analysis", `{"contentType":"podcast","suggestedFormat":"portrait","suggestedStyle":"bold","engine":"openai:gpt-4o-mini"}`,
 		moments.Analysis{ContentType: "podcast", SuggestedFormat: "portrait", SuggestedStyle: "bold", Engine: "openai:gpt-4o-mini"},
-		func(r analysisRecord) moments.Analysis { return moments.Analysis(r) },
-		func(a moments.Analysis) analysisRecord { return analysisRecord(a) })
+		analysisRecord.domain, analysisRec)
 }
 
 func TestStoredClips(t *testing.T) {
