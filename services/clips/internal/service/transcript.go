@@ -32,7 +32,8 @@ func (s *API) Transcript(ctx context.Context, orgID, projectID string) (transcri
 }
 
 // EditTranscript applies ops to the transcript at version (0: whatever
-// the current one is), all or none; with rerank, the project's clips
+// the current one is), all or none (none at all with rerank: a re-rank
+// of the same words, at the next version); with rerank, the project's clips
 // are rescored on the edited words (same windows and ids; scores,
 // titles, hooks and keywords follow the words), steered by prompt when
 // set (it replaces the project's; nil keeps it): the matching moments
@@ -52,8 +53,12 @@ func (s *API) EditTranscript(ctx context.Context, orgID, projectID string, versi
 	if version != 0 && version != t.Version {
 		return t, transcript.ErrStale
 	}
-	e, err := t.Apply(ops)
-	if err != nil {
+	var e transcript.Edits
+	if len(ops) == 0 && rerank {
+		// A re-rank alone: the same words at the next version.
+		e = t.Edits()
+		e.Version = t.Version + 1
+	} else if e, err = t.Apply(ops); err != nil {
 		return t, err
 	}
 	next := transcript.Build(src.Segments, e)

@@ -39,7 +39,7 @@ var related = map[string]bool{"@": true, "@i": true, "~": true, "~i": true, "&":
 
 // DB is an open WordNet database. Safe for concurrent use.
 type DB struct {
-	index map[string]map[string][]int64 // part → lemma → synset offsets
+	index map[string]map[string][]int64  // part → lemma → synset offsets
 	exc   map[string]map[string][]string // part → inflected form → lemmas
 	data  map[string]*os.File
 	mu    sync.Mutex
