@@ -97,7 +97,9 @@ func TestMCPToolsFromTheDocument(t *testing.T) {
 		{"get_credits", `{}`, true},
 		{"get_clip_transcript", `{"projectId":` + id + `,"page":2,"limit":100}`, true},
 		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"\"3\"","operations":[{"op":"delete","from":3,"to":5}],"rerank":true}`, true},
-		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*","operations":[]}`, false},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*","operations":[],"rerank":true,"prompt":"every time he mentions the GPU"}`, true},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*","operations":[],"rerank":true,"prompt":""}`, false},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*"}`, false},
 		{"edit_clip_transcript", `{"projectId":` + id + `,"operations":[{"op":"split"}]}`, false},
 	} {
 		var v any
