@@ -46,8 +46,9 @@ type DB struct {
 	cache map[string]Words
 }
 
-// Words are a word's synonyms and near relations, lower case, one word
-// each (WordNet's multi-word lemmas are left out).
+// Words are a word's synonyms (its base forms among them: "price" for
+// "pricing") and near relations, lower case, one word each (WordNet's
+// multi-word lemmas are left out).
 type Words struct {
 	Synonyms, Related []string
 }
@@ -264,7 +265,6 @@ func (db *DB) Words(word string) (Words, error) {
 	var near []pointer
 	for _, p := range parts {
 		for _, lemma := range db.Lemmas(word, p) {
-			seen[lemma] = true
 			for _, off := range db.index[p][lemma] {
 				s, err := db.synsetAt(p, off)
 				if err != nil {
