@@ -22,7 +22,7 @@ var (
 
 // lexicon is the real WordNet database (scripts/deps.sh unit-tools
 // installs Debian's wordnet-base).
-func lexicon(t *testing.T) *wordnet.DB {
+func lexicon(t testing.TB) *wordnet.DB {
 	t.Helper()
 	wnOnce.Do(func() {
 		dir := os.Getenv("HOOKLINE_WORDNET_DIR")
@@ -306,5 +306,25 @@ func TestReasonsQuoteTheClipAndScoresAddUp(t *testing.T) {
 		if kinds[want] == 0 {
 			t.Errorf("no clip of the ten talks says %q: %v", want, kinds)
 		}
+	}
+}
+
+// BenchmarkRankHourWithPrompt ranks an hour of talk (900 sentences of the
+// three topics) with and without a prompt widened by WordNet.
+func BenchmarkRankHourWithPrompt(b *testing.B) {
+	var parts [][]string
+	for range 38 {
+		parts = append(parts, sleepTopic, carsTopic, cookingTopic)
+	}
+	segs := talk(parts...)[:900]
+	lx := lexicon(b)
+	for _, prompt := range []string{"", "the part where they talk about the automobile"} {
+		b.Run("prompt="+fmt.Sprint(prompt != ""), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := (moments.Local{Lexicon: lx}).Rank(context.Background(), moments.Input{Segments: segs, Prompt: prompt}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
