@@ -162,7 +162,7 @@ func (c *Chat) steered(ctx context.Context, in Input) (Result, error) {
 		return c.Local.Rank(ctx, in)
 	}
 	// The model's sentences are the matches: one concept, the request.
-	q := &query{prompt: strings.TrimSpace(in.Prompt), concepts: []concept{{word: in.Prompt}}}
+	q := &query{prompt: strings.TrimSpace(in.Prompt), concepts: []concept{{}}}
 	hits := make([]hit, len(d.sents))
 	for k := range hits {
 		hits[k].weights = []float64{0}

@@ -263,7 +263,7 @@ func rank(in Input, q *query, hits []hit) Result {
 	} else {
 		picked = d.choose(maxClips(d.duration), nil, false)
 	}
-	sort.SliceStable(picked, func(a, b int) bool { return picked[a].before(picked[b]) })
+	sort.SliceStable(picked, func(a, b int) bool { return picked[a].order(picked[b]) < 0 })
 	for _, c := range picked {
 		res.Clips = append(res.Clips, d.clip(c, res.Analysis))
 	}
@@ -482,16 +482,10 @@ type scored struct {
 	m     *Match
 }
 
-// before orders clips: the prompt's matches first, best match first,
-// then by score.
-func (c scored) before(o scored) bool {
-	if cm, om := c.m != nil && c.m.Matched, o.m != nil && o.m.Matched; cm != om {
-		return cm
-	}
-	if c.match != o.match {
-		return c.match > o.match
-	}
-	return c.score > o.score
+// order compares clips, negative when c comes first: the prompt's best
+// match first (a clip that matches has a match above 0), then by score.
+func (c scored) order(o scored) int {
+	return cmp.Or(cmp.Compare(o.match, c.match), cmp.Compare(o.score, c.score))
 }
 
 // choose scores every window of MinSeconds..MaxSeconds on sentence
@@ -518,13 +512,7 @@ func (d *doc) choose(n int, out []scored, onlyMatches bool) []scored {
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		x, y := cands[a], cands[b]
-		if x.before(y) != y.before(x) {
-			if x.before(y) {
-				return -1
-			}
-			return 1
-		}
-		return cmp.Or(cmp.Compare(x.w.Start, y.w.Start), cmp.Compare(x.w.End, y.w.End))
+		return cmp.Or(x.order(y), cmp.Compare(x.w.Start, y.w.Start), cmp.Compare(x.w.End, y.w.End))
 	})
 	for _, k := range order {
 		c := cands[k]

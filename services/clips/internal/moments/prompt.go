@@ -43,10 +43,9 @@ var promptFillers = nlp.WordSet(`part parts moment moments clip clips bit bits s
 	talked discuss discusses discussing discussed speak speaks speaking spoke show shows find about every
 	each all any video bits piece pieces`)
 
-// concept is one topic word of a prompt with the stems that count for
-// it and their weights.
+// concept is one topic word of a prompt: the stems that count for it
+// and their weights.
 type concept struct {
-	word  string
 	stems map[string]float64
 }
 
@@ -69,7 +68,7 @@ func parsePrompt(prompt string, lx Lexicon) (*query, error) {
 			continue
 		}
 		seen[nlp.Stem(t)] = true
-		c := concept{word: t, stems: map[string]float64{nlp.Stem(t): exactWeight}}
+		c := concept{stems: map[string]float64{nlp.Stem(t): exactWeight}}
 		if lx != nil {
 			syn, rel, err := lx.Related(t)
 			if err != nil {

@@ -16,6 +16,7 @@ package wordnet
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -161,7 +162,7 @@ func (db *DB) synsetAt(part string, off int64) (synset, error) {
 	for at := off; ; {
 		n, err := f.ReadAt(chunk, at)
 		buf = append(buf, chunk[:n]...)
-		if k := strings.IndexByte(string(chunk[:n]), '\n'); k >= 0 {
+		if k := bytes.IndexByte(chunk[:n], '\n'); k >= 0 {
 			buf = buf[:len(buf)-n+k]
 			break
 		}
