@@ -47,6 +47,9 @@ type DB struct {
 	cache map[string]Words
 }
 
+// maxCached bounds the words whose relations are kept.
+const maxCached = 10000
+
 // Words are a word's synonyms (its base forms among them: "price" for
 // "pricing") and near relations, lower case, one word each (WordNet's
 // multi-word lemmas are left out).
@@ -174,7 +177,11 @@ func (db *DB) synsetAt(part string, off int64) (synset, error) {
 		}
 		at += int64(n)
 	}
-	return parseData(string(buf))
+	line := string(buf)
+	if !strings.HasPrefix(line, fmt.Sprintf("%08d ", off)) {
+		return synset{}, fmt.Errorf("wordnet: data.%s has no synset at %d", part, off)
+	}
+	return parseData(line)
 }
 
 func parseData(line string) (synset, error) {
@@ -182,13 +189,13 @@ func parseData(line string) (synset, error) {
 		line = line[:k]
 	}
 	fs := strings.Fields(line)
-	bad := fmt.Errorf("wordnet: malformed data line %.40q", line)
+	bad := func() error { return fmt.Errorf("wordnet: malformed data line %.40q", line) }
 	if len(fs) < 4 {
-		return synset{}, bad
+		return synset{}, bad()
 	}
 	nw, err := strconv.ParseInt(fs[3], 16, 32)
 	if err != nil || len(fs) < 5+2*int(nw) {
-		return synset{}, bad
+		return synset{}, bad()
 	}
 	var s synset
 	for i := range int(nw) {
@@ -201,13 +208,13 @@ func parseData(line string) (synset, error) {
 	at := 4 + 2*int(nw)
 	np, err := strconv.Atoi(fs[at])
 	if err != nil || len(fs) < at+1+4*np {
-		return synset{}, bad
+		return synset{}, bad()
 	}
 	for i := range np {
 		p := fs[at+1+4*i : at+5+4*i]
 		off, err := strconv.ParseInt(p[1], 10, 64)
 		if err != nil || posFile[p[2]] == "" {
-			return synset{}, bad
+			return synset{}, bad()
 		}
 		s.ptrs = append(s.ptrs, pointer{symbol: p[0], offset: off, part: posFile[p[2]]})
 	}
@@ -287,9 +294,16 @@ func (db *DB) Words(word string) (Words, error) {
 		}
 		add(&w.Related, s.words)
 	}
-	db.mu.Lock()
-	db.cache[word] = w
-	db.mu.Unlock()
+	if len(near) > 0 || len(w.Synonyms) > 0 {
+		// Only words WordNet knows are kept, and only so many: prompts
+		// are anyone's text.
+		db.mu.Lock()
+		if len(db.cache) >= maxCached {
+			clear(db.cache)
+		}
+		db.cache[word] = w
+		db.mu.Unlock()
+	}
 	return w, nil
 }
 
