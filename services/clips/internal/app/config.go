@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -138,6 +140,9 @@ func (c *Config) Validate() error {
 	}
 	if _, err := c.transcriber(nil); err != nil {
 		errs = append(errs, err)
+	}
+	if _, err := os.Stat(filepath.Join(c.WordNetDir, "index.noun")); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_WORDNET_DIR: no WordNet database (scripts/deps.sh unit-tools installs wordnet-base): %w", err))
 	}
 	return errors.Join(errs...)
 }
