@@ -66,8 +66,9 @@ type steered struct {
 }
 
 // A prompt naming a topic by a word the talk never says (espeak speaks
-// it; the site's captions are its words) brings that topic's moment
-// first, at creation, after preparation and on a re-rank; a prompt that
+// it; the site's captions are its words, or without them the worker's
+// recogniser's) brings that topic's moment first, at creation, after
+// preparation and on a re-rank; a prompt that
 // matches nothing keeps the usual order with matched false; sub-scores
 // add up to viralScore by the weights the analysis gives; a bad prompt is
 // a 400 naming it.
@@ -158,6 +159,21 @@ func TestPromptSteersTheClips(t *testing.T) {
 	var again steered
 	h.Must(http.StatusOK, http.MethodGet, "/clips/projects/"+none.ID, org, nil).Into(t, &again)
 	check("re-ranked", again, true)
+
+	// The same talk without captions: the worker's recogniser writes the
+	// words during preparation, and the prompt kept with the project
+	// steers the clips it finds then.
+	direct := h.media.put(t, file, "nocaptions.mp4")
+	var spoken steered
+	h.Must(http.StatusCreated, http.MethodPost, "/clips/projects", org, map[string]string{"video_site_url": direct, "prompt": "automobiles"}).Into(t, &spoken)
+	if len(spoken.Clips) != 0 {
+		t.Fatalf("clips before any transcript: %+v", spoken.Clips)
+	}
+	if got := h.wait(org, spoken.ID, 120*time.Second); got.DownloadStatus != "ready" {
+		t.Fatalf("recognised project: %+v (%s)", got, deref(got.DownloadError))
+	}
+	h.Must(http.StatusOK, http.MethodGet, "/clips/projects/"+spoken.ID, org, nil).Into(t, &spoken)
+	check("recognised", spoken, true)
 
 	// Bad prompts are refused, naming the field.
 	for _, body := range []map[string]any{

@@ -138,6 +138,9 @@ func (d *doc) reasons(c scored) []string {
 	if emo >= 0 && c.f.Emotion >= 0.2 {
 		say("shows feeling", quote(d.sents[emo].text))
 	}
+	if len(out) == 0 {
+		out = append(out, "is not quoted: its words were recognised with little confidence")
+	}
 	if c.f.Peaks > 0 {
 		out = append(out, "has a laughter- or applause-like burst")
 	}
