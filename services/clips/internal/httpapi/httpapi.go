@@ -125,9 +125,9 @@ type matchDTO struct {
 	Quote   *string  `json:"quote"`
 }
 
-// analysisDTO describes the whole video. It and featuresDTO convert from
-// their domain types, so a field added there fails to compile here until
-// the API decides on it.
+// analysisDTO describes the whole video (analysisOut). featuresDTO
+// converts from its domain type, so a field added there fails to compile
+// here until the API decides on it.
 type analysisDTO struct {
 	ContentType       string              `json:"contentType"`
 	SuggestedFormat   string              `json:"suggestedFormat"`
@@ -138,6 +138,7 @@ type analysisDTO struct {
 	Prompt            *string             `json:"prompt"`
 }
 
+// analysisOut answers null weights for a project ranked before sub-scores.
 func analysisOut(a moments.Analysis) analysisDTO {
 	out := analysisDTO{ContentType: a.ContentType, SuggestedFormat: a.SuggestedFormat, SuggestedStyle: a.SuggestedStyle,
 		TranscriptQuality: a.TranscriptQuality, Engine: a.Engine, Prompt: strOrNil(a.Prompt)}
