@@ -252,11 +252,14 @@ install_emoji() {
 
 # install_clips_media installs what the clips service runs: ffmpeg and
 # ffprobe (probe, measure, cut), pocketsphinx with its US English model
-# (the recognised words' timings, and the pocketsphinx recogniser) and
-# espeak-ng (the tests' known speech).
+# (the recognised words' timings, and the pocketsphinx recogniser),
+# WordNet's database (wordnet-base, the WordNet licence: a prompt's
+# synonyms; without the recommended GUI) and espeak-ng (the tests' known
+# speech).
 install_clips_media() {
   install_apt ffmpeg:ffmpeg ffprobe:ffmpeg espeak-ng:espeak-ng pocketsphinx_continuous:pocketsphinx
   if [ ! -d /usr/share/pocketsphinx/model/en-us ]; then install_apt_pkgs pocketsphinx-en-us; fi
+  if [ ! -f /usr/share/wordnet/data.noun ]; then install_apt_pkgs --no-install-recommends wordnet-base; fi
 }
 
 # TRANSLATION_PKGS are clips' offline caption translator: Apertium and

@@ -20,7 +20,7 @@ func (c *Client) GetClipTranscript(ctx context.Context, projectID string, params
 // EditClipTranscript applies req's operations to the version req.IfMatch
 // names (free): replace a word's text, delete or restore a range of
 // words, set the vocabulary; with Rerank the project's clips are
-// rescored. A stale IfMatch is a 412 precondition_failed (GET again and
+// rescored (steered by Prompt when set). A stale IfMatch is a 412 precondition_failed (GET again and
 // re-apply); an empty one is a 428. It returns the first page of the
 // new version with its ETag.
 func (c *Client) EditClipTranscript(ctx context.Context, projectID string, req *ClipTranscriptEdit, opts ...RequestOption) (*ClipTranscript, error) {
@@ -74,6 +74,9 @@ type ClipTranscriptSegment struct {
 type ClipTranscriptEdit struct {
 	Operations []ClipTranscriptOperation `json:"operations"`
 	Rerank     bool                      `json:"rerank,omitempty"`
+	// Prompt, with Rerank, steers the re-rank and becomes the project's;
+	// Operations may then be empty (not nil): a re-rank of the same words.
+	Prompt string `json:"prompt,omitempty"`
 	// IfMatch is the ETag of the transcript the edits were made on ("*":
 	// whatever is current); sent as the If-Match header.
 	IfMatch string `json:"-"`

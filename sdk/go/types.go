@@ -674,6 +674,38 @@ type ProjectAnalysis struct {
 	ContentType       string `json:"contentType"`
 	SuggestedFormat   string `json:"suggestedFormat"`
 	SuggestedStyle    string `json:"suggestedStyle"`
+	// ScoreWeights are the weights the clips' Scores add up to their
+	// ViralScore with; nil for a project ranked before sub-scores.
+	ScoreWeights *ClipScoreWeights `json:"scoreWeights"`
+	// Prompt is the prompt the clips were ranked for; nil without.
+	Prompt *string `json:"prompt"`
+}
+
+// ClipScoreWeights are the sub-scores' weights, summing to 1.
+type ClipScoreWeights struct {
+	Hook  float64 `json:"hook"`
+	Flow  float64 `json:"flow"`
+	Value float64 `json:"value"`
+	Trend float64 `json:"trend"`
+}
+
+// ClipScores are a clip's sub-scores, 0..100: ViralScore =
+// round(Hook×w.Hook + Flow×w.Flow + Value×w.Value + Trend×w.Trend) with
+// the project's Analysis.ScoreWeights.
+type ClipScores struct {
+	Hook  int `json:"hook"`
+	Flow  int `json:"flow"`
+	Value int `json:"value"`
+	Trend int `json:"trend"`
+}
+
+// ClipMatch is how a clip matches the project's prompt.
+type ClipMatch struct {
+	Matched bool `json:"matched"`
+	// Terms are the clip's words that matched, as said.
+	Terms []string `json:"terms"`
+	// Quote is the best-matching sentence; nil when none matched.
+	Quote *string `json:"quote"`
 }
 
 // ClipSuggestion is a ranked moment.
@@ -691,6 +723,12 @@ type ClipSuggestion struct {
 	Mood         string       `json:"mood"`
 	Keywords     []string     `json:"keywords"`
 	Features     ClipFeatures `json:"features"`
+	// Scores are nil for a clip ranked before sub-scores.
+	Scores *ClipScores `json:"scores"`
+	// Reasons explain the score in short sentences quoting the clip.
+	Reasons []string `json:"reasons"`
+	// Match is nil when the project has no prompt.
+	Match *ClipMatch `json:"match"`
 }
 
 // ClipFeatures are the measured features (0..1) behind ViralScore.
@@ -713,6 +751,9 @@ type ClipProjectCreate struct {
 	// Vocabulary are up to 100 custom terms (names, brands, jargon) that
 	// replace the recognised words close to them.
 	Vocabulary []string `json:"vocabulary,omitempty"`
+	// Prompt (1..500 characters) steers the moments: the ones that match
+	// come first, each clip's Match shows how.
+	Prompt string `json:"prompt,omitempty"`
 }
 
 // RenderRequest is the body of StartRenders: exactly one of ClipID and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	hookline "hookline.dev/sdk/go"
@@ -33,8 +34,22 @@ func waitProject(ctx context.Context, e *env, id string) (*hookline.ClipProject,
 
 func projectLines(w io.Writer, p *hookline.ClipProject) {
 	_, _ = fmt.Fprintf(w, "%s  %s  %s  %s\n", p.ID, p.DownloadStatus, p.Format, p.VideoTitle)
+	if p.Analysis.Prompt != nil {
+		_, _ = fmt.Fprintf(w, "prompt: %s\n", *p.Analysis.Prompt)
+	}
 	for i, c := range p.Clips {
 		_, _ = fmt.Fprintf(w, "%2d. %s  %5.1f–%5.1f s  score %3d  %s\n", i+1, c.ID, c.StartTime, c.EndTime, c.ViralScore, c.Title)
+		if s := c.Scores; s != nil {
+			_, _ = fmt.Fprintf(w, "    hook %d  flow %d  value %d  trend %d\n", s.Hook, s.Flow, s.Value, s.Trend)
+		}
+		if m := c.Match; m != nil && m.Matched {
+			_, _ = fmt.Fprintf(w, "    matches: %s  %q\n", strings.Join(m.Terms, ", "), orNone(m.Quote))
+		} else if m != nil {
+			_, _ = fmt.Fprintln(w, "    does not match the prompt")
+		}
+		for _, r := range c.Reasons {
+			_, _ = fmt.Fprintf(w, "    - %s\n", r)
+		}
 	}
 }
 
@@ -42,13 +57,14 @@ func createProject(ctx context.Context, e *env, args []string) error {
 	fs := newFlags("clips create")
 	format := fs.String("format", "", "portrait or landscape")
 	wait := fs.Bool("wait", false, "wait until the source is prepared")
+	prompt := fs.String("prompt", "", `what to find ("the part where she explains pricing"): matching moments first`)
 	var terms list
 	fs.Var(&terms, "term", "a custom vocabulary term (repeatable)")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
 	}
-	p, err := e.c.CreateClipProject(ctx, &hookline.ClipProjectCreate{VideoSiteURL: pos[0], Format: *format, Vocabulary: terms})
+	p, err := e.c.CreateClipProject(ctx, &hookline.ClipProjectCreate{VideoSiteURL: pos[0], Format: *format, Vocabulary: terms, Prompt: *prompt})
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,8 @@ Usage: hookline [--json] <command> [arguments]
   thumbnails critique --image I [--niche N]
   thumbnails list [--kind K] | get ID | delete ID
   faces list | create --name N --photo URL|FILE...
-  clips create URL [--format portrait|landscape] [--term TERM]... [--wait]
+  clips create URL [--format portrait|landscape] [--term TERM]... [--prompt TEXT] [--wait]
+                                            --prompt: the moments that match it first (synonyms via WordNet)
   clips get PROJECT [--wait]
   clips render PROJECT CLIP... [--style bold|clean|minimal|energetic|glow] [--format F]
                [--brand ID] [--hook-title] [--progress-bar] [--keywords] [--broll] [--music]
@@ -87,7 +88,7 @@ Usage: hookline [--json] <command> [arguments]
   clips censor-words get | set [WORD|"A PHRASE"]...   the profanity filter's own words (set: the whole list)
   clips transcript get PROJECT [--page N] [--limit N]
   clips transcript edit PROJECT --if-match ETAG [--replace ID=TEXT]... [--delete FROM-TO]...
-               [--restore FROM-TO]... [--term TERM]... [--clear-vocabulary] [--rerank]
+               [--restore FROM-TO]... [--term TERM]... [--clear-vocabulary] [--rerank [--prompt TEXT]]
   webhooks list | get ID | delete ID | rotate-secret ID | test ID
   webhooks create --url URL [--event TYPE]... [--description D] [--credits-low N] [--disabled]
   webhooks update ID [--url URL] [--event TYPE]... [--description D] [--enable|--disable]

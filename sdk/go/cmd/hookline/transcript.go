@@ -59,6 +59,7 @@ func editTranscript(ctx context.Context, e *env, args []string) error {
 	fs.Var(&vocabulary, "term", "a custom vocabulary term (repeatable; replaces the vocabulary)")
 	clearTerms := fs.Bool("clear-vocabulary", false, "remove every vocabulary term")
 	rerank := fs.Bool("rerank", false, "rescore the project's clips on the edited words")
+	prompt := fs.String("prompt", "", "with --rerank: steer the re-rank (matching moments first); --rerank alone needs no edit")
 	pos, err := parse(fs, args, 1, 1)
 	if err != nil {
 		return err
@@ -66,7 +67,7 @@ func editTranscript(ctx context.Context, e *env, args []string) error {
 	if err := required(fs, "if-match"); err != nil {
 		return err
 	}
-	req := &hookline.ClipTranscriptEdit{IfMatch: etagArg(*ifMatch), Rerank: *rerank}
+	req := &hookline.ClipTranscriptEdit{IfMatch: etagArg(*ifMatch), Rerank: *rerank, Prompt: *prompt, Operations: []hookline.ClipTranscriptOperation{}}
 	for _, r := range replace {
 		id, text, ok := strings.Cut(r, "=")
 		n, err := strconv.Atoi(id)
@@ -91,8 +92,11 @@ func editTranscript(ctx context.Context, e *env, args []string) error {
 	if len(vocabulary) > 0 || *clearTerms {
 		req.Operations = append(req.Operations, hookline.SetVocabulary(vocabulary...))
 	}
-	if len(req.Operations) == 0 {
-		return usagef("clips transcript edit: nothing to do: --replace, --delete, --restore, --term or --clear-vocabulary")
+	if len(req.Operations) == 0 && !*rerank {
+		return usagef("clips transcript edit: nothing to do: --replace, --delete, --restore, --term, --clear-vocabulary or --rerank")
+	}
+	if *prompt != "" && !*rerank {
+		return usagef("clips transcript edit: --prompt steers a re-rank: add --rerank")
 	}
 	t, err := e.c.EditClipTranscript(ctx, pos[0], req)
 	if err != nil {

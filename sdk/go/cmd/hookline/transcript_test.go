@@ -51,3 +51,47 @@ func TestTranscriptEditSendsOperationsAndIfMatch(t *testing.T) {
 		t.Error("edit without --if-match succeeded")
 	}
 }
+
+// clips create --prompt sends the prompt and shows each clip's match,
+// sub-scores and reasons; transcript edit --rerank --prompt re-ranks
+// without an edit.
+func TestPromptOnCreateAndRerank(t *testing.T) {
+	a := newAPI(t)
+	var created, edited map[string]any
+	a.route["POST /api/v1/clips/projects"] = func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		created = body
+		a.json(201, map[string]any{"data": map[string]any{"id": "p1", "downloadStatus": "ready", "format": "portrait", "videoTitle": "Cars",
+			"analysis": map[string]any{"prompt": "automobiles", "scoreWeights": map[string]any{"hook": 0.3, "flow": 0.25, "value": 0.2, "trend": 0.25}},
+			"clips": []any{map[string]any{"id": "c1", "startTime": 24, "endTime": 48, "viralScore": 55, "title": "The car",
+				"scores":  map[string]any{"hook": 0, "flow": 100, "value": 100, "trend": 40},
+				"reasons": []any{"opens without a hook: 'Next we drove the car to the garage.'"},
+				"match":   map[string]any{"matched": true, "terms": []any{"car"}, "quote": "Next we drove the car to the garage."}}}}})(w, r, body)
+	}
+	a.route["PATCH /api/v1/clips/projects/p1/transcript"] = func(w http.ResponseWriter, r *http.Request, body map[string]any) {
+		edited = body
+		w.Header().Set("ETag", `"2"`)
+		a.json(200, map[string]any{"data": map[string]any{"projectId": "p1", "version": 2, "vocabulary": []any{}, "words": []any{}, "segments": []any{},
+			"pagination": map[string]any{"page": 1, "limit": 20, "total": 0, "hasMore": false}}})(w, r, body)
+	}
+	out, errOut, code := runCLI(t, a.env, "clips", "create", "https://youtu.be/abcdefghijk", "--prompt", "automobiles")
+	if code != 0 {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	if created["prompt"] != "automobiles" {
+		t.Errorf("sent %v", created)
+	}
+	for _, line := range []string{"prompt: automobiles", "hook 0  flow 100  value 100  trend 40", `matches: car  "Next we drove the car to the garage."`, "- opens without a hook"} {
+		if !strings.Contains(out, line) {
+			t.Errorf("stdout lacks %q:\n%s", line, out)
+		}
+	}
+	if _, errOut, code = runCLI(t, a.env, "clips", "transcript", "edit", "p1", "--if-match", "*", "--rerank", "--prompt", "cooking"); code != 0 {
+		t.Fatalf("exit %d %q", code, errOut)
+	}
+	if raw, _ := json.Marshal(edited); string(raw) != `{"operations":[],"prompt":"cooking","rerank":true}` {
+		t.Errorf("sent %s", raw)
+	}
+	if _, _, code = runCLI(t, a.env, "clips", "transcript", "edit", "p1", "--if-match", "*", "--prompt", "cooking"); code == 0 {
+		t.Error("--prompt without --rerank succeeded")
+	}
+}

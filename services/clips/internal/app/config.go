@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"hookline.dev/pkg/config"
@@ -16,6 +19,7 @@ import (
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/transcribe"
 	"hookline.dev/services/clips/internal/translate"
+	"hookline.dev/services/clips/internal/wordnet"
 )
 
 // Config is the clips service's configuration, for both roles.
@@ -101,6 +105,9 @@ type Config struct {
 	// Apertium is the offline caption translator's command; its language
 	// pairs are the ones installed (scripts/deps.sh translation).
 	Apertium string `env:"HOOKLINE_APERTIUM" default:"apertium"`
+	// WordNetDir holds WordNet's database (Debian's wordnet-base), which
+	// widens a prompt's words with their synonyms and relations.
+	WordNetDir string `env:"HOOKLINE_WORDNET_DIR" default:"/usr/share/wordnet"`
 }
 
 func (c *Config) fetch() safefetch.Config {
@@ -140,16 +147,45 @@ func (c *Config) Validate() error {
 	if _, err := c.transcriber(nil); err != nil {
 		errs = append(errs, err)
 	}
+	if _, err := os.Stat(filepath.Join(c.WordNetDir, "index.noun")); err != nil {
+		errs = append(errs, fmt.Errorf("HOOKLINE_WORDNET_DIR: no WordNet database (scripts/deps.sh unit-tools installs wordnet-base): %w", err))
+	}
 	return errors.Join(errs...)
 }
 
-// moments is the local engine, or a chat model's wording over it.
+// moments is the local engine, or a chat model's wording over it, with
+// WordNet for prompts.
 func (c *Config) moments() (moments.Engine, error) {
 	m, err := textai.Model(c.Text)
 	if err != nil {
 		return nil, err
 	}
-	return moments.NewEngine(m), nil
+	lx, err := openWordNet(c.WordNetDir)
+	if err != nil {
+		return nil, fmt.Errorf("HOOKLINE_WORDNET_DIR: %w (scripts/deps.sh unit-tools installs wordnet-base)", err)
+	}
+	return moments.NewEngine(m, lx), nil
+}
+
+// wordNets are the databases opened, by directory: read-only, so shared
+// by every app of a process (the tests start many).
+var wordNets = struct {
+	sync.Mutex
+	m map[string]*wordnet.DB
+}{m: map[string]*wordnet.DB{}}
+
+func openWordNet(dir string) (*wordnet.DB, error) {
+	wordNets.Lock()
+	defer wordNets.Unlock()
+	if db, ok := wordNets.m[dir]; ok {
+		return db, nil
+	}
+	db, err := wordnet.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	wordNets.m[dir] = db
+	return db, nil
 }
 
 // translators are the caption translators, preferred first: the text

@@ -54,6 +54,10 @@ func TestConfigPreparationKnobs(t *testing.T) {
 	if _, err := load(map[string]string{"HOOKLINE_MOONSHINE_DIR": filepath.Join(model, "absent")}); err == nil || !strings.Contains(err.Error(), "deps.sh speech") {
 		t.Errorf("no speech model: err = %v", err)
 	}
+	// Nor without WordNet.
+	if _, err := load(map[string]string{"HOOKLINE_WORDNET_DIR": filepath.Join(model, "absent")}); err == nil || !strings.Contains(err.Error(), "HOOKLINE_WORDNET_DIR") {
+		t.Errorf("no WordNet: err = %v", err)
+	}
 	for _, tc := range []map[string]string{
 		{"HOOKLINE_CLIPS_ORG_PREPARATIONS": "4"},
 		{"HOOKLINE_CLIPS_ORG_PREPARATIONS": "0"},

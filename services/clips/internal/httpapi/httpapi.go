@@ -92,30 +92,61 @@ type projectDTO struct {
 // clipDTO is a clip suggestion of the spec, with the measured features
 // that explain its score.
 type clipDTO struct {
-	ID           string      `json:"id"`
-	Title        string      `json:"title"`
-	StartTime    float64     `json:"startTime"`
-	EndTime      float64     `json:"endTime"`
-	Duration     float64     `json:"duration"`
-	Hook         string      `json:"hook"`
-	Category     string      `json:"category"`
-	ViralScore   int         `json:"viralScore"`
-	HookStrength string      `json:"hookStrength"`
-	PlatformFit  []string    `json:"platformFit"`
-	Mood         string      `json:"mood"`
-	Keywords     []string    `json:"keywords"`
-	Features     featuresDTO `json:"features"`
+	ID           string          `json:"id"`
+	Title        string          `json:"title"`
+	StartTime    float64         `json:"startTime"`
+	EndTime      float64         `json:"endTime"`
+	Duration     float64         `json:"duration"`
+	Hook         string          `json:"hook"`
+	Category     string          `json:"category"`
+	ViralScore   int             `json:"viralScore"`
+	HookStrength string          `json:"hookStrength"`
+	PlatformFit  []string        `json:"platformFit"`
+	Mood         string          `json:"mood"`
+	Keywords     []string        `json:"keywords"`
+	Features     featuresDTO     `json:"features"`
+	Scores       *scoresDTO[int] `json:"scores"`
+	Reasons      []string        `json:"reasons"`
+	Match        *matchDTO       `json:"match"`
 }
 
-// analysisDTO describes the whole video. It and featuresDTO convert from
-// their domain types, so a field added there fails to compile here until
-// the API decides on it.
+// scoresDTO are a clip's sub-scores (int, 0..100) or their weights
+// (float64), which add up to viralScore.
+type scoresDTO[T int | float64] struct {
+	Hook  T `json:"hook"`
+	Flow  T `json:"flow"`
+	Value T `json:"value"`
+	Trend T `json:"trend"`
+}
+
+// matchDTO is how a clip matches the project's prompt.
+type matchDTO struct {
+	Matched bool     `json:"matched"`
+	Terms   []string `json:"terms"`
+	Quote   *string  `json:"quote"`
+}
+
+// analysisDTO describes the whole video (analysisOut). featuresDTO
+// converts from its domain type, so a field added there fails to compile
+// here until the API decides on it.
 type analysisDTO struct {
-	ContentType       string `json:"contentType"`
-	SuggestedFormat   string `json:"suggestedFormat"`
-	SuggestedStyle    string `json:"suggestedStyle"`
-	TranscriptQuality string `json:"transcriptQuality"`
-	Engine            string `json:"engine"`
+	ContentType       string              `json:"contentType"`
+	SuggestedFormat   string              `json:"suggestedFormat"`
+	SuggestedStyle    string              `json:"suggestedStyle"`
+	TranscriptQuality string              `json:"transcriptQuality"`
+	Engine            string              `json:"engine"`
+	ScoreWeights      *scoresDTO[float64] `json:"scoreWeights"`
+	Prompt            *string             `json:"prompt"`
+}
+
+// analysisOut answers null weights for a project ranked before sub-scores.
+func analysisOut(a moments.Analysis) analysisDTO {
+	out := analysisDTO{ContentType: a.ContentType, SuggestedFormat: a.SuggestedFormat, SuggestedStyle: a.SuggestedStyle,
+		TranscriptQuality: a.TranscriptQuality, Engine: a.Engine, Prompt: strOrNil(a.Prompt)}
+	if w := a.ScoreWeights; w != (moments.ScoreWeights{}) {
+		out.ScoreWeights = &scoresDTO[float64]{Hook: w.Hook, Flow: w.Flow, Value: w.Value, Trend: w.Trend}
+	}
+	return out
 }
 
 // featuresDTO are the measured features behind a clip's score.
@@ -141,7 +172,7 @@ func strOrNil(s string) *string {
 func projectOut(p project.Project) projectDTO {
 	out := projectDTO{
 		ID: p.ID, VideoTitle: p.VideoTitle, VideoSiteURL: p.SourceURL, DownloadStatus: string(p.Status), DownloadError: strOrNil(p.DownloadError),
-		PreparationStep: string(p.Step), Progress: p.Progress, Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: analysisDTO(p.Analysis),
+		PreparationStep: string(p.Step), Progress: p.Progress, Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: analysisOut(p.Analysis),
 		Clips: make([]clipDTO, len(p.Clips)), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
 	}
 	if p.Duration > 0 {
@@ -152,17 +183,31 @@ func projectOut(p project.Project) projectDTO {
 		out.ReadyAt = &t
 	}
 	for i, c := range p.Clips {
-		out.Clips[i] = clipOut(c)
+		out.Clips[i] = clipOut(c, out.Analysis.ScoreWeights != nil)
 	}
 	return out
 }
 
 // clipOut keeps nil slices nil: a clip without platforms or keywords has
-// always answered null for them.
-func clipOut(c moments.Clip) clipDTO {
-	return clipDTO{ID: c.ID, Title: c.Title, StartTime: c.Start, EndTime: c.End, Duration: c.End - c.Start, Hook: c.Hook,
+// always answered null for them. A clip ranked before sub-scores were
+// kept (scored false) answers null scores.
+func clipOut(c moments.Clip, scored bool) clipDTO {
+	out := clipDTO{ID: c.ID, Title: c.Title, StartTime: c.Start, EndTime: c.End, Duration: c.End - c.Start, Hook: c.Hook,
 		Category: c.Category, ViralScore: c.ViralScore, HookStrength: c.HookStrength, PlatformFit: c.PlatformFit, Mood: c.Mood,
-		Keywords: c.Keywords, Features: featuresDTO(c.Features)}
+		Keywords: c.Keywords, Features: featuresDTO(c.Features), Reasons: c.Reasons}
+	if scored {
+		out.Scores = &scoresDTO[int]{Hook: c.Scores.Hook, Flow: c.Scores.Flow, Value: c.Scores.Value, Trend: c.Scores.Trend}
+	}
+	if out.Reasons == nil {
+		out.Reasons = []string{}
+	}
+	if m := c.Match; m != nil {
+		out.Match = &matchDTO{Matched: m.Matched, Terms: m.Terms, Quote: strOrNil(m.Quote)}
+		if out.Match.Terms == nil {
+			out.Match.Terms = []string{}
+		}
+	}
+	return out
 }
 
 func (h *api) create(w http.ResponseWriter, r *http.Request) error {
@@ -170,12 +215,13 @@ func (h *api) create(w http.ResponseWriter, r *http.Request) error {
 		VideoSiteURL *string   `json:"video_site_url"`
 		Format       *string   `json:"format"`
 		Vocabulary   *[]string `json:"vocabulary"`
+		Prompt       *string   `json:"prompt"`
 	}
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
 	p, _ := principal.From(r.Context())
-	proj, err := h.svc.Create(r.Context(), p, project.CreateInput{VideoSiteURL: in.VideoSiteURL, Format: in.Format, Vocabulary: in.Vocabulary})
+	proj, err := h.svc.Create(r.Context(), p, project.CreateInput{VideoSiteURL: in.VideoSiteURL, Format: in.Format, Vocabulary: in.Vocabulary, Prompt: in.Prompt})
 	if err != nil {
 		return err
 	}

@@ -101,6 +101,7 @@ func (h *api) editTranscript(w http.ResponseWriter, r *http.Request) error {
 	var in struct {
 		Operations *[]opDTO `json:"operations"`
 		Rerank     *bool    `json:"rerank"`
+		Prompt     *string  `json:"prompt"`
 	}
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
@@ -112,8 +113,11 @@ func (h *api) editTranscript(w http.ResponseWriter, r *http.Request) error {
 	for i, o := range *in.Operations {
 		ops[i] = transcript.OpIn(o)
 	}
+	if in.Prompt != nil && (in.Rerank == nil || !*in.Rerank) {
+		return apierr.Field("prompt", "steers a re-rank: send it with rerank: true")
+	}
 	p, _ := principal.From(r.Context())
-	t, err := h.svc.EditTranscript(r.Context(), p.OrgID, id.String(), version, ops, in.Rerank != nil && *in.Rerank)
+	t, err := h.svc.EditTranscript(r.Context(), p.OrgID, id.String(), version, ops, in.Rerank != nil && *in.Rerank, in.Prompt)
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,9 @@ type Input struct {
 	// Terms are the project's custom vocabulary: keywords of every clip
 	// that says them, weighted as the video's strongest.
 	Terms []string
+	// Prompt, when set, steers the ranking: the moments that match it
+	// come first (each clip's Match says how), the rest follow.
+	Prompt string
 }
 
 // Features are a clip's measured features, each 0..1.
@@ -118,6 +121,12 @@ type Clip struct {
 	Mood         string
 	Keywords     []string
 	Features     Features
+	// Scores are the features grouped into sub-scores that add up to
+	// ViralScore (Analysis.ScoreWeights); Reasons say why in words.
+	Scores  Scores
+	Reasons []string
+	// Match is nil without a prompt.
+	Match *Match
 }
 
 // Analysis describes the whole video.
@@ -131,6 +140,11 @@ type Analysis struct {
 	// Engine names what wrote the titles and hooks: "local", a chat
 	// model's "provider:model", or the local fallback and why.
 	Engine string
+	// ScoreWeights are the weights the clips' Scores add up to their
+	// ViralScore with.
+	ScoreWeights ScoreWeights
+	// Prompt is the prompt the clips were ranked for, "" without.
+	Prompt string
 }
 
 // Result is a ranked set of clips, best first.
@@ -147,13 +161,23 @@ type Engine interface {
 }
 
 // Local is the offline engine.
-type Local struct{}
+type Local struct {
+	// Lexicon widens a prompt's words; nil matches the words and their
+	// stems only.
+	Lexicon Lexicon
+}
 
 // Name names the engine.
 func (Local) Name() string { return "local" }
 
 // Rank ranks in's moments.
-func (Local) Rank(_ context.Context, in Input) (Result, error) { return Rank(in), nil }
+func (l Local) Rank(_ context.Context, in Input) (Result, error) {
+	q, err := parsePrompt(in.Prompt, l.Lexicon)
+	if err != nil {
+		return Result{}, err
+	}
+	return rank(in, q, nil), nil
+}
 
 // The feature weights; see the README for the reasoning. Without signals
 // the audio and picture weights are spread over the text features.
@@ -194,29 +218,54 @@ type doc struct {
 	signals              *Signals
 	meanEnergy, duration float64
 	terms                []string
+	weights              Features
+	query                *query // nil without a prompt
+	hit                  []hit  // per sentence, with a prompt
 }
 
 // Rank scores the transcript's candidate windows and picks the best
-// non-overlapping ones (or rescores in.Keep).
+// non-overlapping ones (or rescores in.Keep), with in.Prompt matched on
+// its words and their stems only (Local with a Lexicon widens them).
 func Rank(in Input) Result {
+	q, _ := parsePrompt(in.Prompt, nil) // no lexicon, no error
+	return rank(in, q, nil)
+}
+
+// rank ranks in for prompt q (nil: none). hits, when set, are the
+// sentences found to match q elsewhere (a chat model's validated answer),
+// replacing the word matching.
+func rank(in Input, q *query, hits []hit) Result {
 	d := prepare(in)
+	d.query = q
+	if q != nil {
+		d.hit = hits
+		if d.hit == nil {
+			d.hit = d.hits(q)
+		}
+	}
 	res := Result{Analysis: d.analysis()}
 	var picked []scored
 	if len(in.Keep) > 0 {
 		for _, w := range in.Keep {
 			i, j := d.span(w)
 			if i < 0 {
-				picked = append(picked, scored{w: w, i: -1})
+				c := scored{w: w, i: -1}
+				c.match, c.m = d.matchOf(-1, -1)
+				picked = append(picked, c)
 				continue
 			}
 			c := d.score(i, j)
 			c.w = w // the id and the span the client holds stay
 			picked = append(picked, c)
 		}
+		if q != nil {
+			// The matching moments the kept clips miss are added.
+			picked = d.choose(MaxClips, picked, true)
+		}
 	} else {
-		picked = d.choose(maxClips(d.duration))
+		picked = d.choose(maxClips(d.duration), nil, false)
 	}
-	sort.SliceStable(picked, func(a, b int) bool { return picked[a].score > picked[b].score })
+	sort.SliceStable(picked, func(a, b int) bool { return picked[a].order(picked[b]) < 0 })
 	for _, c := range picked {
 		res.Clips = append(res.Clips, d.clip(c, res.Analysis))
 	}
@@ -244,6 +293,10 @@ func prepare(in Input) *doc {
 		d.duration = in.Segments[n-1].End
 	}
 	d.quality = quality(in.Segments)
+	d.weights = textWeights
+	if in.Signals != nil {
+		d.weights = fullWeights
+	}
 	sure := d.reliable(0, len(text))
 	weights := map[string]float64{}
 	for _, k := range nlp.Keywords(sure, 40) {
@@ -427,11 +480,21 @@ type scored struct {
 	i, j  int
 	f     Features
 	score float64
+	match float64 // how well it matches the prompt, 0..1
+	m     *Match
+}
+
+// order compares clips, negative when c comes first: the prompt's best
+// match first (a clip that matches has a match above 0), then by score.
+func (c scored) order(o scored) int {
+	return cmp.Or(cmp.Compare(o.match, c.match), cmp.Compare(o.score, c.score))
 }
 
 // choose scores every window of MinSeconds..MaxSeconds on sentence
-// boundaries and picks the best n that do not overlap.
-func (d *doc) choose(n int) []scored {
+// boundaries and adds to out the best that overlap none, up to n; with
+// onlyMatches, only windows that match the prompt. The prompt's matches
+// are taken first.
+func (d *doc) choose(n int, out []scored, onlyMatches bool) []scored {
 	var cands []scored
 	for i := range d.sents {
 		for j := i; j < len(d.sents); j++ {
@@ -451,12 +514,14 @@ func (d *doc) choose(n int) []scored {
 	}
 	slices.SortFunc(order, func(a, b int) int {
 		x, y := cands[a], cands[b]
-		return cmp.Or(cmp.Compare(y.score, x.score), cmp.Compare(x.w.Start, y.w.Start), cmp.Compare(x.w.End, y.w.End))
+		return cmp.Or(x.order(y), cmp.Compare(x.w.Start, y.w.Start), cmp.Compare(x.w.End, y.w.End))
 	})
-	var out []scored
 	for _, k := range order {
 		c := cands[k]
-		if len(out) == n {
+		if len(out) >= n {
+			break
+		}
+		if onlyMatches && (c.m == nil || !c.m.Matched) {
 			break
 		}
 		free := true
@@ -511,12 +576,12 @@ func (d *doc) score(i, j int) scored {
 	if last.complete {
 		f.SelfContained += 0.5
 	}
-	weights := textWeights
 	if d.signals != nil {
-		weights = fullWeights
 		d.audio(w, &f)
 	}
-	return scored{w: w, i: i, j: j, f: f, score: f.dot(weights)}
+	c := scored{w: w, i: i, j: j, f: f, score: f.dot(d.weights)}
+	c.match, c.m = d.matchOf(i, j)
+	return c
 }
 
 // paceFit prefers about 2.7 words a second: brisk, still easy to follow
@@ -573,10 +638,11 @@ func clamp01(x float64) float64 { return math.Max(0, math.Min(1, x)) }
 // clip describes a chosen window.
 func (d *doc) clip(c scored, a Analysis) Clip {
 	cl := Clip{
-		ID: ClipID(c.w), Start: round2(c.w.Start), End: round2(c.w.End), Features: c.f,
-		ViralScore: int(math.Round(100 * clamp01(c.score))), Category: a.ContentType,
+		ID: ClipID(c.w), Start: round2(c.w.Start), End: round2(c.w.End), Features: c.f, Category: a.ContentType,
 		PlatformFit: PlatformFit(c.w.End - c.w.Start), Keywords: []string{}, Mood: "calm", HookStrength: "low",
+		Match: c.m, Reasons: d.reasons(c),
 	}
+	cl.Scores, cl.ViralScore = subScores(c.f, d.weights)
 	if c.i < 0 {
 		return cl
 	}
@@ -780,7 +846,10 @@ func round2(x float64) float64 { return math.Round(x*100) / 100 }
 
 // analysis picks the format and subtitle style for the whole video.
 func (d *doc) analysis() Analysis {
-	a := Analysis{ContentType: string(d.contentType), SuggestedFormat: "portrait", TranscriptQuality: d.quality, Engine: "local"}
+	a := Analysis{ContentType: string(d.contentType), SuggestedFormat: "portrait", TranscriptQuality: d.quality, Engine: "local", ScoreWeights: weightsOf(d.weights)}
+	if d.query != nil {
+		a.Prompt = d.query.prompt
+	}
 	// Screen content (a game, a tutorial's screen) loses what matters when
 	// cropped to 9:16; everything else is for the vertical feeds.
 	if d.contentType == nlp.Gaming || d.contentType == nlp.Tutorial {

@@ -73,7 +73,7 @@ func scanProject(r pgx.Row) (project.Project, error) {
 	if a.TranscriptQuality == "" {
 		a.TranscriptQuality = moments.QualityHigh
 	}
-	p.Analysis, p.Clips = moments.Analysis(a), mapSlice(cs, clipRecord.domain)
+	p.Analysis, p.Clips = a.domain(), mapSlice(cs, clipRecord.domain)
 	return p, nil
 }
 
@@ -84,7 +84,7 @@ func oneProject(row pgx.Row) (project.Project, error) {
 // Create stores a new project, the captions fetched for it and its
 // preparation job, in one transaction.
 func (s *Store) Create(ctx context.Context, p project.Project, captions []videosite.Segment, job events.Envelope) error {
-	analysis, err := json.Marshal(analysisRecord(p.Analysis))
+	analysis, err := json.Marshal(analysisRec(p.Analysis))
 	if err != nil {
 		return err
 	}
@@ -253,7 +253,7 @@ func (s *Store) Ready(ctx context.Context, src project.Source, p project.Project
 	if err != nil {
 		return false, err
 	}
-	analysis, err := json.Marshal(analysisRecord(p.Analysis))
+	analysis, err := json.Marshal(analysisRec(p.Analysis))
 	if err != nil {
 		return false, err
 	}

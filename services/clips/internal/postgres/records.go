@@ -29,6 +29,42 @@ type analysisRecord struct {
 	SuggestedStyle    string `json:"suggestedStyle"`
 	TranscriptQuality string `json:"transcriptQuality,omitempty"`
 	Engine            string `json:"engine"`
+	// Absent in rows written before clips were scored in parts or
+	// steered by a prompt.
+	ScoreWeights *scoresRecord[float64] `json:"scoreWeights,omitempty"`
+	Prompt       string                 `json:"prompt,omitempty"`
+}
+
+// scoresRecord is moments.Scores (int) or moments.ScoreWeights (float64).
+type scoresRecord[T int | float64] struct {
+	Hook  T `json:"hook"`
+	Flow  T `json:"flow"`
+	Value T `json:"value"`
+	Trend T `json:"trend"`
+}
+
+type matchRecord struct {
+	Matched bool     `json:"matched"`
+	Terms   []string `json:"terms"`
+	Quote   string   `json:"quote"`
+}
+
+func analysisRec(a moments.Analysis) analysisRecord {
+	r := analysisRecord{ContentType: a.ContentType, SuggestedFormat: a.SuggestedFormat, SuggestedStyle: a.SuggestedStyle,
+		TranscriptQuality: a.TranscriptQuality, Engine: a.Engine, Prompt: a.Prompt}
+	if w := a.ScoreWeights; w != (moments.ScoreWeights{}) {
+		r.ScoreWeights = &scoresRecord[float64]{Hook: w.Hook, Flow: w.Flow, Value: w.Value, Trend: w.Trend}
+	}
+	return r
+}
+
+func (r analysisRecord) domain() moments.Analysis {
+	a := moments.Analysis{ContentType: r.ContentType, SuggestedFormat: r.SuggestedFormat, SuggestedStyle: r.SuggestedStyle,
+		TranscriptQuality: r.TranscriptQuality, Engine: r.Engine, Prompt: r.Prompt}
+	if w := r.ScoreWeights; w != nil {
+		a.ScoreWeights = moments.ScoreWeights{Hook: w.Hook, Flow: w.Flow, Value: w.Value, Trend: w.Trend}
+	}
+	return a
 }
 
 type clipRecord struct {
@@ -44,6 +80,10 @@ type clipRecord struct {
 	Mood         string         `json:"mood"`
 	Keywords     []string       `json:"keywords"`
 	Features     featuresRecord `json:"features"`
+	// Absent in rows written before: zero, none and nil.
+	Scores  *scoresRecord[int] `json:"scores,omitempty"`
+	Reasons []string           `json:"reasons,omitempty"`
+	Match   *matchRecord       `json:"match,omitempty"`
 }
 
 type featuresRecord struct {
@@ -59,13 +99,29 @@ type featuresRecord struct {
 }
 
 func clipRec(c moments.Clip) clipRecord {
-	return clipRecord{ID: c.ID, Title: c.Title, Start: c.Start, End: c.End, Hook: c.Hook, Category: c.Category, ViralScore: c.ViralScore,
-		HookStrength: c.HookStrength, PlatformFit: c.PlatformFit, Mood: c.Mood, Keywords: c.Keywords, Features: featuresRecord(c.Features)}
+	r := clipRecord{ID: c.ID, Title: c.Title, Start: c.Start, End: c.End, Hook: c.Hook, Category: c.Category, ViralScore: c.ViralScore,
+		HookStrength: c.HookStrength, PlatformFit: c.PlatformFit, Mood: c.Mood, Keywords: c.Keywords, Features: featuresRecord(c.Features),
+		Reasons: c.Reasons}
+	if s := c.Scores; s != (moments.Scores{}) {
+		r.Scores = &scoresRecord[int]{Hook: s.Hook, Flow: s.Flow, Value: s.Value, Trend: s.Trend}
+	}
+	if m := c.Match; m != nil {
+		r.Match = &matchRecord{Matched: m.Matched, Terms: m.Terms, Quote: m.Quote}
+	}
+	return r
 }
 
 func (r clipRecord) domain() moments.Clip {
-	return moments.Clip{ID: r.ID, Title: r.Title, Start: r.Start, End: r.End, Hook: r.Hook, Category: r.Category, ViralScore: r.ViralScore,
-		HookStrength: r.HookStrength, PlatformFit: r.PlatformFit, Mood: r.Mood, Keywords: r.Keywords, Features: moments.Features(r.Features)}
+	c := moments.Clip{ID: r.ID, Title: r.Title, Start: r.Start, End: r.End, Hook: r.Hook, Category: r.Category, ViralScore: r.ViralScore,
+		HookStrength: r.HookStrength, PlatformFit: r.PlatformFit, Mood: r.Mood, Keywords: r.Keywords, Features: moments.Features(r.Features),
+		Reasons: r.Reasons}
+	if s := r.Scores; s != nil {
+		c.Scores = moments.Scores{Hook: s.Hook, Flow: s.Flow, Value: s.Value, Trend: s.Trend}
+	}
+	if m := r.Match; m != nil {
+		c.Match = &moments.Match{Matched: m.Matched, Terms: m.Terms, Quote: m.Quote}
+	}
+	return c
 }
 
 // signalsRecord's Faces is absent in sources prepared before faces were

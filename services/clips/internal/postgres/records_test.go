@@ -42,8 +42,7 @@ func checkStored[R, D any](t *testing.T, name, stored string, want D, toDomain f
 func TestStoredAnalysis(t *testing.T) {
 	checkStored(t, "analysis", `{"contentType":"podcast","suggestedFormat":"portrait","suggestedStyle":"bold","engine":"openai:gpt-4o-mini"}`,
 		moments.Analysis{ContentType: "podcast", SuggestedFormat: "portrait", SuggestedStyle: "bold", Engine: "openai:gpt-4o-mini"},
-		func(r analysisRecord) moments.Analysis { return moments.Analysis(r) },
-		func(a moments.Analysis) analysisRecord { return analysisRecord(a) })
+		analysisRecord.domain, analysisRec)
 }
 
 func TestStoredClips(t *testing.T) {
@@ -139,4 +138,19 @@ func TestStoredExports(t *testing.T) {
 	checkStored(t, "an export", `{"format":"fcpxml","key":"orgs/o/clips/renders/r.fcpxml"}`,
 		render.Export{Format: render.ExportFCPXML, Key: "orgs/o/clips/renders/r.fcpxml"},
 		func(r exportRecord) render.Export { return render.Export(r) }, func(e render.Export) exportRecord { return exportRecord(e) })
+}
+
+// The sub-scores, reasons, prompt match and weights round-trip; rows
+// without them read as before (the tests above).
+func TestStoredScoresAndMatch(t *testing.T) {
+	checkStored(t, "analysis with a prompt", `{"contentType":"story","suggestedFormat":"portrait","suggestedStyle":"bold","engine":"local","scoreWeights":{"hook":0.3,"flow":0.25,"value":0.2,"trend":0.25},"prompt":"cars"}`,
+		moments.Analysis{ContentType: "story", SuggestedFormat: "portrait", SuggestedStyle: "bold", Engine: "local",
+			ScoreWeights: moments.ScoreWeights{Hook: 0.3, Flow: 0.25, Value: 0.2, Trend: 0.25}, Prompt: "cars"},
+		analysisRecord.domain, analysisRec)
+	want := []moments.Clip{{ID: "c-1", Title: "t", Start: 1, End: 20, Hook: "h", Category: "story", ViralScore: 55, HookStrength: "low", Mood: "calm",
+		Scores: moments.Scores{Hook: 0, Flow: 100, Value: 100, Trend: 40}, Reasons: []string{"opens without a hook: 'We drove the car.'"},
+		Match: &moments.Match{Matched: true, Terms: []string{"car"}, Quote: "We drove the car."}}}
+	checkStored(t, "clips with scores", `[{"id":"c-1","title":"t","startTime":1,"endTime":20,"hook":"h","category":"story","viralScore":55,"hookStrength":"low","platformFit":null,"mood":"calm","keywords":null,"features":{"hook":0,"selfContained":0,"salience":0,"emotion":0,"pace":0,"length":0,"energy":0,"peaks":0,"scenes":0},"scores":{"hook":0,"flow":100,"value":100,"trend":40},"reasons":["opens without a hook: 'We drove the car.'"],"match":{"matched":true,"terms":["car"],"quote":"We drove the car."}}]`,
+		want, func(rs []clipRecord) []moments.Clip { return mapSlice(rs, clipRecord.domain) },
+		func(cs []moments.Clip) []clipRecord { return mapSlice(cs, clipRec) })
 }

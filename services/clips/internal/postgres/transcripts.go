@@ -112,7 +112,7 @@ func (s *Store) SaveTranscript(ctx context.Context, orgID, projectID string, e t
 		if ranked == nil {
 			return nil
 		}
-		analysis, err := json.Marshal(analysisRecord(ranked.Analysis))
+		analysis, err := json.Marshal(analysisRec(ranked.Analysis))
 		if err != nil {
 			return err
 		}

@@ -7,8 +7,10 @@ package project
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"hookline.dev/pkg/apierr"
 	"hookline.dev/pkg/videosite"
@@ -136,6 +138,7 @@ type CreateInput struct {
 	VideoSiteURL *string
 	Format       *string
 	Vocabulary   *[]string
+	Prompt       *string
 }
 
 // Create is a validated CreateInput.
@@ -143,6 +146,8 @@ type Create struct {
 	Source     videosite.Source
 	Format     Format
 	Vocabulary []string
+	// Prompt steers the ranking (moments.Input.Prompt); "" without.
+	Prompt string
 }
 
 // MaxURL bounds video_site_url.
@@ -186,7 +191,27 @@ func Validate(in CreateInput) (Create, error) {
 	if in.Vocabulary != nil {
 		c.Vocabulary = transcript.CheckVocabulary(f, "vocabulary", *in.Vocabulary)
 	}
+	c.Prompt = CheckPrompt(f, "prompt", in.Prompt)
 	return c, f.Err()
+}
+
+// CheckPrompt validates an optional prompt into f: 1..moments.MaxPrompt
+// characters, not only white space. It returns the trimmed prompt, ""
+// when absent.
+func CheckPrompt(f apierr.Fields, field string, p *string) string {
+	switch {
+	case p == nil:
+		return ""
+	case strings.TrimSpace(*p) == "":
+		f.Add(field, "must not be blank")
+	case utf8.RuneCountInString(*p) > moments.MaxPrompt:
+		f.Add(field, fmt.Sprintf("at most %d characters", moments.MaxPrompt))
+	case !utf8.ValidString(*p):
+		f.Add(field, "must be UTF-8 text")
+	default:
+		return strings.TrimSpace(*p)
+	}
+	return ""
 }
 
 // SourceKey identifies the video of src across projects.

@@ -248,7 +248,7 @@ func (s *API) Create(ctx context.Context, p principal.Principal, in project.Crea
 	if proj.VideoTitle == "" {
 		proj.VideoTitle = DefaultVideoTitle
 	}
-	in2 := moments.Input{VideoTitle: proj.VideoTitle, Terms: c.Vocabulary}
+	in2 := moments.Input{VideoTitle: proj.VideoTitle, Terms: c.Vocabulary, Prompt: c.Prompt}
 	var captions []videosite.Segment
 	if src, ok, err := s.Store.Source(ctx, p.OrgID, key); err != nil {
 		return project.Project{}, err

@@ -32,12 +32,20 @@ func (s *API) Transcript(ctx context.Context, orgID, projectID string) (transcri
 }
 
 // EditTranscript applies ops to the transcript at version (0: whatever
-// the current one is), all or none; with rerank, the project's clips
+// the current one is), all or none (none at all with rerank: a re-rank
+// of the same words, at the next version); with rerank, the project's clips
 // are rescored on the edited words (same windows and ids; scores,
-// titles, hooks and keywords follow the words). Free. Errors:
-// transcript.ErrStale when version is not the current one, a 400 naming
-// the operation's field, 409 source_not_ready.
-func (s *API) EditTranscript(ctx context.Context, orgID, projectID string, version int, ops []transcript.OpIn, rerank bool) (transcript.Transcript, error) {
+// titles, hooks and keywords follow the words), steered by prompt when
+// set (it replaces the project's; nil keeps it): the matching moments
+// the clips miss are added with new ids, and matches come first. Free.
+// Errors: transcript.ErrStale when version is not the current one, a
+// 400 naming the operation's field or the prompt, 409 source_not_ready.
+func (s *API) EditTranscript(ctx context.Context, orgID, projectID string, version int, ops []transcript.OpIn, rerank bool, prompt *string) (transcript.Transcript, error) {
+	f := apierr.Fields{}
+	steer := project.CheckPrompt(f, "prompt", prompt)
+	if err := f.Err(); err != nil {
+		return transcript.Transcript{}, err
+	}
 	t, proj, src, err := s.transcript(ctx, orgID, projectID)
 	if err != nil {
 		return t, err
@@ -45,8 +53,12 @@ func (s *API) EditTranscript(ctx context.Context, orgID, projectID string, versi
 	if version != 0 && version != t.Version {
 		return t, transcript.ErrStale
 	}
-	e, err := t.Apply(ops)
-	if err != nil {
+	var e transcript.Edits
+	if len(ops) == 0 && rerank {
+		// A re-rank alone: the same words at the next version.
+		e = t.Edits()
+		e.Version = t.Version + 1
+	} else if e, err = t.Apply(ops); err != nil {
 		return t, err
 	}
 	next := transcript.Build(src.Segments, e)
@@ -54,6 +66,9 @@ func (s *API) EditTranscript(ctx context.Context, orgID, projectID string, versi
 	if rerank {
 		in := rankInput(proj, src, next)
 		in.Keep = proj.Windows()
+		if prompt != nil {
+			in.Prompt = steer
+		}
 		res, err := s.Moments.Rank(ctx, in)
 		if err != nil {
 			return t, err
@@ -93,5 +108,5 @@ func (s *Core) transcript(ctx context.Context, orgID, projectID string) (transcr
 // rankInput is what the moments engine ranks a prepared project on: the
 // edited words, the vocabulary as keywords, the measured signals.
 func rankInput(p project.Project, src project.Source, t transcript.Transcript) moments.Input {
-	return moments.Input{Segments: t.Edited(), Signals: signals(src.Signals), VideoTitle: p.VideoTitle, Terms: t.Vocabulary}
+	return moments.Input{Segments: t.Edited(), Signals: signals(src.Signals), VideoTitle: p.VideoTitle, Terms: t.Vocabulary, Prompt: p.Analysis.Prompt}
 }

@@ -97,9 +97,13 @@ func TestMCPToolsFromTheDocument(t *testing.T) {
 		{"list_thumbnails", `{"page":2,"limit":5,"kind":"generated"}`, true},
 		{"list_thumbnails", `{"limit":500}`, false},
 		{"get_credits", `{}`, true},
+		{"create_clip_project", `{"video_site_url":"https://www.youtube.com/watch?v=dQw4w9WgXcQ","prompt":"the part about pricing"}`, true},
+		{"create_clip_project", `{"video_site_url":"https://www.youtube.com/watch?v=dQw4w9WgXcQ","prompt":""}`, false},
 		{"get_clip_transcript", `{"projectId":` + id + `,"page":2,"limit":100}`, true},
 		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"\"3\"","operations":[{"op":"delete","from":3,"to":5}],"rerank":true}`, true},
-		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*","operations":[]}`, false},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*","operations":[],"rerank":true,"prompt":"every time he mentions the GPU"}`, true},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*","operations":[],"rerank":true,"prompt":""}`, false},
+		{"edit_clip_transcript", `{"projectId":` + id + `,"If-Match":"*"}`, false},
 		{"edit_clip_transcript", `{"projectId":` + id + `,"operations":[{"op":"split"}]}`, false},
 	} {
 		var v any
