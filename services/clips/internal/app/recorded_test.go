@@ -146,7 +146,7 @@ func TestRecordedTalkIsBuiltOnWhatWasSaid(t *testing.T) {
 		}
 	}
 	t.Logf("%d of %d words heard with less confidence than %.2f: %s", len(doubts), len(words), moments.MinConfidence, strings.Join(doubts, ", "))
-	if wer := wordErrors(said, heard); wer > 0.1 {
+	if wer := float64(mediatest.WordEdits(said, heard)) / float64(max(1, len(said))); wer > 0.1 {
 		t.Errorf("word error rate %.1f %%: heard %q", 100*wer, strings.Join(heard, " "))
 	}
 	if ready.Analysis.TranscriptQuality != moments.QualityHigh {
@@ -164,26 +164,4 @@ func TestRecordedTalkIsBuiltOnWhatWasSaid(t *testing.T) {
 		}
 		t.Logf("clip %.0f–%.0f s %s: %q / hook %q, keywords %v", c.StartTime, c.EndTime, c.Category, c.Title, c.Hook, c.Keywords)
 	}
-}
-
-// wordErrors is the word error rate of hyp against ref: substitutions,
-// deletions and insertions over the reference's words.
-func wordErrors(ref, hyp []string) float64 {
-	prev := make([]int, len(hyp)+1)
-	cur := make([]int, len(hyp)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ref); i++ {
-		cur[0] = i
-		for j := 1; j <= len(hyp); j++ {
-			sub := prev[j-1]
-			if ref[i-1] != hyp[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return float64(prev[len(hyp)]) / float64(max(1, len(ref)))
 }

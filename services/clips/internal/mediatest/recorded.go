@@ -110,3 +110,26 @@ func RecordedTalk(t testing.TB, eval, dir string, prompts []Prompt, pause float6
 	writeWAV(t, out, pcm, rate)
 	return out, spans
 }
+
+// WordEdits is the word-level Levenshtein distance: the substitutions,
+// deletions and insertions that turn ref into hyp (a word error rate's
+// numerator).
+func WordEdits(ref, hyp []string) int {
+	prev := make([]int, len(hyp)+1)
+	cur := make([]int, len(hyp)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ref); i++ {
+		cur[0] = i
+		for j := 1; j <= len(hyp); j++ {
+			sub := prev[j-1]
+			if ref[i-1] != hyp[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(hyp)]
+}

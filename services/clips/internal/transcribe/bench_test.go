@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/mediatest"
 )
 
 var evalEvery = flag.Int("speech.every", 4, "BenchmarkRecognisers: every how many of Asterisk's prompts of 5 words or more are in the recording")
@@ -124,7 +125,7 @@ func BenchmarkRecognisers(b *testing.B) {
 		}
 		if e.name != "spread" {
 			hyp := normalWords(text(segs))
-			metrics["wer_"+e.name+"_%"] = 100 * float64(editDistance(ref, hyp)) / float64(len(ref))
+			metrics["wer_"+e.name+"_%"] = 100 * float64(mediatest.WordEdits(ref, hyp)) / float64(len(ref))
 			metrics["rtf_"+e.name] = took.Seconds() / length
 			metrics["cpu_rtf_2cores_"+e.name] = cpu.Seconds() / 2 / length
 			sure := 0

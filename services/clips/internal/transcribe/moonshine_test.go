@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"hookline.dev/pkg/videosite"
+	"hookline.dev/services/clips/internal/mediatest"
 )
 
 func newTestMoonshine(t testing.TB, s speechSetup) *Moonshine {
@@ -45,7 +46,7 @@ func TestMoonshineHearsRealSpeech(t *testing.T) {
 		}
 		checkTimeline(t, p.name, segs, duration(t, wav))
 		ref, hyp := normalWords(p.text), normalWords(text(segs))
-		d := editDistance(ref, hyp)
+		d := mediatest.WordEdits(ref, hyp)
 		errs, words = errs+d, words+len(ref)
 		if d > 0 {
 			t.Logf("%s: %d errors\n  said  %q\n  heard %q", p.name, d, p.text, text(segs))

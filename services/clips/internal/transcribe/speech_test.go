@@ -137,30 +137,8 @@ func spellNumber(n int) string {
 	return spellNumber(n/1000) + " thousand " + spellNumber(n%1000)
 }
 
-// editDistance is the word-level Levenshtein distance: substitutions,
-// deletions and insertions that turn ref into hyp.
-func editDistance(ref, hyp []string) int {
-	prev := make([]int, len(hyp)+1)
-	cur := make([]int, len(hyp)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ref); i++ {
-		cur[0] = i
-		for j := 1; j <= len(hyp); j++ {
-			sub := prev[j-1]
-			if ref[i-1] != hyp[j-1] {
-				sub++
-			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(hyp)]
-}
-
 func TestEditDistanceAndNormalWords(t *testing.T) {
-	if d := editDistance(normalWords("Press 1, then the pound key."), normalWords("press one the pound keys")); d != 2 {
+	if d := mediatest.WordEdits(normalWords("Press 1, then the pound key."), normalWords("press one the pound keys")); d != 2 {
 		t.Errorf("distance %d, want 2 (then deleted, key→keys)", d)
 	}
 	if got := strings.Join(normalWords("Call-Forward on 21 rings & 100 times"), " "); got != "call forward on twenty one rings and one hundred times" {
