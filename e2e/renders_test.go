@@ -435,7 +435,7 @@ func TestKilledClipsAPIChargesNothingWithoutARender(t *testing.T) {
 		_, _ = s.clipsAPI.Process.Wait()
 		t.Logf("request %d answered %d", i, <-done)
 		s.clipsAPI = s.start("clips", s.clipsEnv...)
-		testkit.WaitHTTP(t, "http://"+s.clipsAddr+"/readyz", 30*time.Second)
+		testkit.WaitHTTP(t, "http://"+s.clipsAddr+"/readyz", serviceReady)
 	}
 	// Every render that exists ends; the rest of the reservations are
 	// refunded by the recovery pass.
