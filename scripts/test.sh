@@ -3,7 +3,7 @@
 # running, then runs, one after the other: gofmt, the README's package
 # map, the ARCHITECTURE references, go vet, golangci-lint (.golangci.yml,
 # depguard's layering rules included) in every module and the Helm chart;
-# every service and test binary built once; every test of every module
+# every service and test package compiled once; every test of every module
 # with -race against the real Postgres, NATS and MinIO; short fuzz runs;
 # make up in a fresh clone (up-test); the third-party clients
 # (test-clients). It ends with "packages: N passed, N failed" and exits
