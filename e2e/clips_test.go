@@ -20,7 +20,7 @@ func (s *stack) startClips(extra ...string) *exec.Cmd {
 	s.t.Helper()
 	s.clipsEnv = append([]string{"HOOKLINE_DB_SCHEMA=" + testkit.Schema(s.t, "e2e_clips")}, extra...)
 	s.clipsAPI = s.start("clips", s.clipsEnv...)
-	testkit.WaitHTTP(s.t, "http://"+s.clipsAddr+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(s.t, "http://"+s.clipsAddr+"/readyz", serviceReady)
 	return s.clipsWorker()
 }
 
@@ -35,7 +35,7 @@ func (s *stack) clipsWorker(extra ...string) *exec.Cmd {
 	port := testkit.ReservePort(s.t)
 	env := append(append(append([]string{}, s.common...), s.clipsEnv...), extra...)
 	cmd := testkit.StartProcessOn(s.t, "clips-worker", wrapper, map[string]*testkit.Port{"HOOKLINE_HTTP_ADDR": port}, env...)
-	testkit.WaitHTTP(s.t, port.URL+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(s.t, port.URL+"/readyz", serviceReady)
 	return cmd
 }
 

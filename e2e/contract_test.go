@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -34,6 +36,29 @@ type contract struct {
 // The docs page is the one non-JSON body; it is checked as a string.
 func init() { openapi3filter.RegisterBodyDecoder("text/html", openapi3filter.PlainBodyDecoder) }
 
+// documents holds each served document, loaded and validated once for the
+// tests that are served the same bytes (on two cores, about a second each).
+var documents sync.Map // the document → *document
+
+type document struct {
+	once   sync.Once
+	doc    *openapi3.T
+	router routers.Router
+	err    error
+}
+
+func (d *document) load(raw []byte) {
+	if d.doc, d.err = openapi3.NewLoader().LoadFromData(raw); d.err != nil {
+		d.err = fmt.Errorf("load the served OpenAPI document: %w", d.err)
+		return
+	}
+	if err := d.doc.Validate(context.Background()); err != nil {
+		d.err = fmt.Errorf("the served OpenAPI document is invalid: %w", err)
+		return
+	}
+	d.router, d.err = gorillamux.NewRouter(d.doc)
+}
+
 // newContract fetches the gateway's document and validates it.
 func newContract(t *testing.T, base, host string) *contract {
 	t.Helper()
@@ -46,18 +71,13 @@ func newContract(t *testing.T, base, host string) *contract {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /api/v1/openapi.json: %d %s", resp.StatusCode, raw)
 	}
-	doc, err := openapi3.NewLoader().LoadFromData(raw)
-	if err != nil {
-		t.Fatalf("load the served OpenAPI document: %v", err)
+	v, _ := documents.LoadOrStore(string(raw), &document{})
+	d := v.(*document)
+	d.once.Do(func() { d.load(raw) })
+	if d.err != nil {
+		t.Fatal(d.err)
 	}
-	if err := doc.Validate(context.Background()); err != nil {
-		t.Fatalf("the served OpenAPI document is invalid: %v", err)
-	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &contract{t: t, host: host, doc: doc, router: router, next: http.DefaultTransport}
+	c := &contract{t: t, host: host, doc: d.doc, router: d.router, next: http.DefaultTransport}
 	t.Cleanup(func() { t.Logf("%d gateway responses validated against the OpenAPI document", c.checked.Load()) })
 	return c
 }

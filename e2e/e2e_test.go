@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +34,60 @@ var e2eTiers = func() string {
 		tiers.Tier{Name: "payg", MonthlyCredits: 0, BillingCycle: "monthly", RateLimit: fast},
 	)
 }()
+
+// serviceReady is how long a service process of the stack may take to
+// answer /readyz. Readiness is not what these tests measure: on two cores
+// shared with other test processes a start took over 30 s (load average
+// 24), and the test failed on it rather than on a defect.
+const serviceReady = 2 * time.Minute
+
+// services are the main packages of the stack, built once for all the
+// tests (testkit.BuildAll).
+var services = []string{"hookline.dev/services/gateway/cmd/gateway",
+	"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets",
+	"hookline.dev/services/thumbnails/cmd/thumbnails", "hookline.dev/services/clips/cmd/clips",
+	"hookline.dev/services/webhooks/cmd/webhooks"}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testkit.RemoveBuilds()
+	fixtures.Range(func(_, v any) bool {
+		_ = os.RemoveAll(v.(*madeOnce).dir)
+		return true
+	})
+	os.Exit(code)
+}
+
+// fixtures are directories of files made once for all the tests that
+// only read them (media that takes seconds to encode), removed by TestMain.
+var fixtures sync.Map // name → *madeOnce
+
+type madeOnce struct {
+	once sync.Once
+	dir  string
+	done bool
+}
+
+// fixture returns the directory of the fixture name, calling fill to fill
+// it on first use; fill ends t (t.Fatal) when it fails, and the tests that
+// ask after that fail too.
+func fixture(t *testing.T, name string, fill func(dir string)) string {
+	t.Helper()
+	v, _ := fixtures.LoadOrStore(name, &madeOnce{})
+	f := v.(*madeOnce)
+	f.once.Do(func() {
+		var err error
+		if f.dir, err = os.MkdirTemp("", "hookline-e2e-"+name); err != nil {
+			t.Fatal(err)
+		}
+		fill(f.dir)
+		f.done = true
+	})
+	if !f.done {
+		t.Fatalf("fixture %s: failed in an earlier test", name)
+	}
+	return f.dir
+}
 
 type stack struct {
 	t      *testing.T
@@ -67,7 +122,7 @@ type stack struct {
 	logs map[string]string
 }
 
-// startStack builds gateway, billing and assets and runs them as processes
+// startStack runs gateway, billing, assets and thumbnails as processes
 // against a fresh schema each, one NATS namespace and one bucket. env is
 // added to every service's environment (e.g. HOOKLINE_LOG_LEVEL=info).
 func startStack(t *testing.T, env ...string) *stack {
@@ -76,15 +131,7 @@ func startStack(t *testing.T, env ...string) *stack {
 	// builds six binaries.
 	s3 := testkit.Bucket(t)
 	ns := testkit.Namespace(t)
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+"/", "hookline.dev/services/gateway/cmd/gateway",
-		"hookline.dev/services/billing/cmd/billing", "hookline.dev/services/assets/cmd/assets",
-		"hookline.dev/services/thumbnails/cmd/thumbnails", "hookline.dev/services/clips/cmd/clips",
-		"hookline.dev/services/webhooks/cmd/webhooks")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		t.Fatalf("build: %v", err)
-	}
+	bin := testkit.BuildAll(t, services...)
 	ports := map[string]*testkit.Port{}
 	for _, name := range []string{"gateway", "gateway-debug", "billing", "assets", "thumbnails", "clips", "webhooks"} {
 		ports[name] = testkit.ReservePort(t)
@@ -110,10 +157,10 @@ func startStack(t *testing.T, env ...string) *stack {
 	run("gateway", "HOOKLINE_DB_SCHEMA="+testkit.Schema(t, "e2e_gateway"), "HOOKLINE_ADMIN_TOKEN="+adminToken, "HOOKLINE_BILLING_URL=http://"+billAddr,
 		"HOOKLINE_ASSETS_URL=http://"+assetsAddr, "HOOKLINE_THUMBNAILS_URL=http://"+thumbsAddr, "HOOKLINE_CLIPS_URL=http://"+clipsAddr,
 		"HOOKLINE_WEBHOOKS_URL=http://"+webhooksAddr)
-	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", 30*time.Second)
-	testkit.WaitHTTP(t, "http://"+assetsAddr+"/readyz", 30*time.Second)
-	testkit.WaitHTTP(t, "http://"+thumbsAddr+"/readyz", 30*time.Second)
-	testkit.WaitHTTP(t, "http://"+gwAddr+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(t, "http://"+billAddr+"/readyz", serviceReady)
+	testkit.WaitHTTP(t, "http://"+assetsAddr+"/readyz", serviceReady)
+	testkit.WaitHTTP(t, "http://"+thumbsAddr+"/readyz", serviceReady)
+	testkit.WaitHTTP(t, "http://"+gwAddr+"/readyz", serviceReady)
 	base := "http://" + gwAddr
 	st.base, st.client = base, &http.Client{Transport: newContract(t, base, gwAddr)}
 	st.billing, st.assets, st.debug, st.thumbsURL = "http://"+billAddr, "http://"+assetsAddr, "http://"+gwDebug, "http://"+thumbsAddr

@@ -20,34 +20,36 @@ import (
 	"hookline.dev/pkg/videosite/videositefake"
 )
 
-// faceTalk makes a 60 s 1280x720 talk: pigo's sample face sliding across
+// faceTalk serves a 60 s 1280x720 talk: pigo's sample face sliding across
 // the frame, a tone, and captions (the three-topic lines, 4 s each) as a
-// sidecar; it is served with /slow.mp4 delayed by slow.
+// sidecar; it is served with /slow.mp4 delayed by slow. The files are
+// made once for all the tests (they only read them).
 func faceTalk(t *testing.T, slow *atomic.Int64) *httptest.Server {
 	t.Helper()
-	dir := t.TempDir()
-	photo := filepath.Join(dir, "face.jpg")
-	if err := os.WriteFile(photo, testkit.FacePhoto(t), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	video := filepath.Join(dir, "talk.mp4")
-	ff := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=0x283040:s=1280x720:r=25:d=60",
-		"-loop", "1", "-i", photo, "-f", "lavfi", "-i", "sine=f=220:d=60",
-		"-filter_complex", "[1:v]scale=-2:420[f];[0:v][f]overlay=x='40+600*(0.5-0.5*cos(t/6))':y=150:shortest=1[v]",
-		"-map", "[v]", "-map", "2:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-t", "60", video)
-	if out, err := ff.CombinedOutput(); err != nil {
-		t.Fatalf("ffmpeg: %v %s", err, out)
-	}
-	segs, _ := threeTopics(t)
-	vtt := []byte(videositefake.VTT(segs[:15]))
-	for _, name := range []string{"talk.vtt", "slow.vtt"} {
-		if err := os.WriteFile(filepath.Join(dir, name), vtt, 0o600); err != nil {
+	dir := fixture(t, "facetalk", func(dir string) {
+		photo := filepath.Join(dir, "face.jpg")
+		if err := os.WriteFile(photo, testkit.FacePhoto(t), 0o600); err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := os.Link(video, filepath.Join(dir, "slow.mp4")); err != nil {
-		t.Fatal(err)
-	}
+		video := filepath.Join(dir, "talk.mp4")
+		ff := exec.Command("ffmpeg", "-v", "error", "-f", "lavfi", "-i", "color=c=0x283040:s=1280x720:r=25:d=60",
+			"-loop", "1", "-i", photo, "-f", "lavfi", "-i", "sine=f=220:d=60",
+			"-filter_complex", "[1:v]scale=-2:420[f];[0:v][f]overlay=x='40+600*(0.5-0.5*cos(t/6))':y=150:shortest=1[v]",
+			"-map", "[v]", "-map", "2:a", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-t", "60", video)
+		if out, err := ff.CombinedOutput(); err != nil {
+			t.Fatalf("ffmpeg: %v %s", err, out)
+		}
+		segs, _ := threeTopics(t)
+		vtt := []byte(videositefake.VTT(segs[:15]))
+		for _, name := range []string{"talk.vtt", "slow.vtt"} {
+			if err := os.WriteFile(filepath.Join(dir, name), vtt, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Link(video, filepath.Join(dir, "slow.mp4")); err != nil {
+			t.Fatal(err)
+		}
+	})
 	files := http.FileServer(http.Dir(dir))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow.mp4" && r.Header.Get("Range") == "" {
@@ -433,7 +435,7 @@ func TestKilledClipsAPIChargesNothingWithoutARender(t *testing.T) {
 		_, _ = s.clipsAPI.Process.Wait()
 		t.Logf("request %d answered %d", i, <-done)
 		s.clipsAPI = s.start("clips", s.clipsEnv...)
-		testkit.WaitHTTP(t, "http://"+s.clipsAddr+"/readyz", 30*time.Second)
+		testkit.WaitHTTP(t, "http://"+s.clipsAddr+"/readyz", serviceReady)
 	}
 	// Every render that exists ends; the rest of the reservations are
 	// refunded by the recovery pass.

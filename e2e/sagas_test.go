@@ -138,7 +138,7 @@ func TestKilledThumbnailsSettlesEveryPaidSagaAtRestart(t *testing.T) {
 		return s.usageStatuses(key)["reserved"] == 0
 	})
 	t.Logf("every reservation settled %.1fs after the restart", time.Since(restarted).Seconds())
-	testkit.WaitHTTP(t, s.thumbsURL+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(t, s.thumbsURL+"/readyz", serviceReady)
 
 	// The client retries what it did not receive: a result stored before
 	// the kill is answered again without a charge, anything else runs now.

@@ -388,7 +388,7 @@ func (s *stack) restartThumbnails(extra ...string) {
 	_ = s.thumbnails.Process.Signal(os.Interrupt)
 	_, _ = s.thumbnails.Process.Wait()
 	s.thumbnails = s.start("thumbnails", append(append([]string{}, s.thumbnailsEnv...), extra...)...)
-	testkit.WaitHTTP(s.t, s.thumbsURL+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(s.t, s.thumbsURL+"/readyz", serviceReady)
 }
 
 // The saga: 402 with no credits and nothing made; a provider failure

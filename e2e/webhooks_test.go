@@ -38,7 +38,7 @@ func (s *stack) startWebhooks(schema string, extra ...string) *exec.Cmd {
 	s.t.Helper()
 	env := append(append([]string{"HOOKLINE_DB_SCHEMA=" + schema}, webhooksEnv...), extra...)
 	cmd := s.start("webhooks", env...)
-	testkit.WaitHTTP(s.t, "http://"+s.webhooksAddr+"/readyz", 30*time.Second)
+	testkit.WaitHTTP(s.t, "http://"+s.webhooksAddr+"/readyz", serviceReady)
 	return cmd
 }
 

@@ -3,7 +3,7 @@
 # running, then runs, one after the other: gofmt, the README's package
 # map, the ARCHITECTURE references, go vet, golangci-lint (.golangci.yml,
 # depguard's layering rules included) in every module and the Helm chart;
-# every service and test binary built once; every test of every module
+# every service and test package compiled once; every test of every module
 # with -race against the real Postgres, NATS and MinIO; short fuzz runs;
 # make up in a fresh clone (up-test); the third-party clients
 # (test-clients). It ends with "packages: N passed, N failed" and exits
@@ -53,11 +53,14 @@ echo "== helm chart (scripts/chart-check.sh)"
 scripts/chart-check.sh
 echo "== checks took $(($(date +%s) - start)) s"
 
-# Every service and test binary built once before any test runs, so the
-# first tests' services do not start while the cgo packages compile.
+# Every package the tests need compiled before any test runs, so the
+# first tests' services do not start while the cgo packages compile: the
+# services (e2e links them once, testkit.BuildAll) and every package and
+# test package with -race. go list -export compiles without linking; go
+# test links each of the ~100 test binaries once, when it runs it.
 echo "== build"
 go build $(printf "./%s " services/*/cmd/*)
-go test -race -run '^$' "${PATTERNS[@]}" >.hookline/build.log 2>&1 || { cat .hookline/build.log; exit 1; }
+go list -race -test -export -deps "${PATTERNS[@]}" >.hookline/build.log 2>&1 || { cat .hookline/build.log; exit 1; }
 echo "== built at $(($(date +%s) - start)) s"
 
 echo "== go test -race"

@@ -7,17 +7,18 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
 
-// builds holds one build per main package, shared by the tests of a test
-// binary.
-var builds sync.Map // import path → *build
+// builds holds one build per set of main packages, shared by the tests of
+// a test binary.
+var builds sync.Map // the packages, space-separated → *build
 
 type build struct {
 	once sync.Once
-	bin  string
+	dir  string
 	err  error
 }
 
@@ -29,22 +30,42 @@ type build struct {
 // the same code with it, and it must start quickly.
 func Build(t testing.TB, pkg string) string {
 	t.Helper()
-	v, _ := builds.LoadOrStore(pkg, &build{})
+	return filepath.Join(BuildAll(t, pkg), path.Base(pkg))
+}
+
+// BuildAll is Build for several main packages at once (one go build, which
+// links them side by side): it returns the directory that holds each
+// binary under its package's last element. A test binary that starts its
+// services anew in every test links them once instead of in every test.
+// RemoveBuilds deletes the directories.
+func BuildAll(t testing.TB, pkgs ...string) string {
+	t.Helper()
+	v, _ := builds.LoadOrStore(strings.Join(pkgs, " "), &build{})
 	b := v.(*build)
 	b.once.Do(func() {
-		dir, err := os.MkdirTemp("", "hookline-bin")
-		if err != nil {
-			b.err = err
+		b.dir, b.err = os.MkdirTemp("", "hookline-bin")
+		if b.err != nil {
 			return
 		}
-		b.bin = filepath.Join(dir, path.Base(pkg))
-		out, err := exec.CommandContext(context.Background(), "go", "build", "-o", b.bin, pkg).CombinedOutput() //nolint:gosec // G204: a package path chosen by the test
+		args := append([]string{"build", "-o", b.dir + "/"}, pkgs...)
+		out, err := exec.CommandContext(context.Background(), "go", args...).CombinedOutput() //nolint:gosec // G204: package paths chosen by the test
 		if err != nil {
-			b.err = fmt.Errorf("build %s: %w: %s", pkg, err, out)
+			b.err = fmt.Errorf("build %s: %w: %s", strings.Join(pkgs, " "), err, out)
 		}
 	})
 	if b.err != nil {
 		t.Fatal(b.err)
 	}
-	return b.bin
+	return b.dir
+}
+
+// RemoveBuilds deletes what Build and BuildAll built; a TestMain calls it
+// after m.Run.
+func RemoveBuilds() {
+	builds.Range(func(_, v any) bool {
+		if d := v.(*build).dir; d != "" {
+			_ = os.RemoveAll(d)
+		}
+		return true
+	})
 }

@@ -198,14 +198,21 @@ func waitHTTP(t testing.TB, url string, within time.Duration, r *running) {
 	}
 }
 
-// Eventually polls cond until it holds or the deadline passes.
+// Eventually polls cond until it holds or the deadline passes. It polls
+// every 10 ms at first and backs off to every 100 ms: a condition that
+// holds soon is seen at once, and a long wait (a render, a retry) does not
+// spend the cores it waits for on polling, each poll of an end-to-end
+// test being a request through the gateway checked against the OpenAPI
+// document.
 func Eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
+	pause := 10 * time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("testkit: %s did not happen within %s", what, within)
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
 	}
 }
