@@ -438,6 +438,15 @@ func hasLetter(s string) bool { return strings.ContainsFunc(s, unicode.IsLetter)
 
 // addText records a text op for t, spanning tokens [start, end).
 func (r *reader) addText(t string, start, end int) error {
+	// Double quotes delimit a text in this grammar, so a text holds none
+	// ("add '"SALE' top" adds SALE): what is read back from Applied is
+	// then what was added.
+	t = strings.Map(func(c rune) rune {
+		if strings.ContainsRune(phrase.DoubleQuotes, c) {
+			return -1
+		}
+		return c
+	}, t)
 	if n := utf8.RuneCountInString(t); n > MaxText {
 		return unsupported(fmt.Sprintf("the text to add has %d characters, it must have 1 to %d", n, MaxText))
 	}

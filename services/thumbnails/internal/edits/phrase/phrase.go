@@ -39,11 +39,11 @@ type Token struct {
 	Break bool
 }
 
-// doubleQuotes open and close a quoted text in any pairing (phones type
+// DoubleQuotes open and close a quoted text in any pairing (phones type
 // “…” and keyboards "…"); singleQuotes do so only at the edges of words,
 // so that "don't" stays a word.
 const (
-	doubleQuotes = "\"“”„«»"
+	DoubleQuotes = "\"“”„«»"
 	singleQuotes = "'‘’"
 )
 
@@ -112,7 +112,7 @@ func newClosers(rs []rune) closers {
 	c.double[len(rs)], c.single[len(rs)] = len(rs), len(rs)
 	for j := len(rs) - 1; j >= 0; j-- {
 		c.double[j], c.single[j] = c.double[j+1], c.single[j+1]
-		if strings.ContainsRune(doubleQuotes, rs[j]) {
+		if strings.ContainsRune(DoubleQuotes, rs[j]) {
 			c.double[j] = j
 		}
 		if j > 0 && strings.ContainsRune(singleQuotes, rs[j]) && !unicode.IsSpace(rs[j-1]) &&
@@ -129,7 +129,7 @@ func newClosers(rs []rune) closers {
 func (c closers) closing(rs []rune, i int, atStart bool) int {
 	r := rs[i]
 	switch {
-	case strings.ContainsRune(doubleQuotes, r):
+	case strings.ContainsRune(DoubleQuotes, r):
 		if j := c.double[i+1]; j < len(rs) {
 			return j
 		}
