@@ -447,6 +447,9 @@ func (r *reader) addText(t string, start, end int) error {
 		}
 		return c
 	}, t)
+	if t == "" {
+		return nil // nothing but quote marks: no text to add
+	}
 	if n := utf8.RuneCountInString(t); n > MaxText {
 		return unsupported(fmt.Sprintf("the text to add has %d characters, it must have 1 to %d", n, MaxText))
 	}
@@ -726,6 +729,11 @@ func (o op) String() string {
 		}
 		return s
 	case filter:
+		if o.filter.Kind == adjust.FilterCool {
+			// "cool" alone gives way to any other instruction (it is
+			// praise in "a cool border"); its strong phrasing reads back.
+			return "cool tone"
+		}
 		return o.filter.String()
 	}
 	return ""
