@@ -68,10 +68,13 @@ func Open(ctx context.Context, getenv func(string) string, stdout io.Writer, opt
 	if err != nil {
 		return nil, fmt.Errorf("config: HOOKLINE_STREAMS: %w", err)
 	}
-	p = &Platform{opt: opt, Log: NewLogger(stdout, opt.Common.LogLevel).With("service", opt.Name)}
+	opened := &Platform{opt: opt, Log: NewLogger(stdout, opt.Common.LogLevel).With("service", opt.Name)}
+	p = opened
 	defer func() {
+		// The error returns set p to nil: what was opened is closed
+		// through its own name.
 		if err != nil {
-			p.Close()
+			opened.Close()
 		}
 	}()
 	container := ContainerMemory(opt.Common.MemoryLimit)

@@ -447,8 +447,8 @@ func (r *reader) addText(t string, start, end int) error {
 		}
 		return c
 	}, t)
-	if t == "" {
-		return nil // nothing but quote marks: no text to add
+	if t = strings.TrimSpace(t); t == "" {
+		return nil // nothing but quote marks and spaces: no text to add
 	}
 	if n := utf8.RuneCountInString(t); n > MaxText {
 		return unsupported(fmt.Sprintf("the text to add has %d characters, it must have 1 to %d", n, MaxText))
