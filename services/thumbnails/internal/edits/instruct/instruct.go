@@ -447,7 +447,8 @@ func (r *reader) addText(t string, start, end int) error {
 		}
 		return c
 	}, t)
-	if t = strings.TrimSpace(t); t == "" {
+	// Runs of spaces are one, as a quoted text reads back.
+	if t = strings.Join(strings.Fields(t), " "); t == "" {
 		return nil // nothing but quote marks and spaces: no text to add
 	}
 	if n := utf8.RuneCountInString(t); n > MaxText {
