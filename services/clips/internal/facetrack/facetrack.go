@@ -2,7 +2,9 @@
 // its speech, FPS times a second: where each face is (pigo boxes on a
 // small grey copy of the frame), how open its mouth is where two or more
 // faces share the frame (the landmarks that tell who is speaking), and
-// the dBFS of the sound around each sample (media.SpeechMeter).
+// the dBFS of the sound around each sample (media.SpeechMeter) — and
+// the sound's K-weighted loudness, for a render to normalise its clip's
+// in one pass (Samples.Integrated).
 //
 // Preparation samples a whole source once, in the decode it makes for its
 // scene cuts; a render reads its clip's slice (Samples.Slice) instead of
@@ -23,6 +25,9 @@ const (
 	FPS          = 4
 	Width        = 480
 	EnergyWindow = 0.12
+	// LoudnessStep is the hop, in seconds, of the K-weighted loudness:
+	// BS.1770's 0.4 s gating blocks overlap by three quarters.
+	LoudnessStep = 0.1
 )
 
 // Face is a face found in one sample, in source pixels, with its mouth
@@ -38,6 +43,54 @@ type Samples struct {
 	Frames [][]Face
 	// Loudness is dBFS (−100 for silence); nil without sound.
 	Loudness []float64
+	// Weighted is the K-weighted loudness (ITU-R BS.1770, LUFS; −100
+	// for silence) of each LoudnessStep from the start; nil without sound
+	// or for a source sampled before it was measured.
+	Weighted []float64
+}
+
+// Integrated is the integrated loudness (ITU-R BS.1770-4, LUFS) of
+// start..end (seconds): the mean power of its 0.4 s blocks, gated at
+// −70 LUFS and then 10 LU under the mean of those. ok is false when the
+// loudness does not cover the span or all of it is gated out (silence).
+func (s *Samples) Integrated(start, end float64) (lufs float64, ok bool) {
+	if s == nil || end <= start {
+		return 0, false
+	}
+	const perBlock = 4 // steps a block
+	first, last := int(math.Round(start/LoudnessStep)), int(math.Round(end/LoudnessStep))
+	if first < 0 || last > len(s.Weighted) || last-first < perBlock {
+		return 0, false
+	}
+	power := func(lufs float64) float64 { return math.Pow(10, (lufs+0.691)/10) }
+	var blocks []float64
+	for k := first; k+perBlock <= last; k++ {
+		var p float64
+		for _, l := range s.Weighted[k : k+perBlock] {
+			p += power(l)
+		}
+		blocks = append(blocks, p/perBlock)
+	}
+	gated := func(floor float64) (mean float64, n int) {
+		for _, p := range blocks {
+			if p > floor {
+				mean += p
+				n++
+			}
+		}
+		if n == 0 {
+			return 0, 0
+		}
+		return mean / float64(n), n
+	}
+	mean, n := gated(power(-70))
+	if n == 0 {
+		return 0, false
+	}
+	if mean, n = gated(mean * math.Pow(10, -1)); n == 0 {
+		return 0, false
+	}
+	return -0.691 + 10*math.Log10(mean), true
 }
 
 // Slice is the samples of start..end (seconds), re-based to start: the

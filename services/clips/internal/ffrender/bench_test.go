@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"syscall"
 	"testing"
 
@@ -81,10 +83,52 @@ func prepared(b *testing.B, src string, det *vision.Detector) *facetrack.Samples
 	return sig.Faces
 }
 
+// The near-lossless reference every render benchmark measures its
+// output against: the same render encoded by x264 at CRF refCRF (the
+// peer's own command encoded so, for the peer).
+const (
+	refPreset = "ultrafast"
+	refCRF    = 2
+)
+
+// reportQuality reports the SSIM of out against ref (ffmpeg's ssim
+// filter, "All": Y, U and V weighted by size) times 10⁴, so that the
+// benchmark's output keeps four digits, and out's size and bitrate, so
+// that speed is compared at equal quality and size.
+func reportQuality(b *testing.B, out, ref string) {
+	b.Helper()
+	o, err := exec.CommandContext(b.Context(), "ffmpeg", "-nostdin", "-nostats", "-i", out, "-i", ref, "-lavfi", "[0:v][1:v]ssim", "-f", "null", "-").CombinedOutput()
+	if err != nil {
+		b.Fatalf("%v %s", err, o)
+	}
+	m := ssimAll.FindSubmatch(o)
+	if m == nil {
+		b.Fatalf("no SSIM in %s", o)
+	}
+	ssim, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, err := media.Tools{}.Probe(b.Context(), out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(ssim*1e4, "ssim-x1e4")
+	b.ReportMetric(float64(st.Size())/1e6, "MB")
+	b.ReportMetric(float64(st.Size())*8/1e3/info.Duration, "kbit/s")
+}
+
+var ssimAll = regexp.MustCompile(`SSIM .* All:([0-9.]+)`)
+
 // benchRender renders 5–35 s of the bench source to 1080x1920 with
 // captions, face-tracked reframing, a progress bar and loudness
 // normalisation, with the job edited by opts; samples says whether the
-// source's faces were sampled during its preparation.
+// source's faces were sampled during its preparation. The last output's
+// quality is measured against the same job rendered near-losslessly.
 func benchRender(b *testing.B, samples bool, opts func(*ffrender.Job)) {
 	src := benchSource(b)
 	det, err := vision.New()
@@ -95,17 +139,24 @@ func benchRender(b *testing.B, samples bool, opts func(*ffrender.Job)) {
 	if samples {
 		faces = prepared(b, src, det)
 	}
-	r := &ffrender.Renderer{Faces: det}
-	defer reportCPU(b)()
-	for b.Loop() {
-		dir := b.TempDir()
-		job := ffrender.Job{Source: src, SrcW: 1920, SrcH: 1080, HasAudio: true, Start: 5, End: 35, Width: 1080, Height: 1920, Dir: dir,
+	render := func(r *ffrender.Renderer) string {
+		job := ffrender.Job{Source: src, SrcW: 1920, SrcH: 1080, HasAudio: true, Start: 5, End: 35, Width: 1080, Height: 1920, Dir: b.TempDir(),
 			ProgressBar: true, Text: captions.Spec{Style: captions.Bold, Words: benchWords}, Samples: faces}
 		opts(&job)
-		if _, err := r.Render(context.Background(), job, func(string, float64) {}); err != nil {
+		res, err := r.Render(context.Background(), job, func(string, float64) {})
+		if err != nil {
 			b.Fatal(err)
 		}
+		return res.Output
 	}
+	r := &ffrender.Renderer{Faces: det}
+	var out string
+	cpu := reportCPU(b)
+	for b.Loop() {
+		out = render(r)
+	}
+	cpu()
+	reportQuality(b, out, render(&ffrender.Renderer{Faces: det, Preset: refPreset, CRF: refCRF}))
 }
 
 // BenchmarkRender30s is a 30 s portrait render (1080x1920) from a 1080p
@@ -126,7 +177,8 @@ func BenchmarkRender30sCutsZoom(b *testing.B) {
 // BenchmarkHandFFmpeg30s is the peer: one hand-written ffmpeg command for
 // the same cut, a fixed centre crop, scale, the same subtitles and encode
 // settings (x264 veryfast, CRF 21, AAC 128k, +faststart), no tracking,
-// progress bar or loudness pass.
+// progress bar or loudness pass. Its quality is measured against the same
+// command encoded near-losslessly.
 func BenchmarkHandFFmpeg30s(b *testing.B) {
 	src := benchSource(b)
 	dir := b.TempDir()
@@ -134,14 +186,21 @@ func BenchmarkHandFFmpeg30s(b *testing.B) {
 	if err := os.WriteFile(ass, []byte(captions.ASS(captions.Spec{Width: 1080, Height: 1920, Style: captions.Bold, Words: benchWords})), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	defer reportCPU(b)()
-	for b.Loop() {
-		out := filepath.Join(dir, "hand.mp4")
+	hand := func(out, preset string, crf int) {
 		cmd := exec.CommandContext(b.Context(), "ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", "5", "-t", "30", "-i", src,
 			"-vf", "crop=608:1080:656:0,scale=1080:1920,fps=30,subtitles=filename="+ass,
-			"-c:v", "libx264", "-preset", "veryfast", "-crf", "21", "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", out)
+			"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", out)
 		if o, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v %s", err, o)
 		}
 	}
+	out := filepath.Join(dir, "hand.mp4")
+	cpu := reportCPU(b)
+	for b.Loop() {
+		hand(out, "veryfast", 21)
+	}
+	cpu()
+	ref := filepath.Join(dir, "ref.mp4")
+	hand(ref, refPreset, refCRF)
+	reportQuality(b, out, ref)
 }

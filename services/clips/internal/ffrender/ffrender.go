@@ -5,8 +5,9 @@
 // turns in a split frame: speaker.go, split.go; landscape from
 // portrait sits on a blurred fill), captioned from word timings with an
 // optional hook title, progress bar and end card, loudness-normalised to
-// −14 LUFS and encoded H.264/AAC with +faststart — in one ffmpeg pass
-// whose -progress output drives the job's progress.
+// −14 LUFS (one gain from the loudness measured in preparation) and
+// encoded H.264/AAC with +faststart — in one ffmpeg pass whose -progress
+// output drives the job's progress.
 //
 // The filtergraph is built here from typed values only: user text goes
 // into the ASS script through captions.Escape, never into the graph.
@@ -21,6 +22,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -153,7 +155,11 @@ type Renderer struct {
 	// Preset and CRF are x264's (default veryfast, 21).
 	Preset string
 	CRF    int
-	Faces  *vision.Detector
+	// Threads is how many threads a render's decoder, filters and x264
+	// each use (0: as many as ffmpeg and x264 choose for the machine's
+	// processors); the worker sets it from the processors it has.
+	Threads int
+	Faces   *vision.Detector
 	// Landmarks, when set, measures mouths: without it every layout
 	// follows the largest face.
 	Landmarks facetrack.Landmarker
@@ -333,7 +339,7 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		graph += fmt.Sprintf(",tpad=stop_mode=add:stop_duration=%.3f:color=0x101014", total-clip)
 	}
 	graph += ",fps=30"
-	inputs := []string{"-ss", ff(j.Start), "-t", ff(j.End - j.Start), "-i", "file:" + j.Source}
+	inputs := append(r.threads("-threads"), "-ss", ff(j.Start), "-t", ff(j.End-j.Start), "-i", "file:"+j.Source)
 	for k, f := range j.Footage {
 		if !safePath.MatchString(f.File) {
 			return res, fmt.Errorf("renderer: footage path %q has characters the command cannot take", f.File)
@@ -376,9 +382,9 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 		graph += speech + ",asplit=2[sp][key]" +
 			fmt.Sprintf(";[%d:a]%s,atrim=0:%.3f,volume=0.35[mus]", idx, norm, total) +
 			";[mus][key]sidechaincompress=threshold=0.02:ratio=12:attack=15:release=350[duck]" +
-			";[sp][duck]amix=inputs=2:duration=first:normalize=0,loudnorm=I=-14:TP=-1.5:LRA=11," + norm + "[a]"
+			";[sp][duck]amix=inputs=2:duration=first:normalize=0," + loudnorm + "," + norm + "[a]"
 	} else if j.HasAudio {
-		graph += speech + ",loudnorm=I=-14:TP=-1.5:LRA=11," + norm + "[a]"
+		graph += speech + "," + normalise(j) + "," + norm + "[a]"
 	} else {
 		graph += speech + "[a]"
 	}
@@ -390,14 +396,36 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if crf == 0 {
 		crf = 21
 	}
-	args := append(append([]string{"-y"}, inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
-		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p",
+	args := append(append(r.threads("-filter_complex_threads", "-y"), inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
+		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p")
+	args = append(append(args, r.threads("-threads")...),
 		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output)
 	progress(StepEncoding, 0.1)
 	if err := r.run(ctx, args, []string{"FONTCONFIG_FILE=" + fcConf}, func(done float64) { progress(StepEncoding, 0.1+0.85*done/total) }); err != nil {
 		return res, err
 	}
 	return res, nil
+}
+
+// Loudness targets: −14 LUFS integrated, peaks under −1.5 dBFS;
+// loudnorm reaches them measuring as it goes (resampling to 192 kHz to
+// do so).
+const (
+	targetLUFS = -14.0
+	peakDB     = -1.5
+	loudnorm   = "loudnorm=I=-14:TP=-1.5:LRA=11"
+)
+
+// normalise is the filter that brings j's speech to targetLUFS: one gain
+// from the clip's integrated loudness measured in preparation (its
+// Samples), with a limiter that holds the peaks under peakDB; without
+// that measure (a source prepared before it was kept), loudnorm.
+func normalise(j Job) string {
+	lufs, ok := j.Samples.Integrated(j.Start, j.End)
+	if !ok {
+		return loudnorm
+	}
+	return fmt.Sprintf("volume=%.2fdB,alimiter=limit=%.4f:level=0:latency=1", targetLUFS-lufs, math.Pow(10, peakDB/20))
 }
 
 // brand sets the frame and the logo's box of j's text: the frame is a
@@ -417,6 +445,15 @@ func (j *Job) brand() error {
 		j.Text.Logo = image.Rect(j.Width-2*border-side, 2*border, j.Width-2*border, 2*border+side)
 	}
 	return nil
+}
+
+// threads is option and the renderer's thread count, then rest; only
+// rest when the count is left to ffmpeg.
+func (r *Renderer) threads(option string, rest ...string) []string {
+	if r.Threads <= 0 {
+		return rest
+	}
+	return append([]string{option, strconv.Itoa(r.Threads)}, rest...)
 }
 
 // inputCount is how many inputs (-i) args has.

@@ -2,6 +2,7 @@ package ffrender_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,7 +38,9 @@ func countingFFmpeg(t *testing.T, dir string) (bin string, runs func() []string)
 // TestPreparedSamplesStandForTracking: a render of a source whose faces
 // were sampled during its preparation (media.Analyze with a sampler)
 // runs ffmpeg once, for the encode, and its crop path follows the
-// speaker as one tracked at render time does, within a few pixels.
+// speaker as one tracked at render time does, within a few pixels; its
+// loudness is normalised by one gain from the loudness measured in
+// preparation rather than by loudnorm, to the same −14 LUFS.
 func TestPreparedSamplesStandForTracking(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
@@ -63,13 +66,19 @@ func TestPreparedSamplesStandForTracking(t *testing.T) {
 
 	job.Dir = filepath.Join(dir, "decoded")
 	decoded := renderJob(t, r, job)
-	if n := len(runs()); decoded.Tracking != ffrender.Decoded || n != 3 {
-		t.Fatalf("without samples: tracking %q in %d ffmpeg runs, want decoded in 3 (frames, sound, encode)", decoded.Tracking, n)
+	if n := runs(); decoded.Tracking != ffrender.Decoded || len(n) != 3 || !strings.Contains(n[2], "loudnorm") {
+		t.Fatalf("without samples: tracking %q in ffmpeg runs %v, want decoded in 3 (frames, sound, encode with loudnorm)", decoded.Tracking, n)
 	}
 	job.Dir, job.Samples = filepath.Join(dir, "prepared"), sig.Faces
 	prepared := renderJob(t, r, job)
-	if n := runs(); prepared.Tracking != ffrender.Prepared || len(n) != 1 {
-		t.Fatalf("with samples: tracking %q in ffmpeg runs %v, want prepared in the encode alone", prepared.Tracking, n)
+	if n := runs(); prepared.Tracking != ffrender.Prepared || len(n) != 1 || strings.Contains(n[0], "loudnorm") || !strings.Contains(n[0], "volume=") {
+		t.Fatalf("with samples: tracking %q in ffmpeg runs %v, want prepared in the encode alone, normalised by one gain", prepared.Tracking, n)
+	}
+	// Either way the clip comes out at −14 LUFS.
+	for _, out := range []string{decoded.Output, prepared.Output} {
+		if lufs := loudness(t, out); math.Abs(lufs+14) > 1 {
+			t.Errorf("%s: integrated loudness %.1f LUFS, want -14 ± 1", out, lufs)
+		}
 	}
 	// The decode may end a sample early, on the clip's last frame.
 	if d := len(prepared.Crop) - len(decoded.Crop); d > 1 || d < -1 {

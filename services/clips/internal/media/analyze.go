@@ -89,13 +89,13 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info, progress fun
 	ctx, cancel := context.WithCancel(ctx) // a failure stops the other
 	defer cancel()
 	var faces *facetrack.Samples
-	speech := SpeechMeter(audioRate)
+	speech, weighted := SpeechMeter(audioRate), LoudnessMeter(audioRate)
 	if t.Faces != nil && info.HasVideo && info.Width > info.Height {
 		faces = &facetrack.Samples{}
 	}
 	if info.HasAudio {
 		wg.Go(func() {
-			if sig.Energy, sig.Peaks, audioSec, audioErr = t.audio(ctx, path, speech); audioErr != nil {
+			if sig.Energy, sig.Peaks, audioSec, audioErr = t.audio(ctx, path, io.MultiWriter(speech, weighted)); audioErr != nil {
 				cancel()
 			}
 		})
@@ -122,6 +122,9 @@ func (t Tools) Analyze(ctx context.Context, path string, info Info, progress fun
 	if faces != nil {
 		if info.HasAudio {
 			faces.Loudness = speech.Loudness()
+			for _, db := range weighted.Loudness() {
+				faces.Weighted = append(faces.Weighted, db-0.691) // BS.1770's offset
+			}
 		}
 		sig.Faces = faces
 	}

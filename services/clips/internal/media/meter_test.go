@@ -56,3 +56,45 @@ func TestMeterLoudness(t *testing.T) {
 		t.Errorf("energy %v: want 1 in the tone, 0 in the silence", e)
 	}
 }
+
+// sine is s16le PCM of a sine of f Hz and amplitude amp for sec seconds
+// at rate.
+func sine(rate int, f, sec, amp float64) []byte {
+	b := make([]byte, 2*int(sec*float64(rate)))
+	for i := range len(b) / 2 {
+		v := amp * math.Sin(2*math.Pi*f*float64(i)/float64(rate))
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(int16(math.Round(v*32767)))) //nolint:gosec // G115: a sample's bits
+	}
+	return b
+}
+
+// The K-weighted meter at clips' 8 kHz reads BS.1770's reference: a
+// 997 Hz sine at −20 dBFS is −23.0 LUFS; the silence after it and a
+// whisper under the gates leave the clip's integrated loudness alone;
+// a silent clip has none. (The blocks that straddle the tone's end pass
+// the gates and pull the longer spans a little under.)
+func TestIntegratedLoudness(t *testing.T) {
+	m := media.LoudnessMeter(8000)
+	_, _ = m.Write(sine(8000, 997, 5, 0.1))
+	_, _ = m.Write(make([]byte, 2*8000*3))
+	_, _ = m.Write(sine(8000, 997, 2, 0.001)) // −60 dBFS: under the relative gate
+	_, _ = m.Write(make([]byte, 2*8000*2))
+	s := &facetrack.Samples{}
+	for _, db := range m.Loudness() {
+		s.Weighted = append(s.Weighted, db-0.691)
+	}
+	if len(s.Weighted) != 120 {
+		t.Fatalf("%d steps of loudness for 12 s, want 120", len(s.Weighted))
+	}
+	for _, span := range [][2]float64{{0, 5}, {0, 12}, {1, 10}} {
+		if lufs, ok := s.Integrated(span[0], span[1]); !ok || math.Abs(lufs+23) > 0.2 {
+			t.Errorf("%v s: %.2f LUFS (%v), want −23.0", span, lufs, ok)
+		}
+	}
+	if lufs, ok := s.Integrated(10, 12); ok {
+		t.Errorf("silence measured %.2f LUFS", lufs)
+	}
+	if _, ok := s.Integrated(5, 13); ok {
+		t.Error("a span past the loudness measured")
+	}
+}

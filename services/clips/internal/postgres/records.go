@@ -135,11 +135,13 @@ type signalsRecord struct {
 }
 
 // facesRecord is facetrack.Samples, compact: a face is [x0, y0, x1, y1,
-// mouth opening × 1e5, or −1 when not measured], loudness is in tenths
-// of a dB.
+// mouth opening × 1e5, or −1 when not measured], loudness (dBFS, and
+// the K-weighted LUFS, absent in sources prepared before it was
+// measured) is in tenths of a dB.
 type facesRecord struct {
 	Frames   [][][5]int `json:"f"`
 	Loudness []int      `json:"l,omitempty"`
+	Weighted []int      `json:"w,omitempty"`
 }
 
 // mouthScale is the fixed point of a stored mouth opening.
@@ -164,6 +166,9 @@ func signalsRec(sig moments.Signals, faces *facetrack.Samples) signalsRecord {
 	for _, db := range faces.Loudness {
 		f.Loudness = append(f.Loudness, int(math.Round(db*10)))
 	}
+	for _, lufs := range faces.Weighted {
+		f.Weighted = append(f.Weighted, int(math.Round(lufs*10)))
+	}
 	rec.Faces = f
 	return rec
 }
@@ -185,6 +190,9 @@ func (r signalsRecord) domain() (moments.Signals, *facetrack.Samples) {
 	}
 	for _, db := range r.Faces.Loudness {
 		faces.Loudness = append(faces.Loudness, float64(db)/10)
+	}
+	for _, lufs := range r.Faces.Weighted {
+		faces.Weighted = append(faces.Weighted, float64(lufs)/10)
 	}
 	return sig, faces
 }

@@ -64,18 +64,19 @@ func TestStoredSignals(t *testing.T) {
 }
 
 // The sampled faces round-trip through their compact form (a mouth not
-// measured stays NaN); a source stored before them reads back without.
+// measured stays NaN, and so does their loudness); a source stored before
+// them reads back without.
 func TestStoredFaces(t *testing.T) {
 	faces := &facetrack.Samples{Frames: [][]facetrack.Face{
 		{{Box: image.Rect(100, 80, 300, 320), Open: 0.12345}, {Box: image.Rect(900, 60, 1100, 300), Open: math.NaN()}},
 		nil,
 		{{Box: image.Rect(104, 80, 304, 320), Open: 0.05}},
-	}, Loudness: []float64{-23.44, -100, -18.06}}
+	}, Loudness: []float64{-23.44, -100, -18.06}, Weighted: []float64{-20.71, -100.69}}
 	b, err := json.Marshal(signalsRec(moments.Signals{Step: 0.5}, faces))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := `"Faces":{"f":[[[100,80,300,320,12345],[900,60,1100,300,-1]],[],[[104,80,304,320,5000]]],"l":[-234,-1000,-181]}`; !strings.Contains(string(b), want) {
+	if want := `"Faces":{"f":[[[100,80,300,320,12345],[900,60,1100,300,-1]],[],[[104,80,304,320,5000]]],"l":[-234,-1000,-181],"w":[-207,-1007]}`; !strings.Contains(string(b), want) {
 		t.Fatalf("stored %s, want it to hold %s", b, want)
 	}
 	var rec signalsRecord
@@ -89,6 +90,9 @@ func TestStoredFaces(t *testing.T) {
 	}
 	if want := []float64{-23.4, -100, -18.1}; !slices.Equal(got.Loudness, want) {
 		t.Fatalf("loudness %v, want %v", got.Loudness, want)
+	}
+	if want := []float64{-20.7, -100.7}; !slices.Equal(got.Weighted, want) {
+		t.Fatalf("K-weighted loudness %v, want %v", got.Weighted, want)
 	}
 	var old signalsRecord
 	if err := json.Unmarshal([]byte(`{"Step":0.5,"Energy":[0.1],"Peaks":null,"Scenes":null}`), &old); err != nil {
