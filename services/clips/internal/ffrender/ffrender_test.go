@@ -160,7 +160,7 @@ func TestLandscapeFromPortraitAndLoudness(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 360, Height: 640, Scenes: []mediatest.Scene{{Colour: "testsrc2", Seconds: 6}}})
-	r := &ffrender.Renderer{Preset: "ultrafast"}
+	r := &ffrender.Renderer{Preset: "ultrafast", Threads: 1} // the thread count given, as a worker does
 	job := ffrender.Job{Source: src, SrcW: 360, SrcH: 640, HasAudio: true, Start: 0.5, End: 5.5, Width: 960, Height: 540, Dir: filepath.Join(dir, "job"),
 		Text: captions.Spec{Style: captions.Bold, Words: words("a portrait source on a blurred fill", 0.2, 0.6)}}
 	if err := os.MkdirAll(job.Dir, 0o700); err != nil {

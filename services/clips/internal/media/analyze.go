@@ -27,7 +27,8 @@ type Signals struct {
 	// only decoding it tells.
 	Decoded float64
 	// Faces are the faces and speech loudness sampled for renders to
-	// follow (facetrack), taken when Tools.Faces is set and the video is
+	// follow (facetrack), with the K-weighted loudness a render
+	// normalises by, taken when Tools.Faces is set and the video is
 	// landscape (the only one a portrait render reframes); nil otherwise.
 	Faces *facetrack.Samples
 }
