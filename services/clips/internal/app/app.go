@@ -30,7 +30,7 @@ import (
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/service"
-	"hookline.dev/services/clips/internal/slots"
+	"hookline.dev/services/clips/internal/fairshare"
 	"hookline.dev/services/clips/internal/transcribe"
 	"hookline.dev/services/clips/migrations"
 )
@@ -166,7 +166,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Renderer:       rnd,
 		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
 		MaxAttempts:    cfg.MaxAttempts,
-		Slots:          service.Slots{Jobs: slots.New(cfg.Preparations, cfg.OrgPreparations), CPU: slots.New(cfg.Workers, 0)},
+		Slots:          service.Slots{Jobs: fairshare.New(cfg.Preparations, cfg.OrgPreparations), CPU: fairshare.New(cfg.Workers, 0)},
 	}
 	handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log, parts...))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,

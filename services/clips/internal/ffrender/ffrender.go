@@ -153,7 +153,12 @@ type Renderer struct {
 	// Preset and CRF are x264's (default veryfast, 21).
 	Preset string
 	CRF    int
-	Faces  *vision.Detector
+	// Threads is how many threads the encode's filters and x264 get
+	// (0: ffmpeg and x264 decide, about 1.5 per core of the machine): the
+	// worker gives each of its concurrent renders a share of its CPUs,
+	// so renders side by side do not oversubscribe the cores.
+	Threads int
+	Faces   *vision.Detector
 	// Landmarks, when set, measures mouths: without it every layout
 	// follows the largest face.
 	Landmarks facetrack.Landmarker
@@ -390,9 +395,16 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	if crf == 0 {
 		crf = 21
 	}
+	// -threads before the output is the encoders'; the filtergraph's is
+	// global.
+	threads := []string{}
+	if r.Threads > 0 {
+		threads = []string{"-filter_complex_threads", strconv.Itoa(r.Threads), "-threads", strconv.Itoa(r.Threads)}
+	}
 	args := append(append([]string{"-y"}, inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
 		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p",
-		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output)
+		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats")
+	args = append(append(args, threads...), res.Output)
 	progress(StepEncoding, 0.1)
 	if err := r.run(ctx, args, []string{"FONTCONFIG_FILE=" + fcConf}, func(done float64) { progress(StepEncoding, 0.1+0.85*done/total) }); err != nil {
 		return res, err

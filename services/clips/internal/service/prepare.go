@@ -20,7 +20,7 @@ import (
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
-	"hookline.dev/services/clips/internal/slots"
+	"hookline.dev/services/clips/internal/fairshare"
 	"hookline.dev/services/clips/internal/transcript"
 )
 
@@ -61,7 +61,7 @@ func (s *Worker) PrepareMaxDeliveries() int { return math.MaxInt32 }
 // the download, from probing to measuring: a download waiting on a slow
 // server holds no CPU slot, and the processes that use the cores run as
 // many at once as before.
-type Slots struct{ Jobs, CPU *slots.Pool }
+type Slots struct{ Jobs, CPU *fairshare.Pool }
 
 // maxPictureSide is the largest picture side a source may have: 8K and
 // the widest 360° video fit; beyond it a frame takes hundreds of

@@ -1,4 +1,4 @@
-package slots_test
+package fairshare_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/services/clips/internal/slots"
+	"hookline.dev/services/clips/internal/fairshare"
 )
 
 // granted reports whether an Acquire in flight has its slot: waiting
@@ -26,7 +26,7 @@ func granted(t *testing.T, ch <-chan func(), want bool) (func(), bool) {
 	}
 }
 
-func acquire(t *testing.T, p *slots.Pool, key string) <-chan func() {
+func acquire(t *testing.T, p *fairshare.Pool, key string) <-chan func() {
 	t.Helper()
 	ch := make(chan func(), 1)
 	go func() {
@@ -41,7 +41,7 @@ func acquire(t *testing.T, p *slots.Pool, key string) <-chan func() {
 }
 
 func TestOneKeyNeverHoldsEverySlot(t *testing.T) {
-	p := slots.New(3, 2)
+	p := fairshare.New(3, 2)
 	relA1, ok1 := p.TryAcquire("a")
 	_, ok2 := p.TryAcquire("a")
 	if !ok1 || !ok2 {
@@ -71,7 +71,7 @@ func TestOneKeyNeverHoldsEverySlot(t *testing.T) {
 // A freed slot goes to the waiting key that holds the fewest, not to the
 // one that came first.
 func TestFreedSlotGoesToTheKeyHoldingFewest(t *testing.T) {
-	p := slots.New(2, 0)
+	p := fairshare.New(2, 0)
 	relA, _ := p.Acquire(context.Background(), "a")
 	relA2, _ := p.Acquire(context.Background(), "a")
 	a3 := acquire(t, p, "a")
@@ -96,7 +96,7 @@ func TestFreedSlotGoesToTheKeyHoldingFewest(t *testing.T) {
 
 // A key at its share waits without holding up another key.
 func TestAKeyAtItsShareDoesNotBlockOthers(t *testing.T) {
-	p := slots.New(3, 1)
+	p := fairshare.New(3, 1)
 	relA, _ := p.Acquire(context.Background(), "a")
 	a2 := acquire(t, p, "a")
 	b := acquire(t, p, "b")
@@ -113,7 +113,7 @@ func TestAKeyAtItsShareDoesNotBlockOthers(t *testing.T) {
 }
 
 func TestAcquireGivesUpWithItsContext(t *testing.T) {
-	p := slots.New(1, 0)
+	p := fairshare.New(1, 0)
 	rel, _ := p.Acquire(context.Background(), "a")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
@@ -127,7 +127,7 @@ func TestAcquireGivesUpWithItsContext(t *testing.T) {
 }
 
 func TestNilPoolHasNoLimit(t *testing.T) {
-	var p *slots.Pool
+	var p *fairshare.Pool
 	for range 100 {
 		if _, ok := p.TryAcquire("a"); !ok {
 			t.Fatal("refused")

@@ -1,10 +1,10 @@
-// Package slots shares a worker's capacity between organizations: a Pool
+// Package fairshare shares a worker's capacity between organizations: a Pool
 // has a number of slots, of which one organization (a key) may hold at
 // most a share, and a freed slot goes to the waiting organization that
 // holds the fewest. One organization's jobs, however many and however
 // slow, then never hold every slot, and they do not queue ahead of
 // another organization's first job.
-package slots
+package fairshare
 
 import (
 	"context"
