@@ -39,14 +39,18 @@ type Config struct {
 	DownloadTimeout time.Duration `env:"HOOKLINE_CLIPS_DOWNLOAD_TIMEOUT" default:"30m"`
 
 	// Workers is how many jobs that use the cores a worker process runs
-	// at once (renders; a preparation from probing to measuring);
-	// JobAckWait is how long a job of a crashed worker waits before
-	// another takes it (a running job keeps its message with in-progress
-	// acks); MaxAttempts bounds a project's preparation attempts.
-	Workers     int           `env:"HOOKLINE_CLIPS_WORKERS" default:"1"`
-	JobAckWait  time.Duration `env:"HOOKLINE_CLIPS_JOB_ACK_WAIT" default:"60s"`
-	MaxAttempts int           `env:"HOOKLINE_CLIPS_MAX_ATTEMPTS" default:"3"`
-	WorkDir     string        `env:"HOOKLINE_CLIPS_WORK_DIR"`
+	// at once (renders; a preparation from probing to measuring), and
+	// RenderThreads how many threads each render's encode gets; 0 (the
+	// default) derives them from the CPUs the process has (see
+	// concurrency). JobAckWait is how long a job of a crashed worker
+	// waits before another takes it (a running job keeps its message
+	// with in-progress acks); MaxAttempts bounds a project's preparation
+	// attempts.
+	Workers       int           `env:"HOOKLINE_CLIPS_WORKERS" default:"0"`
+	RenderThreads int           `env:"HOOKLINE_CLIPS_RENDER_THREADS" default:"0"`
+	JobAckWait    time.Duration `env:"HOOKLINE_CLIPS_JOB_ACK_WAIT" default:"60s"`
+	MaxAttempts   int           `env:"HOOKLINE_CLIPS_MAX_ATTEMPTS" default:"3"`
+	WorkDir       string        `env:"HOOKLINE_CLIPS_WORK_DIR"`
 
 	// Preparations is how many preparation jobs a worker process runs at
 	// once: downloading, then waiting for one of the Workers slots to
@@ -135,8 +139,11 @@ func (c *Config) Validate() error {
 	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= messaging.DefaultRequestTimeout {
 		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE over %s", messaging.DefaultRequestTimeout))
 	}
-	if c.MaxDownloadMB <= 0 || c.Workers <= 0 || c.MaxAttempts <= 0 {
-		errs = append(errs, errors.New("HOOKLINE_CLIPS_MAX_DOWNLOAD_MB, _WORKERS and _MAX_ATTEMPTS must be positive"))
+	if c.MaxDownloadMB <= 0 || c.MaxAttempts <= 0 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_MAX_DOWNLOAD_MB and _MAX_ATTEMPTS must be positive"))
+	}
+	if c.Workers < 0 || c.RenderThreads < 0 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_WORKERS and _RENDER_THREADS must not be negative (0: from the CPUs)"))
 	}
 	if c.OrgPreparations <= 0 || c.OrgPreparations >= c.Preparations {
 		errs = append(errs, errors.New("HOOKLINE_CLIPS_ORG_PREPARATIONS must be at least 1 and under HOOKLINE_CLIPS_PREPARATIONS: one organization must never hold every slot"))
@@ -151,6 +158,27 @@ func (c *Config) Validate() error {
 		errs = append(errs, fmt.Errorf("HOOKLINE_WORDNET_DIR: no WordNet database (scripts/deps.sh unit-tools installs wordnet-base): %w", err))
 	}
 	return errors.Join(errs...)
+}
+
+// concurrency is how many jobs that use the cores the worker runs at once
+// and how many threads each render's encode gets, on cpus CPUs (the
+// cgroup's quota, platform.ContainerCPUs): HOOKLINE_CLIPS_WORKERS and
+// _RENDER_THREADS when set, else one job per whole CPU, each encode with
+// one thread. Measured on two cores (bench/RESULTS.md): x264's frame
+// threads wait on each other's rows, so two encodes of one thread each
+// finish a batch sooner than one of two threads, and two worker
+// processes sharing the cores then run four single-threaded encodes
+// instead of two encodes of three threads each fighting for them.
+func (c *Config) concurrency(cpus float64) (jobs, threads int) {
+	jobs = c.Workers
+	if jobs == 0 {
+		jobs = max(1, int(cpus))
+	}
+	threads = c.RenderThreads
+	if threads == 0 {
+		threads = max(1, int(cpus)/jobs)
+	}
+	return jobs, threads
 }
 
 // moments is the local engine, or a chat model's wording over it, with
