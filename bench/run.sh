@@ -3,7 +3,7 @@
 # Output goes to bench/out/<part>.txt; figures are copied by hand into
 # bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|webhooks|go|serve|budget|hostile]
+#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|clips-batch|edits|webhooks|go|serve|budget|hostile]
 #
 # billing: reserve latency at 500/s, outbox lag, sagas/s (bench/cmd/loadgen
 # over NATS; only billing runs). gateway: GET /account/credits through the
@@ -27,6 +27,10 @@
 # limit (and one claiming 60000x60000) through every endpoint that decodes
 # a picture, 6 at once for 90 s, reading thumbnails' RSS and VmHWM;
 # HOSTILE_LIMIT=bytes also gives it HOOKLINE_MEMORY_LIMIT, as the chart does.
+# clips-batch (not part of all: clips ends with it) is clips' two batches of
+# 10 renders alone, one worker process then two, back to back; the workers
+# size themselves from the CPUs they have unless HOOKLINE_CLIPS_WORKERS /
+# HOOKLINE_CLIPS_RENDER_THREADS are exported.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
@@ -66,6 +70,7 @@ case $PART in
   hostile) services="billing thumbnails" ;;
   webhooks) services="" ;; # started by its part, alone
   go) services="" ;;
+  clips-batch) services="billing assets clips gateway" ;;
   *) services="billing assets thumbnails clips gateway" ;;
 esac
 runs() { [[ " $services " == *" $1 "* ]]; }
@@ -284,7 +289,7 @@ if want text; then
   } | tee "$OUT/text.txt"
 fi
 
-if want clips; then
+if want clips || [ "$PART" = clips-batch ]; then
   # A 10-minute 1280x720 source with a caption sidecar (the three-topic
   # test captions, 4 s a line, repeated), served by a plain file server.
   media=$OUT/media
@@ -305,6 +310,7 @@ if want clips; then
   corg=$(admin -d '{"name":"bench clips","tier":"bench"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
   ckey=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$corg/keys" | field key)
   {
+   if want clips; then
     echo "## POST /clips/projects, 10-minute direct MP4 with a VTT sidecar (probe, captions, rank, insert + job), through the gateway"
     lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 1 -duration 15s -pid "$clips_pid"
     lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 4 -duration 15s -pid "$clips_pid"
@@ -313,6 +319,7 @@ if want clips; then
     go test -run '^$' -bench 'BenchmarkRank60Min' -benchtime 20x ./services/clips/internal/moments | grep -E '^Benchmark'
     echo "## a 30 s portrait render (1080x1920, captions, face-tracked crop, progress bar, loudnorm) from a 1080p source, and the hand-written ffmpeg peer, side by side"
     go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/renderer | grep -E '^Benchmark'
+   fi
     echo "## a batch of 10 renders of the 10-minute source through the gateway (1080x1920, progress bar)"
     # The block runs in a subshell (| tee): its workers are stopped here,
     # not by the cleanup trap.
@@ -320,18 +327,20 @@ if want clips; then
     worker() { # <http addr>
       HOOKLINE_DB_SCHEMA=${RUN}_clips HOOKLINE_HTTP_ADDR=$1 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
         HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
-        HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 .hookline/bin/clips worker >>"$OUT/clips-worker.log" 2>&1 &
+        HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 HOOKLINE_LOG_LEVEL=info .hookline/bin/clips worker >>"$OUT/clips-worker.log" 2>&1 &
       wpids+=($!)
       for i in $(seq 1 100); do curl -fsS "http://$1/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
     }
     worker 127.0.0.1:18092
-    echo "### one worker"
+    grep -h '"worker concurrency"' "$OUT/clips-worker.log" | tail -1 || true
+    echo "### one worker ($(uptime | sed 's/.*load/load/'))"
     lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
     worker 127.0.0.1:18093
-    echo "### two workers"
+    echo "### two workers ($(uptime | sed 's/.*load/load/'))"
     lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+    echo "(done: $(uptime | sed 's/.*load/load/'))"
     kill "${wpids[@]}" 2>/dev/null || true
-  } | tee "$OUT/clips.txt"
+  } | tee "$OUT/$([ "$PART" = clips-batch ] && echo clips-batch || echo clips).txt"
 fi
 
 if want edits; then
