@@ -331,13 +331,21 @@ if want clips || [ "$PART" = clips-batch ]; then
       wpids+=($!)
       for i in $(seq 1 100); do curl -fsS "http://$1/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
     }
+    # The workers' processor seconds, their ffmpeg children's included
+    # (utime, stime, cutime, cstime of /proc/PID/stat, in clock ticks).
+    cpu() { local t=0 p f; for p in "${wpids[@]}"; do f=($(sed 's/.*) //' "/proc/$p/stat")); t=$((t + f[11] + f[12] + f[13] + f[14])); done
+      echo "$t"; }
+    batch() { # title
+      echo "### $1 ($(uptime | sed 's/.*load/load/'))"
+      local c0; c0=$(cpu)
+      lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+      echo "workers' processor time, preparation included: $(( ($(cpu) - c0) / $(getconf CLK_TCK) )) s"
+    }
     worker 127.0.0.1:18092
     grep -h '"worker concurrency"' "$OUT/clips-worker.log" | tail -1 || true
-    echo "### one worker ($(uptime | sed 's/.*load/load/'))"
-    lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+    batch "one worker"
     worker 127.0.0.1:18093
-    echo "### two workers ($(uptime | sed 's/.*load/load/'))"
-    lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+    batch "two workers"
     echo "(done: $(uptime | sed 's/.*load/load/'))"
     kill "${wpids[@]}" 2>/dev/null || true
   } | tee "$OUT/$([ "$PART" = clips-batch ] && echo clips-batch || echo clips).txt"
