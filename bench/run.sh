@@ -30,7 +30,8 @@
 # clips-batch (not part of all: clips ends with it) is clips' two batches of
 # 10 renders alone, one worker process then two, back to back; the workers
 # size themselves from the CPUs they have unless HOOKLINE_CLIPS_WORKERS /
-# HOOKLINE_CLIPS_RENDER_THREADS are exported.
+# HOOKLINE_CLIPS_RENDER_THREADS are exported; BATCH_RENDERS=n renders n in
+# each batch instead of 10.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
@@ -320,7 +321,7 @@ if want clips || [ "$PART" = clips-batch ]; then
     echo "## a 30 s portrait render (1080x1920, captions, face-tracked crop, progress bar, loudnorm) from a 1080p source, and the hand-written ffmpeg peer, side by side"
     go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/renderer | grep -E '^Benchmark'
    fi
-    echo "## a batch of 10 renders of the 10-minute source through the gateway (1080x1920, progress bar)"
+    echo "## a batch of ${BATCH_RENDERS:-10} renders of the 10-minute source through the gateway (1080x1920, progress bar)"
     # The block runs in a subshell (| tee): its workers are stopped here,
     # not by the cleanup trap.
     wpids=()
@@ -338,7 +339,7 @@ if want clips || [ "$PART" = clips-batch ]; then
     batch() { # title
       echo "### $1 ($(uptime | sed 's/.*load/load/'))"
       local c0; c0=$(cpu)
-      lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+      lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count "${BATCH_RENDERS:-10}"
       echo "workers' processor time, preparation included: $(( ($(cpu) - c0) / $(getconf CLK_TCK) )) s"
     }
     worker 127.0.0.1:18092

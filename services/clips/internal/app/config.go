@@ -164,11 +164,11 @@ func (c *Config) Validate() error {
 // and how many threads each render's encode gets, on cpus CPUs (the
 // cgroup's quota, platform.ContainerCPUs): HOOKLINE_CLIPS_WORKERS and
 // _RENDER_THREADS when set, else one job per whole CPU, each encode with
-// one thread. Measured on two cores (bench/RESULTS.md): x264's frame
-// threads wait on each other's rows, so two encodes of one thread each
-// finish a batch sooner than one of two threads, and two worker
-// processes sharing the cores then run four single-threaded encodes
-// instead of two encodes of three threads each fighting for them.
+// one thread: x264's frame threads wait on each other's rows and much of
+// a render runs on one thread anyway, so one-thread encodes side by side
+// keep the cores busy, and two worker processes sharing the cores run
+// one-thread encodes instead of multi-threaded ones fighting for them
+// (bench/RESULTS.md, `bench/run.sh clips-batch`).
 func (c *Config) concurrency(cpus float64) (jobs, threads int) {
 	jobs = c.Workers
 	if jobs == 0 {
