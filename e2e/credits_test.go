@@ -79,18 +79,7 @@ func TestPaidOperationSaga(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	usage := func() map[string]string {
-		st, body := s.do("GET", "/api/v1/account/usage?limit=100", key, nil)
-		if st != 200 {
-			t.Fatalf("usage: %d %v", st, body)
-		}
-		out := map[string]string{}
-		for _, u := range body["data"].([]any) {
-			u := u.(map[string]any)
-			out[u["id"].(string)] = u["status"].(string)
-		}
-		return out
-	}
+	usage := func() map[string]string { return s.usage(key) }
 	total := func() float64 { return s.credits(key)["credits"].(map[string]any)["total"].(float64) }
 	item := func(n int64) credits.Item {
 		return credits.Item{Credits: n, ResourceType: "thumbnail", ResourceID: "t1"}
