@@ -31,6 +31,19 @@ func BenchmarkPrepare60MinTalk(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+	benchPrepareTalk(b, minutes)
+}
+
+// BenchmarkPrepare10MinTalk is the same preparation of a 10-minute talk:
+// issue 36's figure for preparing 10 minutes of 720p with face sampling
+// and speech recognition (goal ≤ 0.1× its length).
+//
+//	go test -run '^$' -bench Prepare10MinTalk -benchtime 1x -timeout 20m ./internal/app
+func BenchmarkPrepare10MinTalk(b *testing.B) { benchPrepareTalk(b, 10) }
+
+// benchPrepareTalk prepares a talk of minutes as BenchmarkPrepare60MinTalk
+// describes.
+func benchPrepareTalk(b *testing.B, minutes float64) {
 	h := newHarness(b, "HOOKLINE_TIERS", `{"tiers": [{"name": "pro", "monthlyCredits": 10, "billingCycle": "monthly", "rateLimit": {"perSecond": 100, "burst": 100}, "quotas": {"sourceMinutes": 120}}]}`)
 	dir := filepath.Join(os.TempDir(), "hookline-bench")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
