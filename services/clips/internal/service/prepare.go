@@ -295,17 +295,21 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 	}
 	src.Duration, src.Width, src.Height = info.Duration, info.Width, info.Height
 
-	// Recognition and analysis run side by side: each leaves cores idle
-	// the other fills (the face search waits on the decode, the recogniser
-	// on the speech split), and together they take the longer of the two
-	// rather than their sum. The project shows transcribing while speech is
-	// recognised, then analysing with the share of the video decoded by then.
+	// Recognition and analysis run side by side: neither keeps both cores
+	// busy throughout (the model's load and the voice-activity split run on
+	// one, the decode feeds the face search a frame at a time), so together
+	// they take far less than their sum (bench/RESULTS.md: half the wall
+	// time on a 10-minute talk). The project shows transcribing while speech
+	// is recognised, then analysing from the share decoded by then.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	analysed := &analysis{}
+	enterAnalysing := func() error {
+		return analysed.enter(s.within(ctx, p.ID, project.StepAnalyzing), func() error { return s.progress(ctx, p.ID, project.StepAnalyzing) })
+	}
 	transcribing := len(src.Segments) == 0
 	if !transcribing {
-		if err := analysed.enter(s.within(ctx, p.ID, project.StepAnalyzing), func() error { return s.progress(ctx, p.ID, project.StepAnalyzing) }); err != nil {
+		if err := enterAnalysing(); err != nil {
 			return err
 		}
 	}
@@ -321,7 +325,7 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 	if transcribing {
 		err := s.transcribe(ctx, p, src, file, dir)
 		if err == nil {
-			err = analysed.enter(s.within(ctx, p.ID, project.StepAnalyzing), func() error { return s.progress(ctx, p.ID, project.StepAnalyzing) })
+			err = enterAnalysing()
 		}
 		if err != nil {
 			cancel()
