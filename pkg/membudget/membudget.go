@@ -66,6 +66,8 @@ type Budget struct {
 	outside int64     // held beyond the acquisitions, as last measured (SetOutside)
 	peak    int64     // the most used since the last TakePeak
 	waiters list.List // of *waiter, in arrival order
+
+	acquired chan struct{} // signalled (without blocking) at each grant
 }
 
 type waiter struct {
@@ -82,8 +84,14 @@ func New(size int64, maxWait time.Duration) (*Budget, error) {
 	if maxWait <= 0 {
 		return nil, fmt.Errorf("membudget: maximum wait %s must be positive", maxWait)
 	}
-	return &Budget{size: size, maxWait: maxWait}, nil
+	return &Budget{size: size, maxWait: maxWait, acquired: make(chan struct{}, 1)}, nil
 }
+
+// Acquired receives after bytes have been granted: the owner that
+// measures the process (SetOutside) makes room for what the work is about
+// to allocate at once rather than at its next reading. Grants that come
+// before it is read are one signal.
+func (b *Budget) Acquired() <-chan struct{} { return b.acquired }
 
 // Size is the budget in bytes.
 func (b *Budget) Size() int64 { return b.size }
@@ -171,6 +179,10 @@ func (b *Budget) SetOutside(n int64) {
 func (b *Budget) take(n int64) {
 	b.used += n
 	b.peak = max(b.peak, b.used)
+	select {
+	case b.acquired <- struct{}{}:
+	default:
+	}
 }
 
 // grant hands the bytes to the waiters at the head of the queue that fit,

@@ -322,3 +322,44 @@ func TestOutside(t *testing.T) {
 	}
 	release()
 }
+
+// A grant is signalled on Acquired, at once or when a waiter is served;
+// grants not yet read are one signal.
+func TestAcquiredSignalsGrants(t *testing.T) {
+	b, err := New(100, time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-b.Acquired():
+		t.Fatal("signalled before any grant")
+	default:
+	}
+	r1, err := b.Acquire(context.Background(), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := b.Acquire(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-b.Acquired()
+	select {
+	case <-b.Acquired():
+		t.Fatal("two grants read as two signals")
+	default:
+	}
+	waited := make(chan func(), 1)
+	go func() {
+		r, err := b.Acquire(context.Background(), 50)
+		if err != nil {
+			t.Error(err)
+		}
+		waited <- r
+	}()
+	queued(t, b, 1)
+	r1()
+	<-b.Acquired() // the waiter's grant
+	(<-waited)()
+	r2()
+}

@@ -12,9 +12,11 @@ import (
 const metricSide = 512
 
 // RGBA8 returns img as 8-bit RGBA whose bounds start at (0,0), shrunk by
-// area averaging (box filter) so that its longer side is at most maxSide
-// (0: keep the size). The image is returned as is when it already has that
-// form.
+// area averaging (box filter, on premultiplied values) so that its longer
+// side is at most maxSide (0: keep the size). The image is returned as is
+// when it already has that form. A shrink converts rgbaStrip rows at a
+// time, never the whole picture: a full-size copy of a 40 MP picture is
+// 160 MB, and the critique's two readings made two at once.
 func RGBA8(img image.Image, maxSide int) *image.RGBA {
 	b := img.Bounds()
 	w, h := b.Dx(), b.Dy()
@@ -28,41 +30,68 @@ func RGBA8(img image.Image, maxSide int) *image.RGBA {
 	if m, ok := img.(*image.RGBA); ok && b.Min == (image.Point{}) && w == b.Dx() && h == b.Dy() {
 		return m
 	}
-	full := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	draw.Draw(full, full.Bounds(), img, b.Min, draw.Src)
 	if w == b.Dx() && h == b.Dy() {
+		full := image.NewRGBA(image.Rect(0, 0, w, h))
+		draw.Draw(full, full.Bounds(), img, b.Min, draw.Src)
 		return full
 	}
-	return boxShrink(full, w, h)
+	return boxShrink(img, w, h)
 }
 
-// boxShrink averages src (bounds at the origin) into w×h cells.
-func boxShrink(src *image.RGBA, w, h int) *image.RGBA {
-	sw, sh := src.Rect.Dx(), src.Rect.Dy()
-	sums := make([]uint32, 4*w*h)
-	counts := make([]uint32, w*h)
-	for y := range sh {
-		cy := y * h / sh
-		row := src.Pix[y*src.Stride:]
-		for x := range sw {
-			c := cy*w + x*w/sw
-			i := 4 * x
-			sums[4*c] += uint32(row[i])
-			sums[4*c+1] += uint32(row[i+1])
-			sums[4*c+2] += uint32(row[i+2])
-			sums[4*c+3] += uint32(row[i+3])
-			counts[c]++
-		}
-	}
+// rgbaStrip is how many source rows boxShrink converts to RGBA at a time.
+const rgbaStrip = 16
+
+// boxShrink averages img into w×h cells (at the origin), each the
+// rounded mean of the source pixels that fall in it.
+func boxShrink(img image.Image, w, h int) *image.RGBA {
+	b := img.Bounds()
+	sw, sh := b.Dx(), b.Dy()
 	out := image.NewRGBA(image.Rect(0, 0, w, h))
-	for c, n := range counts {
-		if n == 0 {
-			continue
+	colCell := make([]int, sw)
+	colCount := make([]uint32, w)
+	for x := range colCell {
+		colCell[x] = x * w / sw
+		colCount[colCell[x]]++
+	}
+	sums := make([]uint32, 4*w)
+	var rows uint32
+	flush := func(cy int) {
+		dst := out.Pix[cy*out.Stride:]
+		for cx := range w {
+			n := rows * colCount[cx]
+			for k := range 4 {
+				i := 4*cx + k
+				if n > 0 {
+					dst[i] = uint8((sums[i] + n/2) / n) //nolint:gosec // G115: rounded mean of 8-bit samples
+				}
+				sums[i] = 0
+			}
 		}
-		for k := range 4 {
-			out.Pix[4*c+k] = uint8((sums[4*c+k] + n/2) / n) //nolint:gosec // G115: mean of 8-bit samples
+		rows = 0
+	}
+	// draw.Draw has fast paths for every decoder's output type.
+	strip := image.NewRGBA(image.Rect(0, 0, sw, min(rgbaStrip, sh)))
+	cur := 0
+	for y0 := 0; y0 < sh; y0 += rgbaStrip {
+		n := min(rgbaStrip, sh-y0)
+		draw.Draw(strip, image.Rect(0, 0, sw, n), img, image.Pt(b.Min.X, b.Min.Y+y0), draw.Src)
+		for yy := range n {
+			if cy := (y0 + yy) * h / sh; cy != cur {
+				flush(cur)
+				cur = cy
+			}
+			rows++
+			row := strip.Pix[yy*strip.Stride:]
+			for x, cx := range colCell {
+				p, s := row[4*x:4*x+4], sums[4*cx:4*cx+4]
+				s[0] += uint32(p[0])
+				s[1] += uint32(p[1])
+				s[2] += uint32(p[2])
+				s[3] += uint32(p[3])
+			}
 		}
 	}
+	flush(cur)
 	return out
 }
 
