@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -58,5 +59,31 @@ func TestRGBA8Shrinks(t *testing.T) {
 	}
 	if got := m.RGBAAt(50, 0); got != (color.RGBA{10, 20, 30, 255}) {
 		t.Errorf("pixel %v", got)
+	}
+}
+
+// A shrink never copies the whole picture: a 3000×2000 YCbCr picture
+// (24 MB as RGBA) shrunk to 512 px allocates a small fraction of that,
+// and its cells are the means of the source's pixels.
+func TestRGBA8ShrinksWithoutAFullCopy(t *testing.T) {
+	src := image.NewYCbCr(image.Rect(0, 0, 3000, 2000), image.YCbCrSubsampleRatio420)
+	for i := range src.Y {
+		src.Y[i] = uint8(i % 3000 * 255 / 2999) // a ramp from black to white, left to right
+	}
+	for i := range src.Cb {
+		src.Cb[i], src.Cr[i] = 128, 128
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	m := RGBA8(src, 512)
+	runtime.ReadMemStats(&after)
+	if m.Rect.Dx() != 512 || m.Rect.Dy() != 341 {
+		t.Fatalf("size %v", m.Rect)
+	}
+	if got, full := after.TotalAlloc-before.TotalAlloc, uint64(4*3000*2000); got > full/8 {
+		t.Errorf("allocated %d bytes, a full RGBA copy is %d", got, full)
+	}
+	if l, r := m.RGBAAt(0, 100).R, m.RGBAAt(511, 100).R; l > 5 || r < 250 {
+		t.Errorf("ramp ends %d and %d, want about 0 and 255", l, r)
 	}
 }
