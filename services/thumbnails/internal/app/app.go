@@ -71,7 +71,7 @@ type Config struct {
 	// deploy/k8s/thumbnails.yaml and the Helm chart. ImageMemoryWait is
 	// how long a request waits for memory before it is answered 503 with
 	// Retry-After.
-	ImageMemoryMiB  int64         `env:"HOOKLINE_IMAGE_MEMORY_MIB" default:"768"`
+	ImageMemoryMiB  int64         `env:"HOOKLINE_IMAGE_MEMORY_MIB" default:"640"`
 	ImageMemoryWait time.Duration `env:"HOOKLINE_IMAGE_MEMORY_WAIT" default:"10s"`
 	// ImageWorkTimeout bounds the drawing of one picture (the local
 	// engines' and libvips' work, or a provider's call): past it the work
@@ -165,12 +165,15 @@ func (c *Config) imageMemory() int64 { return c.ImageMemoryMiB << 20 }
 
 // processOverhead is what the process holds beyond its image budget
 // (bench/RESULTS.md, "thumbnails memory"): nativeMemory, the Go runtime
-// at rest, and room for the garbage of the image work, which watchMemory
-// keeps from growing into the room of the native side and of the work
-// the budget has granted. The container's limit is budget plus overhead.
-// Under the hostile probe the peak RSS stayed 109 to 174 MiB below it
-// (850 to 915 MiB of 1,024, three runs on a loaded machine).
-const processOverhead = 256 << 20
+// at rest (together about 210 MiB of RSS), what requests keep between
+// two acquisitions (a generation's 2048 px input pictures), and room for
+// the garbage of the image work, which watchMemory keeps from growing
+// into the room of the native side and of the work the budget has
+// granted. The container's limit is budget plus overhead. Under the
+// hostile probe a 768 MiB budget with 256 MiB of overhead peaked at
+// 1,062 MiB (the whole budget's decodes, 68 MB of reduced copies and
+// the process at rest), hence 640 + 384: 904 and 933 MiB.
+const processOverhead = 384 << 20
 
 // nativeMemory is what the process holds outside the Go runtime at rest,
 // measured with the RSS of an idle process (176 to 219 MiB) less its Go
