@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/ai/textai"
 )
 
 // Chat lets a chat model word the titles and hooks of the clips the local

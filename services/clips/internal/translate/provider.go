@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/ai/textai"
 )
 
 // Provider translates with the configured text provider's chat model:

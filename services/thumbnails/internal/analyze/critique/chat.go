@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/ai/textai"
 )
 
 // Chat lets a chat model word a critique (ARCHITECTURE §7: "chat provider
