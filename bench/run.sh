@@ -280,7 +280,7 @@ if want text; then
     lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 1 -duration 15s -pid "$thumbnails_pid"
     lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 4 -duration 15s -pid "$thumbnails_pid"
     echo "## the local text engine in process (60-minute transcript)"
-    go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./pkg/ai/textai ./pkg/ai/nlp | grep -E '^Benchmark'
+    go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./services/thumbnails/internal/textai ./pkg/ai/nlp | grep -E '^Benchmark'
   } | tee "$OUT/text.txt"
 fi
 

@@ -16,7 +16,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"hookline.dev/pkg/ai/textai"
+	"hookline.dev/pkg/ai/chatmodel"
 	"hookline.dev/pkg/ai/vendorapi"
 	"hookline.dev/pkg/contracts/assetrecords"
 	"hookline.dev/pkg/contracts/credits"
@@ -45,6 +45,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
 	"hookline.dev/services/thumbnails/internal/tesseract"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/migrations"
 )
 
@@ -319,7 +320,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	chat, err := textai.Model(cfg.Text)
+	chat, err := chatmodel.FromConfig(cfg.Text)
 	if err != nil {
 		return err
 	}
@@ -359,7 +360,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		parts   []httpx.Component
 		workers []platform.Worker
 	)
-	for _, w := range []*vendorapi.ModelWatch{watched, textai.ModelWatch(chat, p.Log)} {
+	for _, w := range []*vendorapi.ModelWatch{watched, chatmodel.Watch(chat, p.Log)} {
 		if w != nil {
 			parts = append(parts, w)
 			workers = append(workers, func(ctx context.Context) error { return w.Watch(ctx, cfg.ModelCheck) })

@@ -25,7 +25,6 @@ import (
 	"log/slog"
 	"time"
 
-	"hookline.dev/pkg/ai/textai"
 	"hookline.dev/pkg/contracts/credits"
 	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/pkg/media/imageinput"
@@ -37,6 +36,7 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/template"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )

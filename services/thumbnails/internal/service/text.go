@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"hookline.dev/pkg/ai/nlp"
-	"hookline.dev/pkg/ai/textai"
 	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/pkg/platform/principal"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/internal/videotext"
 )

@@ -19,12 +19,12 @@ import (
 	"unicode/utf8"
 
 	"hookline.dev/pkg/ai/nlp"
-	"hookline.dev/pkg/ai/textai"
 	"hookline.dev/pkg/media/colour"
 	"hookline.dev/pkg/media/fonts"
 	"hookline.dev/pkg/media/imaging"
 	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/services/thumbnails/internal/textai"
 )
 
 // Suggestion is one way to put text on the picture.

@@ -25,7 +25,7 @@ import (
 	"sort"
 	"strings"
 
-	"hookline.dev/pkg/ai/textai"
+	"hookline.dev/services/thumbnails/internal/textai"
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"

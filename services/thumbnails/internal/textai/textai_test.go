@@ -21,7 +21,7 @@ const segmentSeconds = 4.0
 // begin.
 func threeTopics(t testing.TB) (segs []nlp.Timed, boundaries []int) {
 	t.Helper()
-	raw, err := os.ReadFile("../nlp/testdata/three_topics.txt")
+	raw, err := os.ReadFile("../../../../pkg/ai/nlp/testdata/three_topics.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,20 +10,12 @@ import (
 	"hookline.dev/pkg/ai/chatmodel"
 )
 
-// Completer is the chat model port (*chatmodel.Client). Errors:
-// chatmodel.ErrUnavailable, chatmodel.ErrMalformed, ctx's, or a
-// configuration fault.
-type Completer interface {
-	Name() string
-	Complete(ctx context.Context, req chatmodel.Request, out any) error
-}
-
 // Chat words the products with a chat model, from the same measured
 // pieces the local engine uses, and holds its answers to the same rules.
 // An answer that breaks them is asked for once more; a second bad answer,
 // or a model that cannot be reached, falls back to Local.
 type Chat struct {
-	Model Completer
+	Model chatmodel.Completer
 	Local *Local
 }
 
@@ -41,47 +33,7 @@ const system = "You write YouTube packaging for creators. Answer only with JSON 
 
 // ask runs one task with the model (Ask).
 func (c *Chat) ask(ctx context.Context, name, user string, schema map[string]any, out any, valid func() error) (string, error) {
-	return Ask(ctx, c.Model, system, name, user, schema, out, valid)
-}
-
-// Ask runs one chat task: up to two model answers, each decoded into out
-// and checked by valid. It returns "" and nil on success; else the engine
-// to report ("local (fallback: <model> <reason>)") and the last error, and
-// the caller uses its local result. A model that is unreachable is not
-// asked twice.
-func Ask(ctx context.Context, m Completer, system, name, user string, schema map[string]any, out any, valid func() error) (string, error) {
-	var last error
-	for attempt := 0; attempt < 2; attempt++ {
-		err := m.Complete(ctx, chatmodel.Request{System: system, User: user, SchemaName: name, Schema: schema}, out)
-		if err == nil {
-			err = valid()
-			if err != nil {
-				err = fmt.Errorf("%w: %w", chatmodel.ErrMalformed, err)
-			}
-		}
-		if err == nil {
-			return "", nil
-		}
-		if ctx.Err() != nil {
-			return "", ctx.Err()
-		}
-		last = err
-		if !errors.Is(err, chatmodel.ErrMalformed) {
-			break // unreachable or misconfigured: asking again now will not help
-		}
-	}
-	reason := "failed"
-	switch {
-	case errors.Is(last, chatmodel.ErrMalformed):
-		reason = "answered malformed JSON twice"
-	case errors.Is(last, chatmodel.ErrModelMissing):
-		// Said in the engine field of every answer, as /readyz and
-		// hookline_provider_model_missing say it to the operator.
-		reason = "is a model the provider does not know"
-	case errors.Is(last, chatmodel.ErrUnavailable):
-		reason = "was unavailable"
-	}
-	return fmt.Sprintf("local (fallback: %s %s)", m.Name(), reason), last
+	return chatmodel.Ask(ctx, c.Model, system, name, user, schema, out, valid)
 }
 
 func facts(d digest) string {

@@ -16,15 +16,12 @@ package textai
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"hookline.dev/pkg/ai/chatmodel"
 	"hookline.dev/pkg/ai/nlp"
-	"hookline.dev/pkg/ai/vendorapi"
 	"hookline.dev/pkg/platform/config"
 )
 
@@ -182,33 +179,9 @@ func QuotedHeadline(prompt string) string {
 // model with Local as its fallback.
 func New(c config.Text) (Engine, error) {
 	local := &Local{}
-	m, err := Model(c)
+	m, err := chatmodel.FromConfig(c)
 	if m == nil || err != nil {
 		return local, err
 	}
 	return &Chat{Model: m, Local: local}, nil
-}
-
-// ModelWatch follows m's model at its provider (vendorapi.ModelWatch),
-// for /readyz and hookline_provider_model_missing; nil when m is not a
-// hosted chat model (the local engine).
-func ModelWatch(m Completer, log *slog.Logger) *vendorapi.ModelWatch {
-	c, ok := m.(*chatmodel.Client)
-	if !ok {
-		return nil
-	}
-	return vendorapi.NewModelWatch("text", c.Provider(), c.Model(), c.CheckModel, log)
-}
-
-// Model is the chat model c configures, nil for the local engine
-// (HOOKLINE_TEXT_PROVIDER empty or "local").
-func Model(c config.Text) (Completer, error) {
-	if c.TextProvider == "" || c.TextProvider == "local" {
-		return nil, nil
-	}
-	m, err := chatmodel.New(chatmodel.Config{Provider: c.TextProvider, APIKey: c.TextAPIKey, BaseURL: c.TextBaseURL, Model: c.TextModel, Timeout: c.TextTimeout})
-	if err != nil {
-		return nil, fmt.Errorf("HOOKLINE_TEXT_*: %w", err)
-	}
-	return m, nil
 }
