@@ -16,23 +16,21 @@ import (
 	"runtime/debug"
 	"time"
 
-	"hookline.dev/pkg/assetrecords"
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/imaging/libvips"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/ai/vendorapi"
+	"hookline.dev/pkg/contracts/assetrecords"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/platform"
-	"hookline.dev/pkg/s3store"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/vendorapi"
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/tesseract"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/s3store"
+	"hookline.dev/pkg/platform/safefetch"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
@@ -42,9 +40,12 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/httpapi"
+	"hookline.dev/services/thumbnails/internal/libvips"
 	"hookline.dev/services/thumbnails/internal/natsapi"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
+	"hookline.dev/services/thumbnails/internal/tesseract"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/migrations"
 )
 
@@ -179,7 +180,7 @@ const processOverhead = 384 << 20
 // measured with the RSS of an idle process (176 to 219 MiB) less its Go
 // runtime: the binary, dlib's landmark model, Tesseract's, and libvips.
 // libvips' memory during the work is in the budget, and what it frees is
-// returned (its malloc arenas are capped and trimmed, pkg/imaging/libvips).
+// returned (its malloc arenas are capped and trimmed, services/thumbnails/internal/libvips).
 const nativeMemory = 160 << 20
 
 // memoryLimit is what the process is held to: the container's limit
@@ -321,7 +322,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	chat, err := textai.Model(cfg.Text)
+	chat, err := chatmodel.FromConfig(cfg.Text)
 	if err != nil {
 		return err
 	}
@@ -361,7 +362,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		parts   []httpx.Component
 		workers []platform.Worker
 	)
-	for _, w := range []*vendorapi.ModelWatch{watched, textai.ModelWatch(chat, p.Log)} {
+	for _, w := range []*vendorapi.ModelWatch{watched, chatmodel.Watch(chat, p.Log)} {
 		if w != nil {
 			parts = append(parts, w)
 			workers = append(workers, func(ctx context.Context) error { return w.Watch(ctx, cfg.ModelCheck) })

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/membudget"
+	"hookline.dev/pkg/media/membudget"
 )
 
 // watchEvery is how often the process's memory is measured: about the
