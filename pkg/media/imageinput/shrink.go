@@ -3,7 +3,7 @@ package imageinput
 import (
 	"image"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // shrink returns img box-filtered so that its longer side is at most
