@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"

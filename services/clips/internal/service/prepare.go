@@ -15,9 +15,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/safefetch"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
