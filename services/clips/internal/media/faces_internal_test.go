@@ -9,8 +9,8 @@ import (
 	"slices"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/mediatest"
 )
