@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"testing"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/tesseract"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
+	"hookline.dev/services/thumbnails/internal/tesseract"
 )
 
 var (

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
+	"hookline.dev/pkg/media/vision/dlib/dlibtest"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
 
 func landmarker(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
