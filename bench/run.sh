@@ -15,8 +15,8 @@
 # 60 s, delivered by the webhooks service to loadgen's receiver (latency
 # from the event's occurredAt), then the same load through
 # bench/cmd/plainforwarder, the floor, with the service stopped. go: the Go
-# benchmarks of pkg/vision, assets' style, the rate limiter and
-# pkg/messaging (no service runs). serve starts the whole stack as the
+# benchmarks of pkg/media/vision, assets' style, the rate limiter and
+# pkg/platform/messaging (no service runs). serve starts the whole stack as the
 # measurements see it, writes the key and principal to bench/out/serve.env
 # and waits, for measuring by hand. budget (not part of all: it configures
 # the thumbnails process its own way) sends 20 background-removes of a
@@ -54,7 +54,7 @@ export HOOKLINE_DATABASE_URL=$HOOKLINE_TEST_DATABASE_URL HOOKLINE_NATS_URL=$HOOK
 export HOOKLINE_NATS_NAMESPACE=$RUN HOOKLINE_LOG_LEVEL=warn
 export HOOKLINE_PRINCIPAL_SECRET=bench-principal-secret-0123456789abcdef
 export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
-# One tier table for gateway and billing (pkg/tiers): "bench" accounts hold
+# One tier table for gateway and billing (pkg/contracts/tiers): "bench" accounts hold
 # plenty of credits, and no tier's rate limit or quota gets in the way.
 fast='"billingCycle":"monthly","rateLimit":{"perSecond":1000000,"burst":1000000}'
 export HOOKLINE_TIERS='{"tiers":[{"name":"bench","monthlyCredits":100000000,'"$fast"'},{"name":"pro","monthlyCredits":500,'"$fast"'},{"name":"free","monthlyCredits":10,'"$fast"'}]}'
@@ -76,9 +76,10 @@ case $PART in
 esac
 runs() { [[ " $services " == *" $1 "* ]]; }
 if [ "$PART" = budget ]; then
-  # A 1 GiB image budget in a 1.2 GiB container (the Go heap is kept under
-  # 90 % of it); the picture comes from a file server on 127.0.0.1.
-  export HOOKLINE_IMAGE_MEMORY_MIB=1024 HOOKLINE_MEMORY_LIMIT=$((1228 << 20)) HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
+  # A 1 GiB image budget in a container of that plus the process's 384 MiB
+  # overhead (services/thumbnails/README.md, "Memory and CPU"); the
+  # picture comes from a file server on 127.0.0.1.
+  export HOOKLINE_IMAGE_MEMORY_MIB=1024 HOOKLINE_MEMORY_LIMIT=$((1408 << 20)) HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
 fi
 if [ "$PART" = hostile ]; then
   export HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
@@ -286,7 +287,7 @@ if want text; then
     lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 1 -duration 15s -pid "$thumbnails_pid"
     lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 4 -duration 15s -pid "$thumbnails_pid"
     echo "## the local text engine in process (60-minute transcript)"
-    go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./pkg/textai ./pkg/nlp | grep -E '^Benchmark'
+    go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./services/thumbnails/internal/textai ./pkg/ai/nlp | grep -E '^Benchmark'
   } | tee "$OUT/text.txt"
 fi
 
@@ -300,7 +301,7 @@ if want clips || [ "$PART" = clips-batch ]; then
       -c:v libx264 -preset veryfast -c:a aac -shortest "$media/talk10.mp4"
   fi
   { echo WEBVTT; echo
-    grep -v '^#' pkg/nlp/testdata/three_topics.txt | grep -v '^ *$' | awk '{ lines[n++] = $0 } END {
+    grep -v '^#' pkg/ai/nlp/testdata/three_topics.txt | grep -v '^ *$' | awk '{ lines[n++] = $0 } END {
       for (i = 0; i < 150; i++) { s = i * 4; printf "%02d:%02d:%02d.000 --> %02d:%02d:%02d.000\n%s\n\n",
         s/3600, (s%3600)/60, s%60, (s+4)/3600, ((s+4)%3600)/60, (s+4)%60, lines[i % n] } }'
   } >"$media/talk10.vtt"
@@ -319,7 +320,7 @@ if want clips || [ "$PART" = clips-batch ]; then
     go test -run '^$' -bench 'BenchmarkAnalyze10Min' -benchtime 3x ./services/clips/internal/media | grep -E '^Benchmark'
     go test -run '^$' -bench 'BenchmarkRank60Min' -benchtime 20x ./services/clips/internal/moments | grep -E '^Benchmark'
     echo "## a 30 s portrait render (1080x1920, captions, face-tracked crop, progress bar, loudnorm) from a 1080p source, and the hand-written ffmpeg peer, side by side"
-    go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/renderer | grep -E '^Benchmark'
+    go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/ffrender | grep -E '^Benchmark'
    fi
     echo "## a batch of ${BATCH_RENDERS:-10} renders of the 10-minute source through the gateway (1080x1920, progress bar)"
     # The block runs in a subshell (| tee): its workers are stopped here,
@@ -464,5 +465,5 @@ if want webhooks; then
 fi
 
 if want go; then
-  go test -run "^$" -bench . -benchmem ./pkg/vision ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
+  go test -run "^$" -bench . -benchmem ./pkg/media/vision ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/platform/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
 fi

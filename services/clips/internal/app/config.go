@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/safefetch"
 	"hookline.dev/services/clips/internal/apertium"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/transcribe"
@@ -184,7 +184,7 @@ func (c *Config) concurrency(cpus float64) (jobs, threads int) {
 // moments is the local engine, or a chat model's wording over it, with
 // WordNet for prompts.
 func (c *Config) moments() (moments.Engine, error) {
-	m, err := textai.Model(c.Text)
+	m, err := chatmodel.FromConfig(c.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +222,7 @@ func openWordNet(dir string) (*wordnet.DB, error) {
 // provider alone (or the spoken language only), and the log says so.
 func (c *Config) translators(ctx context.Context, log *slog.Logger) (translate.Translators, error) {
 	var ts translate.Translators
-	m, err := textai.Model(c.Text)
+	m, err := chatmodel.FromConfig(c.Text)
 	if err != nil {
 		return nil, err
 	}

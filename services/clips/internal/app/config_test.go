@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/safefetch"
 )
 
 // The fairness knobs have working defaults, reach the fetcher, and bad

@@ -29,8 +29,8 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/fonts"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/facetrack"
