@@ -15,7 +15,7 @@ tour: ## run the README's tour (curl and the CLI: thumbnail, clip project, rende
 up-test: ## make up in a fresh clone while 4222, 8080 and 9000 are taken, then a request to the seeded organization through the printed URL
 	@scripts/up-test.sh
 
-test: ## gofmt, vet, golangci-lint, then every unit and integration test against real Postgres, NATS and MinIO, with -race, plus short fuzz runs
+test: ## every check, unit and integration test (-race, real Postgres, NATS and MinIO), short fuzz runs, the up-test and the clients, as concurrent lanes (scripts/test.sh)
 	@scripts/test.sh
 
 test-clients: ## the API through oapi-codegen, ogen, @hey-api/openapi-ts, openapi-typescript, the MCP TypeScript SDK and inspector, and standardwebhooks, against a running stack
@@ -36,10 +36,11 @@ build: ## build the service binaries into bin/
 fuzz: ## longer fuzzing of the untrusted-input parsers (FUZZTIME=1m)
 	@FUZZTIME=$${FUZZTIME:-1m} scripts/fuzz.sh
 
-lint: ## gofmt, go vet, then golangci-lint (.golangci.yml) in every module
+lint: ## gofmt, the package map, § references, the free-port check, go vet, then golangci-lint (.golangci.yml) in every module
 	@test -z "$$(gofmt -l $(LINT_DIRS))" || { gofmt -l $(LINT_DIRS); exit 1; }
 	@scripts/package-map.sh
 	@scripts/arch-refs.sh
+	@scripts/port-check.sh
 	@go vet $(MODULES) ./bench/...
 	@scripts/chart-check.sh
 	@scripts/deps.sh lint-tools

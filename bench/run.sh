@@ -3,7 +3,7 @@
 # Output goes to bench/out/<part>.txt; figures are copied by hand into
 # bench/RESULTS.md with the machine and date.
 #
-#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|edits|webhooks|go|serve|budget|hostile]
+#   bench/run.sh [all|billing|gateway|ratelimit|assets|thumbnails|text|clips|clips-batch|edits|webhooks|go|serve|budget|hostile]
 #
 # billing: reserve latency at 500/s, outbox lag, sagas/s (bench/cmd/loadgen
 # over NATS; only billing runs). gateway: GET /account/credits through the
@@ -15,8 +15,8 @@
 # 60 s, delivered by the webhooks service to loadgen's receiver (latency
 # from the event's occurredAt), then the same load through
 # bench/cmd/plainforwarder, the floor, with the service stopped. go: the Go
-# benchmarks of pkg/vision, assets' style, the rate limiter and
-# pkg/messaging (no service runs). serve starts the whole stack as the
+# benchmarks of pkg/media/vision, assets' style, the rate limiter and
+# pkg/platform/messaging (no service runs). serve starts the whole stack as the
 # measurements see it, writes the key and principal to bench/out/serve.env
 # and waits, for measuring by hand. budget (not part of all: it configures
 # the thumbnails process its own way) sends 20 background-removes of a
@@ -27,6 +27,11 @@
 # limit (and one claiming 60000x60000) through every endpoint that decodes
 # a picture, 6 at once for 90 s, reading thumbnails' RSS and VmHWM;
 # HOSTILE_LIMIT=bytes also gives it HOOKLINE_MEMORY_LIMIT, as the chart does.
+# clips-batch (not part of all: clips ends with it) is clips' two batches of
+# 10 renders alone, one worker process then two, back to back; the workers
+# size themselves from the CPUs they have unless HOOKLINE_CLIPS_WORKERS /
+# HOOKLINE_CLIPS_RENDER_THREADS are exported; BATCH_RENDERS=n renders n in
+# each batch instead of 10.
 #
 # Knobs for investigating: WRK_CONNS (default 32), WRK_TRACE=1 (also hit
 # billing with a sampled traceparent), GATEWAY_PROCS / GATEWAY_GOGC / BILLING_PROCS / BILLING_GOGC (the
@@ -49,7 +54,7 @@ export HOOKLINE_DATABASE_URL=$HOOKLINE_TEST_DATABASE_URL HOOKLINE_NATS_URL=$HOOK
 export HOOKLINE_NATS_NAMESPACE=$RUN HOOKLINE_LOG_LEVEL=warn
 export HOOKLINE_PRINCIPAL_SECRET=bench-principal-secret-0123456789abcdef
 export HOOKLINE_ADMIN_TOKEN=bench-admin-token-0123456789
-# One tier table for gateway and billing (pkg/tiers): "bench" accounts hold
+# One tier table for gateway and billing (pkg/contracts/tiers): "bench" accounts hold
 # plenty of credits, and no tier's rate limit or quota gets in the way.
 fast='"billingCycle":"monthly","rateLimit":{"perSecond":1000000,"burst":1000000}'
 export HOOKLINE_TIERS='{"tiers":[{"name":"bench","monthlyCredits":100000000,'"$fast"'},{"name":"pro","monthlyCredits":500,'"$fast"'},{"name":"free","monthlyCredits":10,'"$fast"'}]}'
@@ -66,13 +71,15 @@ case $PART in
   hostile) services="billing thumbnails" ;;
   webhooks) services="" ;; # started by its part, alone
   go) services="" ;;
+  clips-batch) services="billing assets clips gateway" ;;
   *) services="billing assets thumbnails clips gateway" ;;
 esac
 runs() { [[ " $services " == *" $1 "* ]]; }
 if [ "$PART" = budget ]; then
-  # A 1 GiB image budget in a 1.2 GiB container (the Go heap is kept under
-  # 90 % of it); the picture comes from a file server on 127.0.0.1.
-  export HOOKLINE_IMAGE_MEMORY_MIB=1024 HOOKLINE_MEMORY_LIMIT=$((1228 << 20)) HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
+  # A 1 GiB image budget in a container of that plus the process's 384 MiB
+  # overhead (services/thumbnails/README.md, "Memory and CPU"); the
+  # picture comes from a file server on 127.0.0.1.
+  export HOOKLINE_IMAGE_MEMORY_MIB=1024 HOOKLINE_MEMORY_LIMIT=$((1408 << 20)) HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
 fi
 if [ "$PART" = hostile ]; then
   export HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1
@@ -280,11 +287,11 @@ if want text; then
     lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 1 -duration 15s -pid "$thumbnails_pid"
     lg post -gateway http://127.0.0.1:18080 -key "$tkey" -path /api/v1/seo/description -body "$OUT/description.json" -want 200 -workers 4 -duration 15s -pid "$thumbnails_pid"
     echo "## the local text engine in process (60-minute transcript)"
-    go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./pkg/textai ./pkg/nlp | grep -E '^Benchmark'
+    go test -run '^$' -bench 'Benchmark.*60Min' -benchmem ./services/thumbnails/internal/textai ./pkg/ai/nlp | grep -E '^Benchmark'
   } | tee "$OUT/text.txt"
 fi
 
-if want clips; then
+if want clips || [ "$PART" = clips-batch ]; then
   # A 10-minute 1280x720 source with a caption sidecar (the three-topic
   # test captions, 4 s a line, repeated), served by a plain file server.
   media=$OUT/media
@@ -294,7 +301,7 @@ if want clips; then
       -c:v libx264 -preset veryfast -c:a aac -shortest "$media/talk10.mp4"
   fi
   { echo WEBVTT; echo
-    grep -v '^#' pkg/nlp/testdata/three_topics.txt | grep -v '^ *$' | awk '{ lines[n++] = $0 } END {
+    grep -v '^#' pkg/ai/nlp/testdata/three_topics.txt | grep -v '^ *$' | awk '{ lines[n++] = $0 } END {
       for (i = 0; i < 150; i++) { s = i * 4; printf "%02d:%02d:%02d.000 --> %02d:%02d:%02d.000\n%s\n\n",
         s/3600, (s%3600)/60, s%60, (s+4)/3600, ((s+4)%3600)/60, (s+4)%60, lines[i % n] } }'
   } >"$media/talk10.vtt"
@@ -305,6 +312,7 @@ if want clips; then
   corg=$(admin -d '{"name":"bench clips","tier":"bench"}' http://127.0.0.1:18080/admin/v1/organizations | field id)
   ckey=$(admin -d '{"name":"bench"}' "http://127.0.0.1:18080/admin/v1/organizations/$corg/keys" | field key)
   {
+   if want clips; then
     echo "## POST /clips/projects, 10-minute direct MP4 with a VTT sidecar (probe, captions, rank, insert + job), through the gateway"
     lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 1 -duration 15s -pid "$clips_pid"
     lg post -gateway http://127.0.0.1:18080 -key "$ckey" -path /api/v1/clips/projects -body "$OUT/clips.json" -want 201 -workers 4 -duration 15s -pid "$clips_pid"
@@ -312,26 +320,37 @@ if want clips; then
     go test -run '^$' -bench 'BenchmarkAnalyze10Min' -benchtime 3x ./services/clips/internal/media | grep -E '^Benchmark'
     go test -run '^$' -bench 'BenchmarkRank60Min' -benchtime 20x ./services/clips/internal/moments | grep -E '^Benchmark'
     echo "## a 30 s portrait render (1080x1920, captions, face-tracked crop, progress bar, loudnorm) from a 1080p source, and the hand-written ffmpeg peer, side by side"
-    go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/renderer | grep -E '^Benchmark'
-    echo "## a batch of 10 renders of the 10-minute source through the gateway (1080x1920, progress bar)"
+    go test -run '^$' -bench 'BenchmarkRender30s|BenchmarkHandFFmpeg30s' -benchtime 3x -timeout 30m ./services/clips/internal/ffrender | grep -E '^Benchmark'
+   fi
+    echo "## a batch of ${BATCH_RENDERS:-10} renders of the 10-minute source through the gateway (1080x1920, progress bar)"
     # The block runs in a subshell (| tee): its workers are stopped here,
     # not by the cleanup trap.
     wpids=()
     worker() { # <http addr>
       HOOKLINE_DB_SCHEMA=${RUN}_clips HOOKLINE_HTTP_ADDR=$1 HOOKLINE_S3_ENDPOINT=$HOOKLINE_TEST_S3_ENDPOINT \
         HOOKLINE_S3_ACCESS_KEY=$HOOKLINE_TEST_S3_ACCESS_KEY HOOKLINE_S3_SECRET_KEY=$HOOKLINE_TEST_S3_SECRET_KEY HOOKLINE_S3_BUCKET=bench \
-        HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 .hookline/bin/clips worker >>"$OUT/clips-worker.log" 2>&1 &
+        HOOKLINE_FETCH_ALLOW_HOSTS=127.0.0.1 HOOKLINE_LOG_LEVEL=info .hookline/bin/clips worker >>"$OUT/clips-worker.log" 2>&1 &
       wpids+=($!)
       for i in $(seq 1 100); do curl -fsS "http://$1/readyz" >/dev/null 2>&1 && break; sleep 0.2; done
     }
+    # The workers' processor seconds, their ffmpeg children's included
+    # (utime, stime, cutime, cstime of /proc/PID/stat, in clock ticks).
+    cpu() { local t=0 p f; for p in "${wpids[@]}"; do f=($(sed 's/.*) //' "/proc/$p/stat")); t=$((t + f[11] + f[12] + f[13] + f[14])); done
+      echo "$t"; }
+    batch() { # title
+      echo "### $1 ($(uptime | sed 's/.*load/load/'))"
+      local c0; c0=$(cpu)
+      lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count "${BATCH_RENDERS:-10}"
+      echo "workers' processor time, preparation included: $(( ($(cpu) - c0) / $(getconf CLK_TCK) )) s"
+    }
     worker 127.0.0.1:18092
-    echo "### one worker"
-    lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+    grep -h '"worker concurrency"' "$OUT/clips-worker.log" | tail -1 || true
+    batch "one worker"
     worker 127.0.0.1:18093
-    echo "### two workers"
-    lg renders -gateway http://127.0.0.1:18080 -key "$ckey" -body "$OUT/clips.json" -count 10
+    batch "two workers"
+    echo "(done: $(uptime | sed 's/.*load/load/'))"
     kill "${wpids[@]}" 2>/dev/null || true
-  } | tee "$OUT/clips.txt"
+  } | tee "$OUT/$([ "$PART" = clips-batch ] && echo clips-batch || echo clips).txt"
 fi
 
 if want edits; then
@@ -446,5 +465,5 @@ if want webhooks; then
 fi
 
 if want go; then
-  go test -run "^$" -bench . -benchmem ./pkg/vision ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
+  go test -run "^$" -bench . -benchmem ./pkg/media/vision ./services/assets/internal/style ./services/gateway/internal/ratelimit ./pkg/platform/messaging 2>&1 | tee "$OUT/gobench.txt" | grep -E '^(Benchmark|ok|FAIL)'
 fi

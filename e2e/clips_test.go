@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/media/videosite/videositefake"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/videosite/videositefake"
 )
 
 // startClips runs the clips API where the gateway expects it, and one

@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/pkg/testkit"
 )
 
@@ -43,7 +43,7 @@ func (l *lostReply) Request(ctx context.Context, subject string, req, reply any)
 }
 
 // TestPaidOperationSaga runs a paid operation's side of the credit saga,
-// as thumbnails and clips will (pkg/credits with its own schema, outbox
+// as thumbnails and clips will (pkg/contracts/credits with its own schema, outbox
 // and relay), against the real billing behind the gateway.
 func TestPaidOperationSaga(t *testing.T) {
 	s := startStack(t)
@@ -79,18 +79,7 @@ func TestPaidOperationSaga(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	usage := func() map[string]string {
-		st, body := s.do("GET", "/api/v1/account/usage?limit=100", key, nil)
-		if st != 200 {
-			t.Fatalf("usage: %d %v", st, body)
-		}
-		out := map[string]string{}
-		for _, u := range body["data"].([]any) {
-			u := u.(map[string]any)
-			out[u["id"].(string)] = u["status"].(string)
-		}
-		return out
-	}
+	usage := func() map[string]string { return s.usage(key) }
 	total := func() float64 { return s.credits(key)["credits"].(map[string]any)["total"].(float64) }
 	item := func(n int64) credits.Item {
 		return credits.Item{Credits: n, ResourceType: "thumbnail", ResourceID: "t1"}

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/contracts/tiers"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/tiers"
 )
 
 const (

@@ -14,8 +14,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/videosite/videositefake"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/videosite/videositefake"
 )
 
 // background is the colour of the hostile captions' source video.

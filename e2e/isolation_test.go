@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/principal"
 )
 
 // TestTenantIsolation goes through the real gateway and the real assets

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/media/videosite/videositefake"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/videosite/videositefake"
 )
 
 // A prompt through the gateway: the talk of bread, bicycles and Rome's

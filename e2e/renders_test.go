@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/media/videosite/videositefake"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/videosite/videositefake"
 )
 
 // faceTalk serves a 60 s 1280x720 talk: pigo's sample face sliding across

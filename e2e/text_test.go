@@ -8,14 +8,14 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/videosite/videositefake"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/videosite/videositefake"
 )
 
-// threeTopics is the captions of pkg/nlp's test video: sourdough, a bike
+// threeTopics is the captions of pkg/ai/nlp's test video: sourdough, a bike
 // chain and Roman aqueducts, one 4-second segment per line.
 func threeTopics(t *testing.T) ([]videosite.Segment, string) {
-	raw, err := os.ReadFile("../pkg/nlp/testdata/three_topics.txt")
+	raw, err := os.ReadFile("../pkg/ai/nlp/testdata/three_topics.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

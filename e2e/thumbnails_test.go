@@ -66,13 +66,25 @@ func fieldOf(body map[string]any, name string) any {
 // usageStatuses counts the organization's usage items by status.
 func (s *stack) usageStatuses(key string) map[string]int {
 	s.t.Helper()
+	out := map[string]int{}
+	for _, status := range s.usage(key) {
+		out[status]++
+	}
+	return out
+}
+
+// usage returns the status of each of the organization's last 100 usage
+// entries by id.
+func (s *stack) usage(key string) map[string]string {
+	s.t.Helper()
 	st, body := s.do("GET", "/api/v1/account/usage?limit=100", key, nil)
 	if st != 200 {
 		s.t.Fatalf("usage: %d %v", st, body)
 	}
-	out := map[string]int{}
-	for _, it := range body["data"].([]any) {
-		out[it.(map[string]any)["status"].(string)]++
+	out := map[string]string{}
+	for _, u := range body["data"].([]any) {
+		u := u.(map[string]any)
+		out[u["id"].(string)] = u["status"].(string)
 	}
 	return out
 }

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/pkg/testkit"
 )
 

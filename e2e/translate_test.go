@@ -20,7 +20,7 @@ import (
 
 	"github.com/asticode/go-astisub"
 
-	"hookline.dev/pkg/chatmodel/chatfake"
+	"hookline.dev/pkg/ai/chatmodel/chatfake"
 	"hookline.dev/pkg/testkit"
 )
 

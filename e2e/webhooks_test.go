@@ -20,10 +20,10 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/videosite/videositefake"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/videosite/videositefake"
 )
 
 // webhooksEnv makes retries fast (HOOKLINE_WEBHOOKS_BACKOFF_BASE) and

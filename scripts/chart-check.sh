@@ -13,7 +13,8 @@
 # strictly (unknown fields fail) with kubeconform, as is the kustomize base;
 # the chart and `kustomize build deploy/k8s` render the same Deployments;
 # the alerts name only series the code exports; KEDA on renders the
-# ScaledObject on both clips consumers and no worker HPA, KEDA off the HPA.
+# ScaledObject on both clips consumers (lags added, a 2-CPU pod's two jobs
+# the target) and no worker HPA, KEDA off the HPA.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -123,6 +124,7 @@ expect "ScaledObjects with KEDA" "$(count default '^kind: ScaledObject$')" 1
 expect "nats-jetstream triggers with KEDA" "$(count default 'type: nats-jetstream')" 2
 expect "consumer clips-prepare with KEDA" "$(count default 'consumer: "clips-prepare"')" 1
 expect "consumer clips-render with KEDA" "$(count default 'consumer: "clips-render"')" 1
+expect "KEDA's lags added, target the jobs of a 2-CPU pod" "$(count default '^      formula: "prepare + render"$')$(count default '^      target: "2"$')" 11
 expect "HPAs with KEDA (gateway)" "$(count default '^kind: HorizontalPodAutoscaler$')" 1
 expect "ScaledObjects without KEDA" "$(count dev '^kind: ScaledObject$')" 0
 expect "HPAs without KEDA (gateway, billing, clips-worker)" "$(count dev '^kind: HorizontalPodAutoscaler$')" 3

@@ -120,7 +120,7 @@ install_go_bin() {
 
 # install_apt installs Debian packages for the commands named, when missing
 # (wrk for make bench; pg_isready to probe Postgres; yt-dlp, which
-# pkg/videosite runs to download a hosted video; the clips service's media
+# pkg/media/videosite runs to download a hosted video; the clips service's media
 # tools).
 install_apt() {
   local missing=()
@@ -153,14 +153,14 @@ install() {
   install_translation
 }
 
-# install_vision installs the face and text models pkg/vision and the
+# install_vision installs the face and text models pkg/media/vision and the
 # critique run: dlib with its 68-point landmark model (libdlib-data,
 # CC0), the BLAS/LAPACK it links, and tesseract with its English data.
 install_vision() {
   if [ -f /usr/share/dlib/shape_predictor_68_face_landmarks.dat ] &&
     [ -f /usr/include/dlib/image_processing.h ] && pkg-config --exists tesseract lept 2>/dev/null &&
     [ -f /usr/share/tesseract-ocr/5/tessdata/eng.traineddata ]; then return 0; fi
-  log "installing dlib, its landmark model and tesseract from Debian (pkg/vision, critique)"
+  log "installing dlib, its landmark model and tesseract from Debian (pkg/media/vision, critique)"
   install_apt_pkgs libdlib-dev libdlib-data libblas-dev liblapack-dev libjpeg-dev libpng-dev \
     tesseract-ocr-eng libtesseract-dev libleptonica-dev pkg-config
 }
@@ -401,7 +401,7 @@ export HOOKLINE_MOONSHINE_DIR='$CACHE/moonshine-js-$MOONSHINE_JS_VERSION/tiny'
 export HOOKLINE_SPEECH_EVAL_DIR='$CACHE/speech-eval/asterisk-core-sounds-en-$ASTERISK_SOUNDS_VERSION'
 export HOOKLINE_EMOJI_DIR='$CACHE/fluent-emoji-$FLUENT_EMOJI_3D_VERSION-emojibase-$EMOJIBASE_DATA_VERSION'
 # libtesseract's OpenMP teams spin on idle cores; the critique keeps a
-# handle per core instead (pkg/vision/tesseract). Read when libgomp loads.
+# handle per core instead (services/thumbnails/internal/tesseract). Read when libgomp loads.
 export OMP_THREAD_LIMIT=1
 ENV
 }

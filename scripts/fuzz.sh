@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs every fuzz target for FUZZTIME each (default 10s). Fuzz targets are
+# Runs every fuzz target for FUZZTIME each (default 10s), with
+# FUZZ_PARALLEL workers when set (go test -parallel; default GOMAXPROCS):
+# make test sets 1, so fuzzing beside the tests takes one core. Fuzz targets are
 # found by name, so a new one is picked up without editing this file.
 # A failing input is written by Go to the package's testdata/fuzz/ and
 # becomes a regular test case; the output is shown when a run fails.
@@ -22,7 +24,7 @@ fuzz() {
   local dir=$1 target=$2 attempt before after
   for attempt in 1 2; do
     before=$(inputs "$dir/testdata/fuzz/$target")
-    if go test -run='^$' -fuzz="^$target\$" -fuzztime="$FUZZTIME" "./$dir" >"$log" 2>&1; then
+    if go test -run='^$' -fuzz="^$target\$" -fuzztime="$FUZZTIME" ${FUZZ_PARALLEL:+-parallel="$FUZZ_PARALLEL"} "./$dir" >"$log" 2>&1; then
       return 0
     fi
     after=$(inputs "$dir/testdata/fuzz/$target")

@@ -1,85 +1,181 @@
 #!/usr/bin/env bash
 # make test (what .ci/run calls): starts the dependencies when they are not
-# running, then runs, one after the other: gofmt, the README's package
-# map, the ARCHITECTURE references, go vet, golangci-lint (.golangci.yml,
-# depguard's layering rules included) in every module and the Helm chart;
-# every service and test package compiled once; every test of every module
-# with -race against the real Postgres, NATS and MinIO; short fuzz runs;
-# make up in a fresh clone (up-test); the third-party clients
-# (test-clients). It ends with "packages: N passed, N failed" and exits
-# non-zero when anything failed.
+# running, then runs everything as lanes side by side, so the run takes
+# about as long as its longest lane instead of the sum of its steps:
 #
-# The steps run in sequence, not side by side: on two cores the services
-# that tests start must come up within their deadlines, and lanes running
-# at once were measured to miss them (issue 37; the lanes are in git
-# history, branch i37doc, for a machine with more cores).
+#   checks   gofmt, the README's package map, ARCHITECTURE references,
+#            the free-port check (scripts/port-check.sh), go vet,
+#            golangci-lint (.golangci.yml, depguard's layering rules
+#            included) in every module, the Helm chart; then short fuzz
+#            runs of every target (one worker each); then make up in a
+#            fresh clone (up-test); then the third-party clients
+#            (test-clients). Checks and fuzzing run at nice 10: they give
+#            way to the tests, whose services must start within their
+#            deadlines.
+#   modules  every test of every module but e2e, with -race, against the
+#            real Postgres, NATS and MinIO, TEST_P packages at a time
+#   e2e-N    the e2e suite with -race, its tests dealt to E2E_SHARDS
+#            shards (default 2), longest first: each test starts its own
+#            stack of processes and spends much of its time waiting on
+#            them, so two shards overlap their waiting
+#
+# Every package and test package is compiled once before the test lanes
+# start (a clean clone's cgo packages are never in the cache, and lanes
+# compiling the same packages at once would each do the work).
+# Nothing here is shared by name between lanes: each test has its own
+# schema, NATS namespace, bucket and loopback ports (pkg/testkit).
+#
+# Lanes write to .hookline/lane-<name>.log. The run ends with a summary
+# (lane, exit status, seconds), the failing lanes' go test failures or log
+# tails, every go test output in .hookline/test.log, "packages: N passed,
+# N failed", and exits non-zero when any lane failed.
+#
+# TEST_SERIAL=1 runs the same lanes one after another (a slow machine
+# whose tests miss their deadlines beside each other).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 eval "$(scripts/deps.sh start)"
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 # A test whose server is missing fails here instead of skipping.
 export HOOKLINE_TEST_REQUIRE=1
+E2E_SHARDS=${E2E_SHARDS:-2}
+TEST_P=${TEST_P:-2}
 mkdir -p .hookline
+rm -f .hookline/lane-*.log .hookline/lane-*.status .hookline/lane-*.time
 
-# Every module of go.work, longest tests first: go test starts packages
-# in the order of its patterns, two at a time on two cores, so the e2e
-# suite and the clips renderer start at once instead of running alone at
-# the end. The loop below stops the run when a module of go.work is
-# missing here (bench is vetted and linted; its benchmarks are not tests).
+# Every module of go.work. The loop below stops the run when a module of
+# go.work is missing here (bench is vetted and linted; its benchmarks are
+# not tests).
 MODULES=(e2e services/clips services/thumbnails services/webhooks services/billing services/assets services/gateway pkg sdk/go)
 PATTERNS=("${MODULES[@]/#/./}"); PATTERNS=("${PATTERNS[@]/%//...}")
 for m in $(sed -n 's|^[[:space:]]*\./||p' go.work); do
   [ "$m" = bench ] || [[ " ${MODULES[*]} " == *" $m "* ]] || { echo "scripts/test.sh: go.work module $m is not tested"; exit 1; }
 done
+# The e2e tests that take longest (bench/RESULTS.md, e2e per test), dealt
+# first so the shards end together; the others follow by name. A name
+# here that no longer exists is ignored.
+E2E_LONG=(TestKilledThumbnailsSettlesEveryPaidSagaAtRestart TestClipRendersThroughTheGateway
+  TestHostileCaptionFilesRenderInsideTheFrame TestCLIThroughTheGateway TestReadYourWrites
+  TestAssetsThroughTheGateway TestEditsThroughTheGateway TestClipsThroughTheGateway)
+
+# Each step of a lane ends it on failure (|| return 1: errexit does not
+# hold inside a lane, which runs where its status is tested).
+static_checks() {
+  echo "== gofmt"
+  unformatted=$(gofmt -l pkg sdk services e2e bench)
+  if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; return 1; fi
+  echo "== package map (README.md)"
+  scripts/package-map.sh || return 1
+  echo "== ARCHITECTURE references (docs/ARCHITECTURE.md)"
+  scripts/arch-refs.sh || return 1
+  echo "== free ports (scripts/port-check.sh)"
+  scripts/port-check.sh || return 1
+  echo "== go vet"
+  go vet "${PATTERNS[@]}" ./bench/... || return 1
+  echo "== golangci-lint"
+  scripts/deps.sh lint-tools || return 1
+  for m in "${MODULES[@]}" bench; do
+    # --allow-parallel-runners: several clones on one machine may lint at once.
+    (cd "$m" && "$HOOKLINE_BIN/golangci-lint" run --allow-parallel-runners ./...) || { echo "golangci-lint failed in $m"; return 1; }
+  done
+  echo "== helm chart (scripts/chart-check.sh)"
+  scripts/chart-check.sh || return 1
+}
+
+checks() {
+  (renice -n 10 -p "$BASHPID" >/dev/null && static_checks) || return 1
+  echo "== fuzz (${FUZZTIME:-10s} per target, one worker)"
+  (renice -n 10 -p "$BASHPID" >/dev/null && FUZZTIME=${FUZZTIME:-10s} FUZZ_PARALLEL=1 scripts/fuzz.sh) || return 1
+  # make up in a fresh clone with 4222, 8080 and 9000 taken.
+  echo "== make up-test"
+  scripts/up-test.sh || return 1
+  echo "== make test-clients"
+  scripts/test-clients.sh || return 1
+}
+
+modules() {
+  go test -race -count=1 -p "$TEST_P" -timeout 30m "${PATTERNS[@]:1}"
+}
+
+# e2e_names prints the e2e tests, the long ones first.
+e2e_names() {
+  local all
+  all=$(sed -n 's/^func \(Test[A-Za-z0-9_]*\)(t \*testing\.T).*/\1/p' e2e/*_test.go | sort)
+  for n in "${E2E_LONG[@]}"; do grep -qx "$n" <<<"$all" && echo "$n"; done
+  grep -vxF -f <(printf '%s\n' "${E2E_LONG[@]}") <<<"$all" || true
+}
+
+# e2e_shard i runs the e2e tests dealt to shard i: in e2e_names's order,
+# to shards 0, 1, …, n-1, n-1, …, 0, 0, 1, … (so the longest two are apart).
+e2e_shard() {
+  local names
+  names=$(e2e_names | awk -v n="$E2E_SHARDS" -v i="$1" '{ r = (NR - 1) % (2 * n); s = r < n ? r : 2 * n - 1 - r } s == i' | paste -sd '|')
+  [ -n "$names" ] || return 0
+  go test -race -count=1 -timeout 30m -run "^($names)\$" ./e2e
+}
+
+# lane name command...: runs the command in the background (in the
+# foreground under TEST_SERIAL), its output in .hookline/lane-<name>.log,
+# its exit status and seconds beside it.
+pids=()
+lanes=()
+lane() {
+  local name=$1; shift
+  lanes+=("$name")
+  (
+    set +e
+    t0=$(date +%s)
+    "$@" >".hookline/lane-$name.log" 2>&1
+    echo $? >".hookline/lane-$name.status"
+    echo $(($(date +%s) - t0)) >".hookline/lane-$name.time"
+  ) &
+  if [ -n "${TEST_SERIAL:-}" ]; then wait $! || true; else pids+=($!); fi
+  echo "== lane $name started at $(($(date +%s) - start)) s"
+}
 
 start=$(date +%s)
-echo "== gofmt"
-unformatted=$(gofmt -l pkg sdk services e2e bench)
-if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; exit 1; fi
-echo "== package map (README.md)"
-scripts/package-map.sh
-echo "== ARCHITECTURE references (docs/ARCHITECTURE.md)"
-scripts/arch-refs.sh
-echo "== go vet"
-go vet "${PATTERNS[@]}" ./bench/...
-echo "== golangci-lint"
-scripts/deps.sh lint-tools
-eval "$(scripts/deps.sh env)"
-for m in "${MODULES[@]}" bench; do
-  # --allow-parallel-runners: several clones on one machine may lint at once.
-  (cd "$m" && "$HOOKLINE_BIN/golangci-lint" run --allow-parallel-runners ./...) || { echo "golangci-lint failed in $m"; exit 1; }
-done
-echo "== helm chart (scripts/chart-check.sh)"
-scripts/chart-check.sh
-echo "== checks took $(($(date +%s) - start)) s"
-
-# Every package the tests need compiled before any test runs, so the
-# first tests' services do not start while the cgo packages compile: the
-# services (e2e links them once, testkit.BuildAll) and every package and
-# test package with -race. go list -export compiles without linking; go
-# test links each of the ~100 test binaries once, when it runs it.
+lane checks checks
+# Everything the test lanes build, built once first (beside the checks,
+# which run niced): the services (e2e links them once a test binary,
+# testkit.BuildAll) and every package and test package with -race. go list
+# -export compiles without linking; go test links each test binary once,
+# when it runs it.
 echo "== build"
-go build $(printf "./%s " services/*/cmd/*)
-go list -race -test -export -deps "${PATTERNS[@]}" >.hookline/build.log 2>&1 || { cat .hookline/build.log; exit 1; }
-echo "== built at $(($(date +%s) - start)) s"
-
-echo "== go test -race"
-set +e
-go test -race -count=1 -timeout 45m "${PATTERNS[@]}" 2>&1 | tee .hookline/test.log
-status=${PIPESTATUS[0]}
-set -e
-echo "== tests done at $(($(date +%s) - start)) s"
-if [ "$status" -eq 0 ]; then
-  echo "== fuzz (${FUZZTIME:-10s} per target)"
-  FUZZTIME=${FUZZTIME:-10s} scripts/fuzz.sh
-  # make up in a fresh clone with 4222, 8080 and 9000 taken (~100 s).
-  echo "== make up-test"
-  scripts/up-test.sh
-  echo "== make test-clients"
-  scripts/test-clients.sh
+if ! { go build $(printf "./%s " services/*/cmd/*) && go list -race -test -export -deps "${PATTERNS[@]}" >/dev/null; } >.hookline/build.log 2>&1; then
+  cat .hookline/build.log
+  echo "== build failed; waiting for the checks lane"
+  for p in "${pids[@]}"; do wait "$p" || true; done
+  exit 1
 fi
-echo "make test: $(($(date +%s) - start)) s"
+echo "== built at $(($(date +%s) - start)) s"
+lane modules modules
+for ((i = 0; i < E2E_SHARDS; i++)); do lane "e2e-$i" e2e_shard "$i"; done
+for p in "${pids[@]}"; do wait "$p" || true; done
+
+status=0
+cat .hookline/lane-modules.log .hookline/lane-e2e-*.log >.hookline/test.log
+echo "== checks lane (.hookline/lane-checks.log)"
+grep -E '^(== |fuzz: |up-test: |test-clients: |port-check: )' .hookline/lane-checks.log || true
+for name in "${lanes[@]}"; do
+  rc=$(cat ".hookline/lane-$name.status" 2>/dev/null || echo 1)
+  if [ "$rc" != 0 ]; then
+    status=1
+    echo "== lane $name failed (exit $rc), .hookline/lane-$name.log:"
+    if grep -qE '^(--- FAIL|FAIL)' ".hookline/lane-$name.log"; then
+      grep -E '^(--- FAIL|FAIL|panic:)|^\s+\S+_test\.go:[0-9]+:' ".hookline/lane-$name.log" | head -100
+    else
+      tail -n 60 ".hookline/lane-$name.log"
+    fi
+  fi
+done
+echo "== summary"
+printf '%-8s %6s %6s  %s\n' lane exit s log
+for name in "${lanes[@]}"; do
+  printf '%-8s %6s %6s  %s\n' "$name" "$(cat ".hookline/lane-$name.status" 2>/dev/null || echo '?')" \
+    "$(cat ".hookline/lane-$name.time" 2>/dev/null || echo '?')" ".hookline/lane-$name.log"
+done
 pass=$(grep -c '^ok ' .hookline/test.log || true)
 fail=$(grep -c "^FAIL	" .hookline/test.log || true)
-echo "packages: $pass passed, $fail failed"
+echo "make test: $(($(date +%s) - start)) s"
+echo "packages: $pass passed, $fail failed (.hookline/test.log)"
 exit "$status"

@@ -106,7 +106,7 @@ trap 'echo; echo "up: stopping"; exit 0' INT TERM
 minio_pid=$(scripts/deps.sh run-minio "$STATE/minio" "$MINIO_UP_PORT" "$MINIO_CONSOLE_UP_PORT" "$STATE/minio.log")
 
 # The stack's own nats-server, with the users of deploy/nats/auth.conf
-# (generated from pkg/natsauth).
+# (generated from pkg/platform/natsauth).
 mkdir -p "$STATE/nats"
 { printf 'listen: "127.0.0.1:%s"\njetstream { store_dir: "%s" }\n' "$NATS_UP_PORT" "$STATE/nats"
   cat deploy/nats/auth.conf; } >"$STATE/nats.conf"

@@ -11,7 +11,7 @@
 # <admin-conninfo> is a libpq URL or key=value string of a role allowed to
 # create roles (the password travels in the environment, not in argv).
 # Used by scripts/up.sh, deploy/postgres/initdb.sh (docker compose) and
-# pkg/pgkit's tests; see deploy/README.md for managed databases.
+# pkg/platform/pgkit's tests; see deploy/README.md for managed databases.
 set -euo pipefail
 if [ $# -ne 3 ] || [ -z "${HOOKLINE_ROLE_PASSWORD:-}" ]; then
   echo "usage: HOOKLINE_ROLE_PASSWORD=... $0 <admin-conninfo> <role> <schema>" >&2

@@ -23,11 +23,11 @@ import (
 	"github.com/nats-io/nats.go"
 	"golang.org/x/sync/errgroup"
 
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/debugsrv"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/debugsrv"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
+	"hookline.dev/pkg/platform/telemetry"
 )
 
 // Options say which service is starting and where its state lives (the

@@ -14,7 +14,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/platform/telemetry"
 )
 
 // Metrics is one scrape of a Prometheus text endpoint, by metric name.

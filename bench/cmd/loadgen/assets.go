@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 )
 
 // assets measures the read paths of the assets service through the

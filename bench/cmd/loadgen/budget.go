@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/principal"
 )
 
 // budgetLoad is the image memory budget's load test (issue 21): a burst

@@ -15,7 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/principal"
 )
 
 // hostileLoad is issue 30's memory probe: hostile pictures (40 MP JPEGs,

@@ -37,9 +37,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/principal"
 )
 
 func main() {
@@ -72,7 +72,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	pid := fs.Int("pid", 0, "thumbnails: the thumbnails process, whose RSS is sampled")
 	path := fs.String("path", "/api/v1/seo/description", "post: the path to POST to")
 	bodyFile := fs.String("body", "", "post: a file holding the JSON body")
-	source := fs.String("source", "pkg/nlp/testdata/three_topics.txt", "transcript: the captions to repeat")
+	source := fs.String("source", "pkg/ai/nlp/testdata/three_topics.txt", "transcript: the captions to repeat")
 	want := fs.Int("want", 200, "post: the status of a success")
 	count := fs.Int("count", 10, "renders: how many renders to start")
 	slow := fs.Duration("slow", 0, "reserve: also list when the requests slower than this started, per 100 ms window (0: off)")

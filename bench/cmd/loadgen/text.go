@@ -9,7 +9,7 @@ import (
 
 // transcriptBody writes the body of a POST /seo/description for a
 // 60-minute video to path: the three-topic test captions
-// (pkg/textai/testdata) repeated, each pass numbered so that sentences
+// (pkg/ai/nlp/testdata) repeated, each pass numbered so that sentences
 // differ, to about words words — 150 words a minute for an hour is 9,000.
 func transcriptBody(source, path string, words int) error {
 	raw, err := os.ReadFile(source) //nolint:gosec // G304: the operator's own -source file

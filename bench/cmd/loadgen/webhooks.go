@@ -14,8 +14,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/principal"
 	hookline "hookline.dev/sdk/go"
 )
 

@@ -23,8 +23,8 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
 )
 
 func main() {

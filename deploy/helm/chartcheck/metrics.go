@@ -16,8 +16,8 @@ import (
 
 // Instrument declarations in the code, as this repository writes them:
 // counters through telemetry.NewCounter(scope, "name", ...), duration
-// histograms (unit s) through pkg/messaging's histogram("name", ...),
-// pkg/telemetry's Float64Histogram("name", ... WithUnit("s")) and
+// histograms (unit s) through pkg/platform/messaging's histogram("name", ...),
+// pkg/platform/telemetry's Float64Histogram("name", ... WithUnit("s")) and
 // telemetry.NewHistogram(scope, "name", ...), and gauges through
 // Int64ObservableGauge("name", ...) and telemetry.NewGauge(scope, "name", ...).
 var (
@@ -65,7 +65,7 @@ func runMetrics(args []string, stdout io.Writer) error {
 }
 
 // exportedMetrics returns the Prometheus names of the instruments declared
-// in the non-test Go files under root, as pkg/telemetry exports them
+// in the non-test Go files under root, as pkg/platform/telemetry exports them
 // (dots to underscores; counters get _total; second histograms get
 // _seconds and their _bucket, _count and _sum series).
 func exportedMetrics(root string) (map[string]bool, error) {

@@ -7,7 +7,7 @@
 // what is its own (its configuration, its fakes, its records).
 //
 // It is a package of its own, not part of testkit, because it is built on
-// pkg/messaging, whose own tests use testkit.
+// pkg/platform/messaging, whose own tests use testkit.
 package apptest
 
 import (
@@ -20,8 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/minio/minio-go/v7"
 
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/pkg/testkit"
 )
 

@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/pkg/testkit"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/pkg/testkit"
 )
 

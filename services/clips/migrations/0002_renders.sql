@@ -1,5 +1,5 @@
 -- Render jobs: one clip of a ready project made into an MP4, each paid for
--- by its own credit reservation (credits journal, pkg/credits).
+-- by its own credit reservation (credits journal, pkg/contracts/credits).
 
 CREATE TABLE renders (
     id             uuid        PRIMARY KEY,

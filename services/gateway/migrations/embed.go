@@ -1,5 +1,5 @@
 // Package migrations holds the gateway's schema, applied at start-up after
-// the messaging outbox (pkg/messaging.Migrations).
+// the messaging outbox (pkg/platform/messaging.Migrations).
 package migrations
 
 import "embed"

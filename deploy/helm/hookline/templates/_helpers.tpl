@@ -299,3 +299,23 @@ scaleDown:
       value: 1
       periodSeconds: {{ ternary 120 60 (default false .) }}
 {{- end }}
+
+{{/*
+hookline.clipsWorkerJobs: the jobs one clips-worker pod runs at once, which
+KEDA's target per pod matches: clipsWorker.jobsPerPod when set, else what
+the worker derives from its CPU quota (HOOKLINE_CLIPS_WORKERS=0: one job
+per whole CPU of resources.limits.cpu, "2" or "1500m", at least one).
+*/}}
+{{- define "hookline.clipsWorkerJobs" -}}
+{{- $w := .Values.clipsWorker -}}
+{{- if gt (int $w.jobsPerPod) 0 -}}
+{{- $w.jobsPerPod -}}
+{{- else -}}
+{{- $cpu := toString $w.resources.limits.cpu -}}
+{{- if hasSuffix "m" $cpu -}}
+{{- max 1 (div (trimSuffix "m" $cpu | int) 1000) -}}
+{{- else -}}
+{{- max 1 (floor $cpu | int) -}}
+{{- end -}}
+{{- end -}}
+{{- end }}

@@ -15,12 +15,12 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
+	"hookline.dev/pkg/media/vision/dlib/dlibtest"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/dlib/dlibtest"
 	"hookline.dev/services/assets/internal/app"
 )
 

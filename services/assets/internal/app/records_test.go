@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/pkg/testkit"
 )
 

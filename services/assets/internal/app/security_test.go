@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 )

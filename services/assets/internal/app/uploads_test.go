@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/pkg/testkit"
 )
 

@@ -15,8 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/textcheck"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/textcheck"
 	"hookline.dev/services/assets/internal/validate"
 )
 

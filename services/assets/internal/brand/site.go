@@ -12,7 +12,7 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
-	"hookline.dev/pkg/textcheck"
+	"hookline.dev/pkg/platform/textcheck"
 )
 
 // Page is what an import reads from a site's HTML.

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/assets/internal/validate"
 )
 

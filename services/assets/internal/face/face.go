@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"time"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/assets/internal/validate"
 )
 

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 func fields(t *testing.T, err error) map[string]string {

@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"time"
 
-	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/assets/internal/face"
 )
 

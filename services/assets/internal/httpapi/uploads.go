@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"time"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/assets/internal/service"
 	"hookline.dev/services/assets/internal/upload"
 )

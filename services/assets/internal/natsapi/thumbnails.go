@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 )
 
 // ThumbnailsConsumer is the durable consumer (and inbox name) of the

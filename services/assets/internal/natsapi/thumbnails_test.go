@@ -6,7 +6,7 @@ import (
 	"errors"
 	"testing"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/assets/internal/collection"
 	"hookline.dev/services/assets/internal/service"
 )

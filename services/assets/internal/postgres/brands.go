@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/assets/internal/brand"
 	"hookline.dev/services/assets/internal/service"
 )

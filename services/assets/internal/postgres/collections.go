@@ -9,8 +9,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/assets/internal/collection"
 	"hookline.dev/services/assets/internal/service"
 )

@@ -5,7 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/platform/messaging"
 )
 
 // claim records the event in the consumer's inbox in tx; first is false

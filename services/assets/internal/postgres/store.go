@@ -11,7 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/services/assets/internal/service"
 )
 

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/assets/internal/service"
 	"hookline.dev/services/assets/internal/style"
 )

@@ -8,11 +8,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/s3store"
-	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/s3store"
+	"hookline.dev/pkg/platform/safefetch"
 	"hookline.dev/services/assets/internal/brand"
 	"hookline.dev/services/assets/internal/style"
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/assets/internal/collection"
 )
 

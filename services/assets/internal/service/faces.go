@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/s3store"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/s3store"
 	"hookline.dev/services/assets/internal/face"
 )
 

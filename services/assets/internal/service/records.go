@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/assets/internal/brand"
 	"hookline.dev/services/assets/internal/collection"
 	"hookline.dev/services/assets/internal/face"

@@ -11,8 +11,8 @@
 // never a record pointing at a missing one.
 //
 // The service owns the interfaces of what it uses (Store, Blobs, Images,
-// Fetcher, Detector); the adapters are internal/postgres, pkg/s3store,
-// pkg/imageinput, pkg/safefetch and pkg/vision/dlib, wired by internal/app.
+// Fetcher, Detector); the adapters are internal/postgres, pkg/platform/s3store,
+// pkg/media/imageinput, pkg/platform/safefetch and pkg/media/vision/dlib, wired by internal/app.
 package service
 
 import (
@@ -27,11 +27,11 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/clock"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/clock"
+	"hookline.dev/pkg/platform/safefetch"
 )
 
 // Source names the service in event envelopes.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/s3store"
 	"hookline.dev/services/assets/internal/style"
 )
 

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/s3store"
 	"hookline.dev/services/assets/internal/upload"
 )
 

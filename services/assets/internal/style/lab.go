@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
 )
 
 // srgbToLinear8 maps an 8-bit sRGB component to linear light, 0..1. A table

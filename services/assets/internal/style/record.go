@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/assets/internal/validate"
 )
 

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
 )
 
 func solid(w, h int, c color.Color) *image.RGBA {

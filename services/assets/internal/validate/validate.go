@@ -10,9 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/imagecheck"
-	"hookline.dev/pkg/textcheck"
+	"hookline.dev/pkg/media/imagecheck"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/textcheck"
 )
 
 // Limits of the shared fields.

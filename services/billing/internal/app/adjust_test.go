@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 )
 
 // Adjustments go through the adjust RPC: a debit never takes available

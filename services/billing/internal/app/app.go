@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
 	"hookline.dev/pkg/platform"
-	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/billing/internal/httpapi"
 	"hookline.dev/services/billing/internal/natsapi"
 	"hookline.dev/services/billing/internal/postgres"
@@ -29,7 +29,7 @@ import (
 type Config struct {
 	config.Common `default:"HOOKLINE_HTTP_ADDR=:8081,HOOKLINE_DB_SCHEMA=billing"`
 	LedgerWriters int `env:"HOOKLINE_LEDGER_WRITERS" default:"1"`
-	// Tiers is the tier table shared with the gateway (pkg/tiers): each
+	// Tiers is the tier table shared with the gateway (pkg/contracts/tiers): each
 	// tier's subscription grant, billing cycle and quotas.
 	Tiers             tiers.Source
 	ReservationTTL    time.Duration `env:"HOOKLINE_RESERVATION_TTL" default:"10m"`

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/billing/internal/app"
 	"hookline.dev/services/billing/internal/ledger"

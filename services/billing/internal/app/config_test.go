@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/platform/config"
 )
 
 // Bad settings stop billing at start-up with a message naming them.

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
 	"hookline.dev/services/billing/internal/ledger"
 	"hookline.dev/services/billing/internal/natsapi"
 	"hookline.dev/services/billing/internal/postgres"

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/pkg/testkit"
 )
 

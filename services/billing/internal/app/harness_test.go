@@ -9,10 +9,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
-	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/billing/internal/app"
 	"hookline.dev/services/billing/internal/ledger"
 	"hookline.dev/services/billing/internal/postgres"

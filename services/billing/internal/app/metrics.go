@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/billing/internal/meters"
 )
 

@@ -3,8 +3,8 @@ package app_test
 import (
 	"testing"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
 )
 
 // An operator's tier table decides an account's grant, billing cycle and

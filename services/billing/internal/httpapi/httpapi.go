@@ -11,11 +11,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"hookline.dev/pkg/chix"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/pgkit"
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/chix"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/pgkit"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/billing/internal/ledger"
 )
 

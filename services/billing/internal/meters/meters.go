@@ -3,7 +3,7 @@
 // writer, the NATS handlers) share one declaration.
 package meters
 
-import "hookline.dev/pkg/telemetry"
+import "hookline.dev/pkg/platform/telemetry"
 
 const scope = "hookline.dev/services/billing"
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/billing/internal/ledger"
 )
 

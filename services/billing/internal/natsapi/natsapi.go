@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/services/billing/internal/ledger"
 	"hookline.dev/services/billing/internal/meters"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/services/billing/internal/ledger"
 )
 

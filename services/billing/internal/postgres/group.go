@@ -9,9 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/billing/internal/ledger"
 	"hookline.dev/services/billing/internal/meters"
 )

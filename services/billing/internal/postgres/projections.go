@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/billing/internal/ledger"
 )
 

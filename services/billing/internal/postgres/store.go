@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/services/billing/internal/ledger"
 )
 

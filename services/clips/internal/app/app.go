@@ -11,26 +11,26 @@ import (
 	"io"
 	"io/fs"
 
-	"hookline.dev/pkg/assetrecords"
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/assetrecords"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/platform"
-	"hookline.dev/pkg/s3store"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/s3store"
+	"hookline.dev/pkg/platform/safefetch"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/clips/internal/facetrack"
+	"hookline.dev/services/clips/internal/fairshare"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/httpapi"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/service"
-	"hookline.dev/services/clips/internal/slots"
 	"hookline.dev/services/clips/internal/transcribe"
 	"hookline.dev/services/clips/migrations"
 )
@@ -95,7 +95,9 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		return err
 	}
 	ff := media.FFmpeg{Bin: cfg.FFmpeg, ProbeBin: cfg.FFprobe}
-	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, Faces: faces}
+	cpus := platform.ContainerCPUs()
+	jobs, threads := cfg.concurrency(cpus)
+	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, Threads: threads, Faces: faces}
 	// Preparation samples the faces renders follow, in the decode it
 	// makes for the scene cuts.
 	sampler := &facetrack.Sampler{Faces: faces}
@@ -166,15 +168,16 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 		Renderer:       rnd,
 		RenderSettings: service.RenderSettings{Height: cfg.RenderHeight, HookSeconds: 2.5, EndCardSeconds: 2.5},
 		MaxAttempts:    cfg.MaxAttempts,
-		Slots:          service.Slots{Jobs: slots.New(cfg.Preparations, cfg.OrgPreparations), CPU: slots.New(cfg.Workers, 0)},
+		Slots:          service.Slots{Jobs: fairshare.New(cfg.Preparations, cfg.OrgPreparations), CPU: fairshare.New(jobs, 0)},
 	}
+	p.Log.InfoContext(ctx, "worker concurrency", "cpus", cpus, "jobs", jobs, "renderThreads", threads)
 	handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(nil, []byte(cfg.PrincipalSecret), ready, p.Log, parts...))
 	return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler}, append(workers,
 		func(ctx context.Context) error {
 			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsPrepare, events.ClipsJobPrepareSource, cfg.Preparations, svc.PrepareMaxDeliveries()), svc.HandlePrepare)
 		},
 		func(ctx context.Context) error {
-			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, cfg.Workers, svc.RenderMaxDeliveries()), svc.HandleRender)
+			return p.Bus.Consume(ctx, jobConsumer(&cfg, events.DurableClipsRender, events.ClipsJobRender, jobs, svc.RenderMaxDeliveries()), svc.HandleRender)
 		},
 	)...)
 }

@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/videosite/videositefake"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/videosite/videositefake"
 	"hookline.dev/services/clips/internal/mediatest"
 	"hookline.dev/services/clips/internal/moments"
 )

@@ -10,11 +10,11 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/safefetch"
 	"hookline.dev/services/clips/internal/apertium"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/transcribe"
@@ -39,14 +39,18 @@ type Config struct {
 	DownloadTimeout time.Duration `env:"HOOKLINE_CLIPS_DOWNLOAD_TIMEOUT" default:"30m"`
 
 	// Workers is how many jobs that use the cores a worker process runs
-	// at once (renders; a preparation from probing to measuring);
-	// JobAckWait is how long a job of a crashed worker waits before
-	// another takes it (a running job keeps its message with in-progress
-	// acks); MaxAttempts bounds a project's preparation attempts.
-	Workers     int           `env:"HOOKLINE_CLIPS_WORKERS" default:"1"`
-	JobAckWait  time.Duration `env:"HOOKLINE_CLIPS_JOB_ACK_WAIT" default:"60s"`
-	MaxAttempts int           `env:"HOOKLINE_CLIPS_MAX_ATTEMPTS" default:"3"`
-	WorkDir     string        `env:"HOOKLINE_CLIPS_WORK_DIR"`
+	// at once (renders; a preparation from probing to measuring), and
+	// RenderThreads how many threads each render's encode gets; 0 (the
+	// default) derives them from the CPUs the process has (see
+	// concurrency). JobAckWait is how long a job of a crashed worker
+	// waits before another takes it (a running job keeps its message
+	// with in-progress acks); MaxAttempts bounds a project's preparation
+	// attempts.
+	Workers       int           `env:"HOOKLINE_CLIPS_WORKERS" default:"0"`
+	RenderThreads int           `env:"HOOKLINE_CLIPS_RENDER_THREADS" default:"0"`
+	JobAckWait    time.Duration `env:"HOOKLINE_CLIPS_JOB_ACK_WAIT" default:"60s"`
+	MaxAttempts   int           `env:"HOOKLINE_CLIPS_MAX_ATTEMPTS" default:"3"`
+	WorkDir       string        `env:"HOOKLINE_CLIPS_WORK_DIR"`
 
 	// Preparations is how many preparation jobs a worker process runs at
 	// once: downloading, then waiting for one of the Workers slots to
@@ -135,8 +139,11 @@ func (c *Config) Validate() error {
 	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= messaging.DefaultRequestTimeout {
 		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE over %s", messaging.DefaultRequestTimeout))
 	}
-	if c.MaxDownloadMB <= 0 || c.Workers <= 0 || c.MaxAttempts <= 0 {
-		errs = append(errs, errors.New("HOOKLINE_CLIPS_MAX_DOWNLOAD_MB, _WORKERS and _MAX_ATTEMPTS must be positive"))
+	if c.MaxDownloadMB <= 0 || c.MaxAttempts <= 0 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_MAX_DOWNLOAD_MB and _MAX_ATTEMPTS must be positive"))
+	}
+	if c.Workers < 0 || c.RenderThreads < 0 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_WORKERS and _RENDER_THREADS must not be negative (0: from the CPUs)"))
 	}
 	if c.OrgPreparations <= 0 || c.OrgPreparations >= c.Preparations {
 		errs = append(errs, errors.New("HOOKLINE_CLIPS_ORG_PREPARATIONS must be at least 1 and under HOOKLINE_CLIPS_PREPARATIONS: one organization must never hold every slot"))
@@ -153,10 +160,31 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
+// concurrency is how many jobs that use the cores the worker runs at once
+// and how many threads each render's encode gets, on cpus CPUs (the
+// cgroup's quota, platform.ContainerCPUs): HOOKLINE_CLIPS_WORKERS and
+// _RENDER_THREADS when set, else one job per whole CPU, each encode with
+// one thread: x264's frame threads wait on each other's rows and much of
+// a render runs on one thread anyway, so one-thread encodes side by side
+// keep the cores busy, and two worker processes sharing the cores run
+// one-thread encodes instead of multi-threaded ones fighting for them
+// (bench/RESULTS.md, `bench/run.sh clips-batch`).
+func (c *Config) concurrency(cpus float64) (jobs, threads int) {
+	jobs = c.Workers
+	if jobs == 0 {
+		jobs = max(1, int(cpus))
+	}
+	threads = c.RenderThreads
+	if threads == 0 {
+		threads = max(1, int(cpus)/jobs)
+	}
+	return jobs, threads
+}
+
 // moments is the local engine, or a chat model's wording over it, with
 // WordNet for prompts.
 func (c *Config) moments() (moments.Engine, error) {
-	m, err := textai.Model(c.Text)
+	m, err := chatmodel.FromConfig(c.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +222,7 @@ func openWordNet(dir string) (*wordnet.DB, error) {
 // provider alone (or the spoken language only), and the log says so.
 func (c *Config) translators(ctx context.Context, log *slog.Logger) (translate.Translators, error) {
 	var ts translate.Translators
-	m, err := textai.Model(c.Text)
+	m, err := chatmodel.FromConfig(c.Text)
 	if err != nil {
 		return nil, err
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/safefetch"
 )
 
 // The fairness knobs have working defaults, reach the fetcher, and bad
@@ -44,8 +44,13 @@ func TestConfigPreparationKnobs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("defaults refused: %v", err)
 	}
-	if cfg.Preparations != 4 || cfg.OrgPreparations != 2 || cfg.Workers != 1 {
-		t.Errorf("slots %d, %d per organization, %d CPU", cfg.Preparations, cfg.OrgPreparations, cfg.Workers)
+	if cfg.Preparations != 4 || cfg.OrgPreparations != 2 || cfg.Workers != 0 || cfg.RenderThreads != 0 {
+		t.Errorf("slots %d, %d per organization, %d CPU, %d threads", cfg.Preparations, cfg.OrgPreparations, cfg.Workers, cfg.RenderThreads)
+	}
+	for _, tc := range []map[string]string{{"HOOKLINE_CLIPS_WORKERS": "-1"}, {"HOOKLINE_CLIPS_RENDER_THREADS": "-2"}} {
+		if _, err := load(tc); err == nil || !strings.Contains(err.Error(), "HOOKLINE_CLIPS_WORKERS and _RENDER_THREADS") {
+			t.Errorf("%v: err = %v", tc, err)
+		}
 	}
 	if got, want := cfg.fetch().Stall, (safefetch.Stall{Idle: 30 * time.Second, MinRate: 32 << 10, Window: time.Minute}); got != want {
 		t.Errorf("stall %+v, want %+v", got, want)
@@ -79,5 +84,30 @@ func TestConfigPreparationKnobs(t *testing.T) {
 	// No minimum rate is a choice, not an error.
 	if _, err := load(map[string]string{"HOOKLINE_CLIPS_DOWNLOAD_MIN_RATE_KIB": "0"}); err != nil {
 		t.Errorf("no minimum rate: %v", err)
+	}
+}
+
+// A worker's jobs and each render's threads come from its CPUs unless
+// HOOKLINE_CLIPS_WORKERS or _RENDER_THREADS say otherwise.
+func TestConfigConcurrency(t *testing.T) {
+	for _, tc := range []struct {
+		workers, threads int
+		cpus             float64
+		jobs, each       int
+	}{
+		{0, 0, 0.5, 1, 1}, // under a CPU: one job, one thread
+		{0, 0, 1, 1, 1},
+		{0, 0, 1.5, 1, 1},
+		{0, 0, 2, 2, 1}, // two renders of one thread each
+		{0, 0, 8, 8, 1},
+		{1, 0, 2, 1, 2}, // one job at a time gets the CPUs
+		{3, 0, 8, 3, 2},
+		{0, 2, 4, 4, 2}, // threads set, jobs from the CPUs
+		{2, 4, 2, 2, 4}, // both set: taken as they are
+	} {
+		c := Config{Workers: tc.workers, RenderThreads: tc.threads}
+		if jobs, each := c.concurrency(tc.cpus); jobs != tc.jobs || each != tc.each {
+			t.Errorf("workers %d, threads %d on %v CPUs: %d jobs of %d threads, want %d of %d", tc.workers, tc.threads, tc.cpus, jobs, each, tc.jobs, tc.each)
+		}
 	}
 }

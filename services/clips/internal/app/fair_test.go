@@ -16,9 +16,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/videosite/videositefake"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/videosite/videositefake"
 	"hookline.dev/services/clips/internal/mediatest"
 )
 

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/videosite/videositefake"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/videosite/videositefake"
 	"hookline.dev/services/clips/internal/app"
 	"hookline.dev/services/clips/internal/mediatest"
 )

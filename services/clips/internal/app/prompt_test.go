@@ -9,10 +9,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/media/videosite/videositefake"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
-	"hookline.dev/pkg/videosite/videositefake"
 	"hookline.dev/services/clips/internal/mediatest"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/mediatest"
 	"hookline.dev/services/clips/internal/moments"
 )

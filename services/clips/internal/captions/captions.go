@@ -16,8 +16,8 @@ import (
 	"strings"
 	"unicode"
 
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/fonts"
 )
 
 // Style is a subtitle style name.

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/media/fonts"
 )
 
 func TestFitCutsOnlyWhatDoesNotFit(t *testing.T) {

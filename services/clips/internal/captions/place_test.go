@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/media/fonts"
 )
 
 // edges are the vertical extent an event's text may take, from its

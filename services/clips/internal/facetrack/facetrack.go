@@ -16,7 +16,7 @@ import (
 	"math"
 	"sort"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // Sampling parameters: FPS samples a second, on frames Width pixels wide;

@@ -12,8 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/ffrender"

@@ -13,8 +13,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
@@ -92,19 +92,21 @@ func TestStylesLookDifferent(t *testing.T) {
 	}
 	r := &ffrender.Renderer{Faces: det, Preset: "ultrafast"}
 	text := words("here is the biggest solar mistake ever made", 0.1, 0.45)
-	render := func(name string, spec captions.Spec, bar bool, card float64, brand ...string) string {
-		job := ffrender.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: 5, Width: 540, Height: 960,
+	// Each style is compared on a still at 1.5 s: a 2 s clip shows it as
+	// well as the 4 s clip of the brand render.
+	render := func(name string, end float64, spec captions.Spec, bar bool, card float64, brand ...string) string {
+		job := ffrender.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: end, Width: 540, Height: 960,
 			Dir: filepath.Join(dir, name), Text: spec, ProgressBar: bar, EndCardSeconds: card}
 		if len(brand) == 2 {
 			job.Frame, job.Logo = brand[0], brand[1]
 		}
 		return output(t, r, job)
 	}
-	plain := still(t, render("plain", captions.Spec{Style: captions.Clean}, false, 0), 1.5)
+	plain := still(t, render("plain", 3, captions.Spec{Style: captions.Clean}, false, 0), 1.5)
 	var stills []image.Image
 	examples := testkit.ExamplesDirIfAsked(t)
 	for _, st := range captions.Styles {
-		img := still(t, render(string(st), captions.Spec{Style: st, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true}, false, 0), 1.5)
+		img := still(t, render(string(st), 3, captions.Spec{Style: st, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true}, false, 0), 1.5)
 		if d := differ(plain, img); d < 0.003 {
 			t.Errorf("style %s: only %.3f of the frame carries captions", st, d)
 		}
@@ -122,7 +124,7 @@ func TestStylesLookDifferent(t *testing.T) {
 	if len(cut) != 1 || cut[0].Start < 1 {
 		t.Fatalf("cutaways %+v", cut)
 	}
-	all := render("all", captions.Spec{Style: captions.Energetic, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true,
+	all := render("all", 5, captions.Spec{Style: captions.Energetic, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true,
 		Hook: "The biggest solar mistake?", HookSeconds: 1, EndCard: "Follow for part 2 {\\an8}", Cutaways: cut}, true, 2.5,
 		"0x7C3AED", logo(t, dir))
 	card := still(t, all, cut[0].Start+0.7)

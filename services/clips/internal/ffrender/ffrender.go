@@ -31,8 +31,8 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/fonts"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/facetrack"
@@ -157,7 +157,8 @@ type Renderer struct {
 	CRF    int
 	// Threads is how many threads a render's decoder, filters and x264
 	// each use (0: as many as ffmpeg and x264 choose for the machine's
-	// processors); the worker sets it from the processors it has.
+	// processors): the worker gives each of its concurrent renders a share
+	// of its CPUs, so renders side by side do not oversubscribe the cores.
 	Threads int
 	Faces   *vision.Detector
 	// Landmarks, when set, measures mouths: without it every layout

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/media/fonts"
 )
 
 // TestEmbeddedFontsWinOverTheSystems: through the renderer's fontconfig

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/media"
 )

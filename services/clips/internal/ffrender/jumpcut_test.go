@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
@@ -32,7 +32,7 @@ func TestLayoutsWithJumpCutsAndPunchIns(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
-	talk := twoPersonTalk(t, dir, model, 1.5)
+	talk := twoPersonTalk(t, model, 1.5)
 	// The captions: each line's words spread over its turn; owner is
 	// the talker of each word.
 	var ws []captions.Word

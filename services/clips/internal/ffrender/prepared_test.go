@@ -45,7 +45,7 @@ func TestPreparedSamplesStandForTracking(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
-	talk := twoPersonTalk(t, dir, model, 0)
+	talk := twoPersonTalk(t, model, 0)
 	info, err := media.Tools{}.Probe(context.Background(), talk.File)
 	if err != nil {
 		t.Fatal(err)

@@ -3,12 +3,14 @@ package ffrender_test
 import (
 	"bytes"
 	"image"
+	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"
@@ -26,16 +28,48 @@ var talkLines = []string{
 	"A thin blue line of air, and it made me think about how small we are.",
 }
 
-// twoPersonTalk makes the talk of talkLines with two real photographs,
-// pause seconds after each line (0: the default).
-func twoPersonTalk(t *testing.T, dir string, model *dlib.Model, pause float64) mediatest.Conversation {
+// talks are the conversations made so far, by pause: the tests only read
+// them, so each is made once a test binary (TestMain removes them).
+var talks sync.Map // pause → *madeTalk
+
+type madeTalk struct {
+	once sync.Once
+	dir  string
+	talk mediatest.Conversation
+}
+
+// twoPersonTalk returns the talk of talkLines with two real photographs,
+// pause seconds after each line (0: the default), made on its first use.
+func twoPersonTalk(t *testing.T, model *dlib.Model, pause float64) mediatest.Conversation {
 	t.Helper()
-	sample, _, err := image.Decode(bytes.NewReader(testkit.FacePhoto(t)))
-	if err != nil {
-		t.Fatal(err)
+	v, _ := talks.LoadOrStore(pause, &madeTalk{})
+	m := v.(*madeTalk)
+	m.once.Do(func() {
+		sample, _, err := image.Decode(bytes.NewReader(testkit.FacePhoto(t)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.dir, err = os.MkdirTemp("", "ffrender-talk"); err != nil {
+			t.Fatal(err)
+		}
+		m.talk = mediatest.TwoPersonTalk(t, m.dir, mediatest.TalkSpec{Faces: model, Lines: talkLines, Pause: pause,
+			Talkers: [2]mediatest.Talker{{Photo: testkit.EvalPhoto(t, "astronaut.png"), Voice: "en-us+f3"}, {Photo: sample, Voice: "en-us+m3"}}})
+	})
+	if m.talk.File == "" {
+		t.Fatal("the talk could not be made (see the first test that asked for it)")
 	}
-	return mediatest.TwoPersonTalk(t, dir, mediatest.TalkSpec{Faces: model, Lines: talkLines, Pause: pause,
-		Talkers: [2]mediatest.Talker{{Photo: testkit.EvalPhoto(t, "astronaut.png"), Voice: "en-us+f3"}, {Photo: sample, Voice: "en-us+m3"}}})
+	return m.talk
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	talks.Range(func(_, v any) bool {
+		if d := v.(*madeTalk).dir; d != "" {
+			_ = os.RemoveAll(d)
+		}
+		return true
+	})
+	os.Exit(code)
 }
 
 func speakerRenderer(t *testing.T) (*ffrender.Renderer, *dlib.Model) {
@@ -62,7 +96,7 @@ func TestCropFollowsTheSpeaker(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
-	talk := twoPersonTalk(t, dir, model, 0)
+	talk := twoPersonTalk(t, model, 0)
 	job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
 		Dir: filepath.Join(dir, "speaker"), Layout: render.LayoutSpeaker,
 		Text: captions.Spec{Style: captions.Bold, Words: words("what does a launch feel like from the inside", 0.5, 0.4), Hook: "What a launch feels like", HookSeconds: 3}}
@@ -105,7 +139,7 @@ func TestSplitKeepsBothFaces(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
-	talk := twoPersonTalk(t, dir, model, 0)
+	talk := twoPersonTalk(t, model, 0)
 	job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
 		Dir: filepath.Join(dir, "split"), Layout: render.LayoutSplit,
 		Text: captions.Spec{Style: captions.Energetic, Words: words("a thin blue line of air made me think about how small we are", 0.3, 0.45),

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/mediatest"

@@ -3,8 +3,8 @@ package httpapi
 import (
 	"net/http"
 
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/service"
 )

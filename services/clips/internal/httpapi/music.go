@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"time"
 
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/render"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/render"
 )

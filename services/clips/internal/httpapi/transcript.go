@@ -7,9 +7,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/transcript"
 )
 

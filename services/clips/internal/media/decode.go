@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"hookline.dev/pkg/textcheck"
+	"hookline.dev/pkg/platform/textcheck"
 )
 
 // ErrUndecodable matches a *DecodeError.

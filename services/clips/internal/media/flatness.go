@@ -3,7 +3,7 @@ package media
 import (
 	"math"
 
-	"hookline.dev/pkg/dsp"
+	"hookline.dev/pkg/media/dsp"
 )
 
 // fft measures spectral flatness on frames of a fixed size with a Hann

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
 )
 
 // Require fails the test when a tool is missing: media tests never skip.

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/ai/nlp"
 )
 
 // Chat lets a chat model word the titles and hooks of the clips the local
@@ -18,7 +18,7 @@ import (
 // answers malformed JSON twice leaves the local wording, and Analysis.Engine
 // says so.
 type Chat struct {
-	Model textai.Completer
+	Model chatmodel.Completer
 	Local Local
 }
 
@@ -52,7 +52,7 @@ func (c *Chat) Rank(ctx context.Context, in Input) (Result, error) {
 		fmt.Fprintf(&b, "Clip %s (%.0f–%.0f s, %s, keywords: %s):\n%s\n\n", cl.ID, cl.Start, cl.End, cl.Category, strings.Join(cl.Keywords, ", "), text)
 	}
 	var ans chatAnswer
-	fallback, err := textai.Ask(ctx, c.Model, chatSystem, "clip_titles", b.String(), chatSchema, &ans, func() error {
+	fallback, err := chatmodel.Ask(ctx, c.Model, chatSystem, "clip_titles", b.String(), chatSchema, &ans, func() error {
 		got := map[string]bool{}
 		for _, a := range ans.Clips {
 			t, h := strings.TrimSpace(a.Title), strings.TrimSpace(a.Hook)
@@ -89,7 +89,7 @@ func (c *Chat) Rank(ctx context.Context, in Input) (Result, error) {
 
 // NewEngine is the local engine with lexicon lx (nil: none), or the
 // chat wording over it when m is set.
-func NewEngine(m textai.Completer, lx Lexicon) Engine {
+func NewEngine(m chatmodel.Completer, lx Lexicon) Engine {
 	if m == nil {
 		return Local{Lexicon: lx}
 	}
@@ -140,7 +140,7 @@ func (c *Chat) steered(ctx context.Context, in Input) (Result, error) {
 		sent = k + 1
 	}
 	var ans chatMatches
-	_, err := textai.Ask(ctx, c.Model, matchSystem, "prompt_matches", b.String(), chatMatchSchema, &ans, func() error {
+	_, err := chatmodel.Ask(ctx, c.Model, matchSystem, "prompt_matches", b.String(), chatMatchSchema, &ans, func() error {
 		for _, m := range ans.Moments {
 			if m.Sentence < 0 || m.Sentence >= sent {
 				return fmt.Errorf("sentence %d does not exist", m.Sentence)

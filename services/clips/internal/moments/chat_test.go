@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/chatmodel"
-	"hookline.dev/pkg/chatmodel/chatfake"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/ai/chatmodel/chatfake"
 )
 
 func TestChatWordsTheLocalChoice(t *testing.T) {

@@ -24,8 +24,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // Window limits, in seconds.

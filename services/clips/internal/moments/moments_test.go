@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // filler is ordinary talk about one subject, without hooks or emotion.

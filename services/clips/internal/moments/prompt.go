@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
 )
 
 // MaxPrompt bounds a prompt, in characters.

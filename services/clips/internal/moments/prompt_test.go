@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/wordnet"
 )

@@ -5,7 +5,7 @@
 // that readies it. Preparation ends a project once: the final update only
 // applies to a project still `downloading`. A render ends in the
 // transaction that settles its credit reservation (credits.Complete or
-// Fail): the store side of the saga as pkg/credits describes it. Every
+// Fail): the store side of the saga as pkg/contracts/credits describes it. Every
 // project query is scoped by organization; another organization's project
 // is indistinguishable from a missing one.
 package postgres
@@ -20,11 +20,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/service"

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/service"
 	"hookline.dev/services/clips/internal/transcript"

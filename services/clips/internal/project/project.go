@@ -12,8 +12,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/transcript"

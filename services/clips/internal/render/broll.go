@@ -5,8 +5,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 // Footage is a b-roll clip of the library.

@@ -8,7 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 // ErrNoTrack: no such music track.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/project"

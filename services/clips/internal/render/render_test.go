@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"

@@ -12,16 +12,16 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/assetrecords"
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/assetrecords"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/clips/internal/render"
 )
 
 // Brands is the brands read model (*postgres.Store). It serves speed,
 // never the truth about a brand created a moment ago: an id it has never
 // seen is asked of the AssetOwner before a render request is told 404
-// (see pkg/messaging, "Read models").
+// (see pkg/platform/messaging, "Read models").
 type Brands interface {
 	// ApplyBrand applies one brand event, once per eventID (consumer
 	// names the inbox); an older change, or one reviving a deleted brand,

@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/assetrecords"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/assetrecords"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/clips/internal/postgres"
 	"hookline.dev/services/clips/internal/render"

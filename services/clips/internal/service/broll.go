@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/clips/internal/captions"
 	"hookline.dev/services/clips/internal/censor"
 	"hookline.dev/services/clips/internal/ffrender"

@@ -5,13 +5,13 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/clips/internal/project"
 )
 
 const scope = "hookline.dev/services/clips"
 
-// The service's instruments, beside the consumers' own (pkg/messaging:
+// The service's instruments, beside the consumers' own (pkg/platform/messaging:
 // deliveries, redeliveries, dead letters and each consumer's backlog).
 var (
 	jobs = telemetry.NewCounter(scope, "hookline.clips.jobs",

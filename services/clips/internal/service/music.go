@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/principal"
+	"hookline.dev/pkg/platform/safefetch"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/render"
 )

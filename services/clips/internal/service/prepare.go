@@ -10,17 +10,18 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/safefetch"
+	"hookline.dev/services/clips/internal/fairshare"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
-	"hookline.dev/services/clips/internal/slots"
 	"hookline.dev/services/clips/internal/transcript"
 )
 
@@ -61,7 +62,7 @@ func (s *Worker) PrepareMaxDeliveries() int { return math.MaxInt32 }
 // the download, from probing to measuring: a download waiting on a slow
 // server holds no CPU slot, and the processes that use the cores run as
 // many at once as before.
-type Slots struct{ Jobs, CPU *slots.Pool }
+type Slots struct{ Jobs, CPU *fairshare.Pool }
 
 // maxPictureSide is the largest picture side a source may have: 8K and
 // the widest 360° video fit; beyond it a frame takes hundreds of
@@ -294,33 +295,52 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 	}
 	src.Duration, src.Width, src.Height = info.Duration, info.Width, info.Height
 
-	if len(src.Segments) == 0 {
-		if err := s.progress(ctx, p.ID, project.StepTranscribing); err != nil {
+	// Recognition and analysis run side by side: neither keeps both cores
+	// busy throughout (the model's load and the voice-activity split run on
+	// one, the decode feeds the face search a frame at a time), so together
+	// they take far less than their sum (bench/RESULTS.md: half the wall
+	// time on a 10-minute talk). The project shows transcribing while speech
+	// is recognised, then analysing from the share decoded by then.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	analysed := &analysis{}
+	enterAnalysing := func() error {
+		return analysed.enter(s.within(ctx, p.ID, project.StepAnalyzing), func() error { return s.progress(ctx, p.ID, project.StepAnalyzing) })
+	}
+	transcribing := len(src.Segments) == 0
+	if !transcribing {
+		if err := enterAnalysing(); err != nil {
 			return err
 		}
-		wav := filepath.Join(dir, "speech.wav")
-		if err := s.Media.ExtractWAV(ctx, file, wav); err != nil {
-			return err
+	}
+	var sig media.Signals
+	var analyseErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if sig, analyseErr = s.Media.Analyze(ctx, file, info, analysed.report); analyseErr != nil {
+			cancel() // recognition is of no use now
 		}
-		segs, err := s.Transcriber.Transcribe(ctx, wav, s.within(ctx, p.ID, project.StepTranscribing))
+	}()
+	if transcribing {
+		err := s.transcribe(ctx, p, src, file, dir)
+		if err == nil {
+			err = enterAnalysing()
+		}
 		if err != nil {
-			return fmt.Errorf("transcribing with %s: %w", s.Transcriber.Name(), err)
+			cancel()
+			<-done
+			if analyseErr != nil && !errors.Is(analyseErr, context.Canceled) {
+				err = analyseErr // the cause; recognition stopped for it
+			}
+			return analysisError(err)
 		}
-		// A recogniser's words are text from outside too (a remote
-		// provider's), held to the same rule as captions.
-		src.Segments, src.TranscriptOrigin = videosite.SanitizeSegments(segs), project.TranscriptRecognition
 	}
-	if err := s.progress(ctx, p.ID, project.StepAnalyzing); err != nil {
+	<-done
+	if err := analysisError(analyseErr); err != nil {
 		return err
 	}
-	sig, err := s.Media.Analyze(ctx, file, info, s.within(ctx, p.ID, project.StepAnalyzing))
-	var de *media.DecodeError
-	switch {
-	case errors.As(err, &de):
-		return fail("the video cannot be decoded: %s", de.Reason)
-	case err != nil:
-		return err
-	case short(sig.Decoded, info.Duration):
+	if short(sig.Decoded, info.Duration) {
 		// The header declares the whole length; the data stops early (a
 		// server that declared a shorter Content-Length than the file).
 		return fail("the download ended early: the file holds %.1f s of the %.1f s it declares", sig.Decoded, info.Duration)
@@ -328,6 +348,68 @@ func (s *Worker) measure(ctx context.Context, p project.Project, src *project.So
 	src.Signals = moments.Signals{Step: sig.Step, Energy: sig.Energy, Peaks: sig.Peaks, Scenes: sig.Scenes}
 	src.Faces = sig.Faces
 	return nil
+}
+
+// transcribe recognises the speech of file into src's segments.
+func (s *Worker) transcribe(ctx context.Context, p project.Project, src *project.Source, file, dir string) error {
+	if err := s.progress(ctx, p.ID, project.StepTranscribing); err != nil {
+		return err
+	}
+	wav := filepath.Join(dir, "speech.wav")
+	if err := s.Media.ExtractWAV(ctx, file, wav); err != nil {
+		return err
+	}
+	segs, err := s.Transcriber.Transcribe(ctx, wav, s.within(ctx, p.ID, project.StepTranscribing))
+	if err != nil {
+		return fmt.Errorf("transcribing with %s: %w", s.Transcriber.Name(), err)
+	}
+	// A recogniser's words are text from outside too (a remote
+	// provider's), held to the same rule as captions.
+	src.Segments, src.TranscriptOrigin = videosite.SanitizeSegments(segs), project.TranscriptRecognition
+	return nil
+}
+
+// analysisError is err of Analyze as a preparation's error: a file
+// ffmpeg gives up on fails the project.
+func analysisError(err error) error {
+	var de *media.DecodeError
+	if errors.As(err, &de) {
+		return fail("the video cannot be decoded: %s", de.Reason)
+	}
+	return err
+}
+
+// analysis passes Analyze's progress on once the project shows the
+// analysing step, starting from the share decoded by then: while speech
+// is still recognised, the project shows that.
+type analysis struct {
+	mu   sync.Mutex
+	done float64
+	to   func(done float64) // nil until enter
+}
+
+// enter shows the analysing step (start records it) and passes the
+// share decoded so far, and all that follows, to to.
+func (a *analysis) enter(to func(done float64), start func() error) error {
+	if err := start(); err != nil {
+		return err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.to = to
+	if a.done > 0 {
+		to(a.done)
+	}
+	return nil
+}
+
+func (a *analysis) report(done float64) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.done = done
+	if a.to != nil {
+		a.to(done)
+	}
 }
 
 // short reports media lasting clearly less than declared: by more than a

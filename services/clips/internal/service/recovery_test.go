@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/clips/internal/postgres"

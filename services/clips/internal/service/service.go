@@ -4,7 +4,7 @@
 // and the libraries renders draw from. It holds the rules; storage, the
 // video site, media tools, speech recognition, the renderer, the fetcher,
 // the object store and billing are ports. Each render is its own credit
-// saga, wired as pkg/credits describes: reserved through the Credits port,
+// saga, wired as pkg/contracts/credits describes: reserved through the Credits port,
 // settled by the Renders port in the transaction that ends the render,
 // and judged after a crash by ResolveReservation. API holds what the API
 // process needs, Worker what a worker needs, Core what both share.
@@ -18,13 +18,13 @@ import (
 	"log/slog"
 	"time"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/clock"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/tiers"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/clock"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/ffrender"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/moments"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/clips/internal/moments"
 	"hookline.dev/services/clips/internal/project"
 	"hookline.dev/services/clips/internal/transcript"

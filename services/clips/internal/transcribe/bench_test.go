@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/mediatest"
 )
 

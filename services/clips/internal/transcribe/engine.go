@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"strings"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // Moonshine is the default offline engine: Moonshine tiny (English) run

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"log/slog"
 
-	"hookline.dev/pkg/vendorapi"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/ai/vendorapi"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // CheckModel asks the server whether the model exists

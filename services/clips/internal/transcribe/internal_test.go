@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // The output of pocketsphinx_continuous -time yes on espeak-ng speech.

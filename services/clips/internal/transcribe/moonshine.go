@@ -16,7 +16,7 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"hookline.dev/pkg/onnxrt"
+	"hookline.dev/pkg/media/onnxrt"
 )
 
 // The files of a Moonshine model directory, as scripts/deps.sh installs

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/mediatest"
 )
 
@@ -27,6 +27,9 @@ func newTestMoonshine(t testing.TB, s speechSetup) *Moonshine {
 // (split by the voice-activity detector), are written as their transcript
 // says, within 10 % word error rate, in well-formed timed segments.
 func TestMoonshineHearsRealSpeech(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the speech model over recorded prompts (a minute of CPU on two cores; TestAlignedWordsStartWhereTheirSpeechStarts runs it in -short): make test runs it")
+	}
 	s := requireSpeech(t)
 	m := newTestMoonshine(t, s)
 	dir := t.TempDir()

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/vendorapi"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/ai/vendorapi"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/telemetry"
 )
 
 // DefaultOpenAIBaseURL is OpenAI's own API.
@@ -24,7 +24,7 @@ const DefaultOpenAIBaseURL = "https://api.openai.com"
 
 // timing is what a transcription model's answer holds (AudioResponseFormat
 // and CreateTranscriptionRequest.timestamp_granularities of OpenAI's
-// openapi.yaml; pkg/vendorapi/contract/testdata/openai.json).
+// openapi.yaml; pkg/ai/vendorapi/contract/testdata/openai.json).
 type timing int
 
 const (

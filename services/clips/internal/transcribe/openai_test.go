@@ -18,9 +18,9 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/vendorapi/contract"
+	"hookline.dev/pkg/ai/vendorapi/contract"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/transcribe"
 )
 
@@ -39,7 +39,7 @@ func wav(t *testing.T) (string, []byte) {
 }
 
 // fake is an OpenAI-compatible server that checks the upload against
-// OpenAI's contract (pkg/vendorapi/contract: CreateTranscriptionRequest)
+// OpenAI's contract (pkg/ai/vendorapi/contract: CreateTranscriptionRequest)
 // and answers status and body after the headers. Answers to an OpenAI
 // model are checked against the contract too (verbose_json,
 // diarized_json, the error body); a self-hosted server's answers are its

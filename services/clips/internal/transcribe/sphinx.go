@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // Sphinx is the offline engine: pocketsphinx_continuous with its US

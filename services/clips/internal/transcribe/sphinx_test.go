@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"
 	"hookline.dev/services/clips/internal/transcribe"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/moments"
 )
 

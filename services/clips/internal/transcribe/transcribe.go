@@ -22,8 +22,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"hookline.dev/pkg/vendorapi"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/ai/vendorapi"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // ErrUnavailable is returned (wrapped) when the engine cannot be reached

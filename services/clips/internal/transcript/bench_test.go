@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
 )
 
 // BenchmarkBuildHourWithVocabulary builds an hour's transcript (10,800

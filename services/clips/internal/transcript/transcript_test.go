@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 // talk is two sentences: words of 0.3 s with 0.1 s between, and 0.5 s

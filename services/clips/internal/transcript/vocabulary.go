@@ -6,8 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/textcheck"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/textcheck"
 )
 
 // Vocabulary limits.

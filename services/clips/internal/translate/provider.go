@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/ai/chatmodel"
 )
 
 // Provider translates with the configured text provider's chat model:
@@ -14,7 +14,7 @@ import (
 // name kept; a second bad answer fails the translation (and the next
 // engine, if any, translates).
 type Provider struct {
-	Model textai.Completer
+	Model chatmodel.Completer
 }
 
 var _ Engine = (*Provider)(nil)
@@ -87,7 +87,7 @@ func (p *Provider) Translate(ctx context.Context, from, to string, sentences []S
 	}
 	var ans providerAnswer
 	out := make([]string, len(sentences))
-	_, err := textai.Ask(ctx, p.Model, providerSystem, "caption_translation", b.String(), providerSchema, &ans, func() error {
+	_, err := chatmodel.Ask(ctx, p.Model, providerSystem, "caption_translation", b.String(), providerSchema, &ans, func() error {
 		clear(out)
 		for _, a := range ans.Sentences {
 			t := strings.Join(strings.Fields(a.Text), " ")

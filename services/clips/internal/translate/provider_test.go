@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/chatmodel"
-	"hookline.dev/pkg/chatmodel/chatfake"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/ai/chatmodel/chatfake"
 )
 
 func TestProviderTranslatesBySentenceKeepingNumbersAndNames(t *testing.T) {

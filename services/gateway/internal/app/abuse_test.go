@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/contracts/tiers"
 	"hookline.dev/services/gateway/internal/httpapi"
 )
 

@@ -9,8 +9,8 @@ import (
 	"log/slog"
 	"time"
 
-	"hookline.dev/pkg/config"
 	"hookline.dev/pkg/platform"
+	"hookline.dev/pkg/platform/config"
 	"hookline.dev/services/gateway/internal/httpapi"
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/natsrpc"

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/tiers"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/config"
 	"hookline.dev/services/gateway/internal/httpapi"
 	"hookline.dev/services/gateway/internal/org"
 	"hookline.dev/services/gateway/internal/ratelimit"
@@ -30,7 +30,7 @@ type Config struct {
 	ClipsURL      string `env:"HOOKLINE_CLIPS_URL"`
 	WebhooksURL   string `env:"HOOKLINE_WEBHOOKS_URL"`
 
-	// Tiers is the tier table shared with billing (pkg/tiers); the gateway
+	// Tiers is the tier table shared with billing (pkg/contracts/tiers); the gateway
 	// reads the tier names and each tier's rate limit.
 	Tiers        tiers.Source
 	MaxBodyBytes int64 `env:"HOOKLINE_MAX_BODY_BYTES" default:"1048576"`
@@ -107,7 +107,7 @@ func (c *Config) Validate() error {
 	} else {
 		c.tiers, c.limits = t, map[string]ratelimit.Limit{}
 		for _, x := range t.All() {
-			// pkg/tiers has validated the bucket shape already.
+			// pkg/contracts/tiers has validated the bucket shape already.
 			c.limits[x.Name] = ratelimit.Limit{Rate: x.RateLimit.PerSecond, Burst: x.RateLimit.Burst}
 		}
 	}

@@ -13,10 +13,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/pkg/testkit/apptest"
-	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/gateway/internal/httpapi"
 )
 

@@ -16,11 +16,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
-	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/gateway/internal/app"
 )
 
@@ -54,7 +54,7 @@ func tierTable(perSecond float64, burst int, tiny tiers.RateLimit) string {
 }
 
 // upstream is a fake service: it admits only requests with a valid
-// principal (pkg/principal's middleware, as the real services do) and
+// principal (pkg/platform/principal's middleware, as the real services do) and
 // answers with what it saw. Tests install per-case behaviour keyed by the
 // X-Test-Case header, which the gateway forwards untouched.
 type upstream struct {

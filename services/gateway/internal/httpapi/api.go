@@ -27,8 +27,8 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/openapi"
 	"hookline.dev/services/gateway/internal/org"

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"strconv"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/org"
 )

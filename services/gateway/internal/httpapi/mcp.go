@@ -15,7 +15,7 @@ import (
 
 	hlmcp "hookline.dev/sdk/go/mcp"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/gateway/internal/openapi"
 )
 

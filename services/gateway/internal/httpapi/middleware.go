@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/gateway/internal/idempotency"
 	"hookline.dev/services/gateway/internal/org"
 	"hookline.dev/services/gateway/internal/ratelimit"

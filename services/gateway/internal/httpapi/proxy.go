@@ -11,10 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/gateway/internal/idempotency"
 )
 

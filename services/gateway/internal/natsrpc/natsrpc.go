@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/services/gateway/internal/org"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	yaml "go.yaml.in/yaml/v4"
 
-	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/platform/httpx"
 )
 
 func load(t *testing.T) *Document {

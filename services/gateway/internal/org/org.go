@@ -18,8 +18,8 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/sync/singleflight"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/textcheck"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/textcheck"
 )
 
 // Organization is a customer account; every API key belongs to one.

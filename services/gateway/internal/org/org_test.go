@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 // memStore is an in-memory Store for the service's rules.

@@ -1,6 +1,6 @@
 // Package postgres stores the gateway's organizations, API keys and
 // idempotency records in its own schema, and writes the gateway's events to
-// the transactional outbox of pkg/messaging in the same transactions.
+// the transactional outbox of pkg/platform/messaging in the same transactions.
 package postgres
 
 import (
@@ -14,9 +14,9 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/gateway/internal/org"
 )
 

@@ -16,23 +16,21 @@ import (
 	"runtime/debug"
 	"time"
 
-	"hookline.dev/pkg/assetrecords"
-	"hookline.dev/pkg/config"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/imaging/libvips"
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/ai/vendorapi"
+	"hookline.dev/pkg/contracts/assetrecords"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/platform"
-	"hookline.dev/pkg/s3store"
-	"hookline.dev/pkg/safefetch"
-	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/vendorapi"
-	"hookline.dev/pkg/videosite"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/tesseract"
+	"hookline.dev/pkg/platform/config"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/s3store"
+	"hookline.dev/pkg/platform/safefetch"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/compose"
@@ -42,9 +40,12 @@ import (
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/openai"
 	"hookline.dev/services/thumbnails/internal/httpapi"
+	"hookline.dev/services/thumbnails/internal/libvips"
 	"hookline.dev/services/thumbnails/internal/natsapi"
 	"hookline.dev/services/thumbnails/internal/postgres"
 	"hookline.dev/services/thumbnails/internal/service"
+	"hookline.dev/services/thumbnails/internal/tesseract"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/migrations"
 )
 
@@ -71,7 +72,7 @@ type Config struct {
 	// deploy/k8s/thumbnails.yaml and the Helm chart. ImageMemoryWait is
 	// how long a request waits for memory before it is answered 503 with
 	// Retry-After.
-	ImageMemoryMiB  int64         `env:"HOOKLINE_IMAGE_MEMORY_MIB" default:"768"`
+	ImageMemoryMiB  int64         `env:"HOOKLINE_IMAGE_MEMORY_MIB" default:"640"`
 	ImageMemoryWait time.Duration `env:"HOOKLINE_IMAGE_MEMORY_WAIT" default:"10s"`
 	// ImageWorkTimeout bounds the drawing of one picture (the local
 	// engines' and libvips' work, or a provider's call): past it the work
@@ -164,20 +165,22 @@ func (c *Config) Validate() error {
 func (c *Config) imageMemory() int64 { return c.ImageMemoryMiB << 20 }
 
 // processOverhead is what the process holds beyond its image budget
-// (bench/RESULTS.md, "thumbnails under hostile pictures"): nativeMemory,
-// the Go runtime at rest, and room for the garbage of the image work,
-// which watchMemory keeps from growing into the native side's room. The
-// container's limit is budget plus overhead. Under the hostile probe the
-// peak RSS still passed it by 8 to 64 MiB, and by as much with a smaller
-// budget (bench/RESULTS.md): what remains is not the budget's, and is
-// not yet found.
-const processOverhead = 256 << 20
+// (bench/RESULTS.md, "thumbnails memory"): nativeMemory, the Go runtime
+// at rest (together about 210 MiB of RSS), what requests keep between
+// two acquisitions (a generation's 2048 px input pictures), and room for
+// the garbage of the image work, which watchMemory keeps from growing
+// into the room of the native side and of the work the budget has
+// granted. The container's limit is budget plus overhead. Under the
+// hostile probe a 768 MiB budget with 256 MiB of overhead peaked at
+// 1,062 MiB (the whole budget's decodes, 68 MB of reduced copies and
+// the process at rest), hence 640 + 384: 904 and 933 MiB.
+const processOverhead = 384 << 20
 
 // nativeMemory is what the process holds outside the Go runtime at rest,
 // measured with the RSS of an idle process (176 to 219 MiB) less its Go
 // runtime: the binary, dlib's landmark model, Tesseract's, and libvips.
 // libvips' memory during the work is in the budget, and what it frees is
-// returned (its malloc arenas are capped and trimmed, pkg/imaging/libvips).
+// returned (its malloc arenas are capped and trimmed, services/thumbnails/internal/libvips).
 const nativeMemory = 160 << 20
 
 // memoryLimit is what the process is held to: the container's limit
@@ -319,7 +322,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	chat, err := textai.Model(cfg.Text)
+	chat, err := chatmodel.FromConfig(cfg.Text)
 	if err != nil {
 		return err
 	}
@@ -359,7 +362,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		parts   []httpx.Component
 		workers []platform.Worker
 	)
-	for _, w := range []*vendorapi.ModelWatch{watched, textai.ModelWatch(chat, p.Log)} {
+	for _, w := range []*vendorapi.ModelWatch{watched, chatmodel.Watch(chat, p.Log)} {
 		if w != nil {
 			parts = append(parts, w)
 			workers = append(workers, func(ctx context.Context) error { return w.Watch(ctx, cfg.ModelCheck) })

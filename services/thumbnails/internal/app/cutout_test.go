@@ -9,8 +9,8 @@ import (
 	"math"
 	"testing"
 
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 )
 

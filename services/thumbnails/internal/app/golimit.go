@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/membudget"
+	"hookline.dev/pkg/media/membudget"
 )
 
 // watchEvery is how often the process's memory is measured: about the
@@ -63,12 +63,17 @@ func statmRSS() int64 {
 	return pages * int64(os.Getpagesize())
 }
 
-// watchMemory measures the process every watchEvery and keeps it within
-// limit, the image budget plus processOverhead:
-//   - the Go runtime's soft limit is limit less the native memory measured
-//     and goMargin (goLimitFor), unless the operator set GOMEMLIMIT: a
-//     fixed limit let the Go heap's garbage grow into the room libvips'
-//     work was using;
+// watchMemory measures the process every watchEvery, and at once when the
+// budget grants memory, and keeps it within limit, the image budget plus
+// processOverhead:
+//   - the Go runtime's soft limit is limit less the native memory and
+//     goMargin (goLimitFor), unless the operator set GOMEMLIMIT. The
+//     native memory counted is what is resident outside the runtime and
+//     what the budget has granted that no reading shows yet (pending):
+//     work about to decode with libvips allocates it on the native side
+//     all at once, and a Go heap whose garbage had grown into that room
+//     could not give it back in time (the probe's peak passed the limit
+//     by 183 MiB with only the resident native memory set aside);
 //   - what the image work holds, the live Go heap and the native memory
 //     beyond their size at start-up, less the budget's acquisitions, is
 //     charged to the budget (membudget.Budget.SetOutside): an estimate
@@ -86,18 +91,30 @@ func watchMemory(limit int64, getenv func(string) string, budget *membudget.Budg
 		defer t.Stop()
 		for {
 			now := readMemory(samples, rss)
-			budget.SetOutside(now.live - rest.live + now.native - rest.native - budget.InUse())
+			held := budget.InUse()
+			grown := now.live - rest.live + now.native - rest.native
+			budget.SetOutside(grown - held)
 			if !fixed {
-				debug.SetMemoryLimit(goLimitFor(limit, now.native))
+				debug.SetMemoryLimit(goLimitFor(limit, now.native+pending(held, now, rest)))
 			}
 			select {
 			case <-ctx.Done():
 				budget.SetOutside(0)
 				return nil
 			case <-t.C:
+			case <-budget.Acquired():
 			}
 		}
 	}
+}
+
+// pending is what of held, the budget's acquisitions, the reading now
+// does not show beyond the process at rest: memory the work may still
+// allocate, on the native side for all one knows. The live Go heap is the
+// last collection's, so Go memory allocated since counts as pending until
+// the next one, which the lower limit brings forward.
+func pending(held int64, now, rest memoryReading) int64 {
+	return max(held-max(now.live-rest.live, 0)-max(now.native-rest.native, 0), 0)
 }
 
 // goLimitFor is the Go runtime's limit when native bytes are resident

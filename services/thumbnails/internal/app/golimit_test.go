@@ -36,3 +36,26 @@ func TestReadMemory(t *testing.T) {
 		t.Fatalf("300 MiB more resident gave native %d, was %d", big.native, m.native)
 	}
 }
+
+// What the budget granted and no reading shows yet is pending: it is set
+// aside for the native side until the Go heap or the native memory shows
+// it.
+func TestPending(t *testing.T) {
+	rest := memoryReading{live: 40 << 20, native: 160 << 20}
+	for _, tc := range []struct {
+		held int64
+		now  memoryReading
+		want int64
+	}{
+		{0, rest, 0},
+		{300 << 20, rest, 300 << 20}, // granted, nothing allocated yet
+		{300 << 20, memoryReading{live: 140 << 20, native: 160 << 20}, 200 << 20}, // 100 MiB in the Go heap
+		{300 << 20, memoryReading{live: 40 << 20, native: 360 << 20}, 100 << 20},  // 200 MiB natively
+		{300 << 20, memoryReading{live: 400 << 20, native: 200 << 20}, 0},         // more than granted
+		{300 << 20, memoryReading{live: 20 << 20, native: 100 << 20}, 300 << 20},  // below rest counts as rest
+	} {
+		if got := pending(tc.held, tc.now, rest); got != tc.want {
+			t.Errorf("held %d MiB, now %+v: pending %d MiB, want %d", tc.held>>20, tc.now, got>>20, tc.want>>20)
+		}
+	}
+}

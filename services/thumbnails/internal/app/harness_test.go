@@ -11,10 +11,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/contracts/tiers"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
-	"hookline.dev/pkg/tiers"
 	"hookline.dev/services/thumbnails/internal/app"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"hookline.dev/pkg/config"
+	"hookline.dev/pkg/platform/config"
 )
 
 // container is the part of a Kubernetes container this test reads.

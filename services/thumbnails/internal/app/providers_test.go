@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/chatmodel"
-	"hookline.dev/pkg/chatmodel/chatfake"
+	"hookline.dev/pkg/ai/chatmodel"
+	"hookline.dev/pkg/ai/chatmodel/chatfake"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"

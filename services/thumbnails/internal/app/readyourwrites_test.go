@@ -13,8 +13,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 )

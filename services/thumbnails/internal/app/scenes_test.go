@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/image/webp"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"
 )

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 )

@@ -4,9 +4,9 @@ import (
 	"context"
 	"image"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/backdrop"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/encode"

@@ -3,7 +3,7 @@ package edits
 import (
 	"context"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/edits/instruct"
 	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"

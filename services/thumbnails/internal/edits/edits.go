@@ -21,8 +21,8 @@ import (
 	"context"
 	"image"
 
-	"hookline.dev/pkg/imagecheck"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/imagecheck"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"

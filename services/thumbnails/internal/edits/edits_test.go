@@ -13,8 +13,8 @@ import (
 	"slices"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/faceswap"
 	"hookline.dev/services/thumbnails/internal/encode"
 	"hookline.dev/services/thumbnails/internal/generate/engine"

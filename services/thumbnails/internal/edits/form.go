@@ -3,7 +3,7 @@ package edits
 import (
 	"strings"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

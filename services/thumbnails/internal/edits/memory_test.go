@@ -3,7 +3,7 @@ package edits
 import (
 	"testing"
 
-	"hookline.dev/pkg/imagecheck"
+	"hookline.dev/pkg/media/imagecheck"
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )
 

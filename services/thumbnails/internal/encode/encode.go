@@ -14,7 +14,7 @@ import (
 	"image/draw"
 	"image/png"
 
-	"hookline.dev/pkg/imaging/libvips"
+	"hookline.dev/services/thumbnails/internal/libvips"
 )
 
 // The content types of a Picture.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/analyze/overlay"
 )

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/tesseract"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/analyze/overlay"
+	"hookline.dev/services/thumbnails/internal/tesseract"
 )
 
 // The documents below are what these endpoints answered while the domain

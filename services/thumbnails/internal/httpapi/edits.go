@@ -3,7 +3,7 @@ package httpapi
 import (
 	"net/http"
 
-	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/thumbnails/internal/edits"
 )
 

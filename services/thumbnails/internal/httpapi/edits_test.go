@@ -14,8 +14,8 @@ import (
 
 	yaml "go.yaml.in/yaml/v3"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/thumbnails/internal/edits"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/httpx"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )

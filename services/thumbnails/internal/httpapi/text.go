@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"net/http"
 
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/internal/videotext"
 )

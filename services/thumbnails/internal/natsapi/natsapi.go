@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 
@@ -46,7 +46,7 @@ func (s *Server) Assets(ctx context.Context, env events.Envelope) error {
 	}
 	var kind assetview.Kind
 	// Every assets payload names its record as the deleted event does: the
-	// embedded payloads of pkg/events read whichever id is there.
+	// embedded payloads of pkg/contracts/events read whichever id is there.
 	var ids struct {
 		events.FaceDeleted
 		events.StyleDeleted

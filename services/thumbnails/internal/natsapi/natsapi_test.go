@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )
 

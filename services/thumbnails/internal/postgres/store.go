@@ -3,7 +3,7 @@
 // A thumbnail is inserted in the transaction that settles its credit
 // reservation (credits.Complete) and writes its outbox events, so a
 // charge and its thumbnail commit together or not at all: the store side
-// of the saga as pkg/credits describes it. Every thumbnail query is
+// of the saga as pkg/contracts/credits describes it. Every thumbnail query is
 // scoped by organization; another organization's record is
 // indistinguishable from a missing one.
 package postgres
@@ -11,7 +11,7 @@ package postgres
 import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"hookline.dev/pkg/credits"
+	"hookline.dev/pkg/contracts/credits"
 	"hookline.dev/services/thumbnails/internal/service"
 )
 

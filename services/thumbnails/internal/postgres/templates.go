@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"hookline.dev/pkg/pgkit"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"

@@ -8,9 +8,9 @@ import (
 	"image/color"
 	"maps"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/assetrecords"
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/assetrecords"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
@@ -40,7 +40,7 @@ type AssetOwner interface {
 // model answers first. An id it has never seen may have been created a
 // moment ago, its event still on the way, so the owner is asked for
 // those, and what it knows is learned into the view before the view is
-// read again (pkg/messaging, "Read models"). An id the view holds as
+// read again (pkg/platform/messaging, "Read models"). An id the view holds as
 // deleted or as another organization's is answered from the view alone:
 // a deletion is final and an id is never reused. When the owner does not
 // answer, the request fails with 503 rather than a 404 that may be false.

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"strings"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 )
 

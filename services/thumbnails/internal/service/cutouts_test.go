@@ -5,9 +5,9 @@ import (
 	"image"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 )
 

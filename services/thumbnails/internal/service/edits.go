@@ -8,10 +8,10 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/thumbnails/internal/edits"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/s3store"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/principal"
+	"hookline.dev/pkg/platform/s3store"
 )
 
 // extractDeadline bounds looking up a video's thumbnail.

@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"sync/atomic"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/imageinput"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 

@@ -3,7 +3,7 @@ package service
 import (
 	"errors"
 
-	"hookline.dev/pkg/telemetry"
+	"hookline.dev/pkg/platform/telemetry"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )

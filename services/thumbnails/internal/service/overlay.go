@@ -3,8 +3,8 @@ package service
 import (
 	"context"
 
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/analyze/overlay"
 )

@@ -11,11 +11,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/principal"
+	"hookline.dev/pkg/platform/s3store"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )

@@ -3,7 +3,7 @@
 // local read model (asking the assets service for the ids it has not seen
 // yet), loads input pictures through the shared imageinput
 // verifier, and runs every paid call as the credit saga of ARCHITECTURE
-// §3, wired as pkg/credits describes: reserve through the Credits port,
+// §3, wired as pkg/contracts/credits describes: reserve through the Credits port,
 // draw with the configured engine, put the picture in the bucket, then
 // Store.Save stores the thumbnail with its events and completes the
 // reservation in one transaction — or, when anything fails, the
@@ -12,8 +12,8 @@
 //
 // The service owns the interfaces of what it uses (Store, Blobs, Images,
 // Credits, AssetOwner, engine.Engine, Previewer, FaceDetector, Critic);
-// the adapters live in internal/postgres, pkg/assetrecords, pkg/s3store,
-// pkg/imageinput, pkg/credits, pkg/vision and the engine and analyze
+// the adapters live in internal/postgres, pkg/contracts/assetrecords, pkg/platform/s3store,
+// pkg/media/imageinput, pkg/contracts/credits, pkg/media/vision and the engine and analyze
 // packages.
 package service
 
@@ -25,18 +25,18 @@ import (
 	"log/slog"
 	"time"
 
-	"hookline.dev/pkg/clock"
-	"hookline.dev/pkg/credits"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/imageinput"
-	"hookline.dev/pkg/membudget"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/contracts/credits"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/media/imageinput"
+	"hookline.dev/pkg/media/membudget"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/clock"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/template"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/internal/thumbnail/assetview"
 )

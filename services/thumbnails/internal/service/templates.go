@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"hookline.dev/pkg/s3store"
+	"hookline.dev/pkg/platform/s3store"
 	"hookline.dev/services/thumbnails/internal/generate/template"
 )
 

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/principal"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/principal"
+	"hookline.dev/services/thumbnails/internal/textai"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 	"hookline.dev/services/thumbnails/internal/videotext"
 )

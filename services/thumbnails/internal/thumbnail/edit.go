@@ -3,7 +3,7 @@ package thumbnail
 import (
 	"fmt"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 // Op is the edit that made a thumbnail, named as its endpoint under

@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/textcheck"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/textcheck"
 )
 
 // Limits of the requests (README, "Limits").

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 func ptr[T any](v T) *T { return &v }

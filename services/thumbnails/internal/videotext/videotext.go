@@ -4,7 +4,7 @@
 // video by exactly one of a hosted video's address or a transcript; this
 // package checks the bodies and says which fields are wrong, before
 // anything is fetched. The text itself is measured and written by
-// pkg/textai.
+// services/thumbnails/internal/textai.
 package videotext
 
 import (
@@ -12,10 +12,10 @@ import (
 	"net/url"
 	"strings"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/textcheck"
-	"hookline.dev/pkg/videosite"
+	"hookline.dev/pkg/media/videosite"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/textcheck"
+	"hookline.dev/services/thumbnails/internal/textai"
 )
 
 // Limits (README, "Limits"). Lengths are Unicode code points after

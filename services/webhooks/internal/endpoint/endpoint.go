@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 // Event types an endpoint may subscribe to (the `type` of a message).

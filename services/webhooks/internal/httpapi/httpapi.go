@@ -13,11 +13,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/chix"
-	"hookline.dev/pkg/httpx"
-	"hookline.dev/pkg/pgkit"
-	"hookline.dev/pkg/principal"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/chix"
+	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/pgkit"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/webhooks/internal/delivery"
 	"hookline.dev/services/webhooks/internal/endpoint"
 	"hookline.dev/services/webhooks/internal/service"

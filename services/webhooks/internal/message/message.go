@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"time"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/webhooks/internal/endpoint"
 )
 

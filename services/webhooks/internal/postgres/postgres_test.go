@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/messaging"
+	"hookline.dev/pkg/platform/messaging"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/webhooks/internal/delivery"
 	"hookline.dev/services/webhooks/internal/endpoint"

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"hookline.dev/pkg/events"
+	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/services/webhooks/internal/delivery"
 	"hookline.dev/services/webhooks/internal/endpoint"
 	"hookline.dev/services/webhooks/internal/message"

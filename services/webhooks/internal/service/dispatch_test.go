@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/messaging"
-	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/safefetch"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/webhooks/internal/delivery"

@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/events"
-	"hookline.dev/pkg/safefetch"
+	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/safefetch"
 	"hookline.dev/services/webhooks/internal/delivery"
 	"hookline.dev/services/webhooks/internal/endpoint"
 	"hookline.dev/services/webhooks/internal/message"

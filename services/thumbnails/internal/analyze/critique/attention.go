@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sort"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // Attention area parameters.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/textai"
+	"hookline.dev/pkg/ai/chatmodel"
 )
 
 // Chat lets a chat model word a critique (ARCHITECTURE §7: "chat provider
@@ -17,7 +17,7 @@ import (
 // the numbers never depend on the model. A model that is unreachable or
 // answers badly twice leaves the local wording.
 type Chat struct {
-	Model textai.Completer
+	Model chatmodel.Completer
 }
 
 const chatSystem = "You are a YouTube thumbnail consultant. Rewrite the draft critique of one thumbnail for its creator: " +
@@ -37,7 +37,7 @@ const (
 func (c *Chat) Word(ctx context.Context, m Metrics, niche string) (Critique, string) {
 	local := Judge(m, niche)
 	var ans chatAnswer
-	fallback, err := textai.Ask(ctx, c.Model, chatSystem, "thumbnail_critique", prompt(m, local, niche), chatSchema, &ans, func() error {
+	fallback, err := chatmodel.Ask(ctx, c.Model, chatSystem, "thumbnail_critique", prompt(m, local, niche), chatSchema, &ans, func() error {
 		return checkAnswer(local, ans.Strengths, ans.Weaknesses, ans.Improvements, ans.Summary)
 	})
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/chatmodel"
+	"hookline.dev/pkg/ai/chatmodel"
 )
 
 // model answers each request with the next of its answers, as JSON.

@@ -6,7 +6,7 @@ import (
 	"image"
 	"time"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // MaxNiche is the longest niche accepted, in code points.

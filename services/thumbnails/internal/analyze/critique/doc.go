@@ -11,7 +11,7 @@
 // side (the "working copy"), text is read as described under
 // textReadability, and text regions are found on a copy shrunk to 168 px (168×94
 // for 16:9: a thumbnail in a phone's feed). Luma is BT.709 on 8-bit
-// components scaled to 0..1. Faces come from pkg/vision's detector (pigo);
+// components scaled to 0..1. Faces come from pkg/media/vision's detector (pigo);
 // the largest face is the one measured.
 //
 //   - contrast c: RMS contrast, the standard deviation of luma (0..0.5).
@@ -25,7 +25,7 @@
 //   - thirds T: closeness of a point (u, v) in fractions of the frame is
 //     k(u, v) = exp(−d²/(2·0.1²)), d its distance to the nearest power
 //     point (⅓ or ⅔ on each axis). Over the 64×64 spectral-residual
-//     saliency map s (pkg/vision), T_s = clamp((Σ s·k / Σ s − k₀)/(1 − k₀)),
+//     saliency map s (pkg/media/vision), T_s = clamp((Σ s·k / Σ s − k₀)/(1 − k₀)),
 //     where k₀ ≈ 0.23 is the mean of k over the grid (an evenly spread
 //     saliency scores 0); T = T_s without a face, (k(face centre) + T_s)/2
 //     with one.
@@ -55,7 +55,7 @@
 //     ρ = 0.02 (an empty frame), 1 up to ρ = 0.10, then
 //     clamp(1 − (ρ − 0.10)/0.25) (a cluttered one).
 //   - textReadability = 10 × the share of the text's letters that survive
-//     at mobile size: OCR (pkg/vision/tesseract) reads the picture shrunk
+//     at mobile size: OCR (services/thumbnails/internal/tesseract) reads the picture shrunk
 //     to 640 px and its 168 px copy enlarged 4× (the information of the
 //     168 px copy), and the share is the longest common subsequence of
 //     the two readings' letters and digits over the first's. Without

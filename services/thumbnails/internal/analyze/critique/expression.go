@@ -4,8 +4,8 @@ import (
 	"image"
 	"math"
 
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 )
 
 // Expression is what a face's 68 landmarks say about how it looks: the

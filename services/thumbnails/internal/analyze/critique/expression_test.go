@@ -4,9 +4,9 @@ import (
 	"image"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib/dlibtest"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
 
 // dlibFace returns the one face dlib finds in img, with its landmarks.

@@ -14,11 +14,11 @@ import (
 	"golang.org/x/image/font/opentype"
 	"golang.org/x/image/math/fixed"
 
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/fonts"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/tesseract"
+	"hookline.dev/services/thumbnails/internal/tesseract"
 )
 
 // detector and ocr are shared by the tests: they are safe for concurrent

@@ -6,12 +6,12 @@ import (
 	"math"
 	"sort"
 
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 )
 
 // Working sizes. workSide is the longer side the picture is measured at:
-// the same as pkg/vision's global metrics, so they reuse the copy instead
+// the same as pkg/media/vision's global metrics, so they reuse the copy instead
 // of shrinking again, and enough for edges and a face's eye band. The
 // mobile copy is a thumbnail as a phone's feed shows it (168×94 for
 // 16:9): text is judged there, because that is where it must read.

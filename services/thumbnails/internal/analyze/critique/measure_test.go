@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/image/draw"
 
-	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/media/fonts"
 )
 
 var (

@@ -3,7 +3,7 @@ package critique
 import (
 	"math"
 
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
 )
 
 // Reference points of the scores: the measured value at which a term

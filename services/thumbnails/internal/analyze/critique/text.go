@@ -11,9 +11,9 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
-	"hookline.dev/pkg/colour"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/tesseract"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/services/thumbnails/internal/tesseract"
 )
 
 // TextRegion is a text-like region found at mobile size.

@@ -18,13 +18,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/colour"
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/nlp"
-	"hookline.dev/pkg/textai"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/media/fonts"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/services/thumbnails/internal/textai"
 )
 
 // Suggestion is one way to put text on the picture.

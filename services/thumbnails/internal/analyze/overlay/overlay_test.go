@@ -11,8 +11,8 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 )
 
 // A face on the left of a dark frame: the text goes right, in a light

@@ -8,12 +8,12 @@ import (
 	"strconv"
 	"testing"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/tesseract"
 	"hookline.dev/services/thumbnails/internal/analyze/critique"
+	"hookline.dev/services/thumbnails/internal/tesseract"
 )
 
 var (
@@ -29,6 +29,9 @@ var (
 // it suggests, never dark on a dark background nor light on a light one;
 // and the contrast it quotes is the one measured, at least 4.5:1.
 func TestSuggestionsOnRealPhotos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("finds faces and reads text on every evaluation photo: make test runs it")
+	}
 	det, err := dlib.Open("")
 	if err != nil {
 		t.Fatal(err)

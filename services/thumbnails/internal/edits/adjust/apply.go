@@ -7,8 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 )
 
 // ApplyFilter returns img with the filter applied, at img's size with its

@@ -7,7 +7,7 @@ import (
 	"math"
 	"testing"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 func mustFilter(t testing.TB, prompt string) Filter {

@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // boxBlur blurs m (at the origin, rows packed) in place with three passes

@@ -9,7 +9,7 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
 	"hookline.dev/services/thumbnails/internal/encode"
 )
 

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/encode"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )
 
@@ -126,7 +126,7 @@ const MaxFilters = 8
 // and a filter after "no", "not", "without" or "don't" is left out
 // ("vintage, no grain"). Parameters follow their filter in the same
 // clause: duotone takes the first two colours of its clause (shadows
-// first; a colour word of pkg/colour, "dark"/"light"/"pastel" and one,
+// first; a colour word of pkg/media/colour, "dark"/"light"/"pastel" and one,
 // or #rrggbb; navy to gold without), posterize a number of levels
 // (2 to 16, nearer taken; 4 without). A prompt that names no filter, or
 // only denied ones, is a 400 unsupported_prompt listing the filters.

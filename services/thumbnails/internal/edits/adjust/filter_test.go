@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 func TestParseFilterAccepts(t *testing.T) {

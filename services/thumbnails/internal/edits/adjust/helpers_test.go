@@ -9,8 +9,8 @@ import (
 	"math"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/encode"
 )
 

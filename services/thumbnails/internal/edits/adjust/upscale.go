@@ -5,7 +5,7 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/encode"
 )
 

@@ -10,7 +10,7 @@ import (
 	"github.com/davidbyttow/govips/v2/vips"
 	xdraw "golang.org/x/image/draw"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/encode"
 )
 

@@ -22,8 +22,8 @@ import (
 
 	"github.com/davidbyttow/govips/v2/vips"
 
-	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/services/thumbnails/internal/encode"
+	"hookline.dev/services/thumbnails/internal/libvips"
 )
 
 // ErrFormat is returned for an input that is neither JPEG nor PNG. The

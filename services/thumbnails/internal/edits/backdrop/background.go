@@ -11,8 +11,8 @@ import (
 	"slices"
 	"strings"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )
 
@@ -108,7 +108,7 @@ var vocabulary = func() phrase.Vocab[word] {
 }()
 
 // Parse reads a backgroundPrompt written as a person writes it: every
-// scene word (SceneWords) and colour (a colour word of pkg/colour,
+// scene word (SceneWords) and colour (a colour word of pkg/media/colour,
 // optionally after dark, deep, light, pale or pastel, or #rrggbb) is
 // taken, in order, case-insensitively; other words are ignored ("a
 // sunset beach behind me"), as is a scene or colour after "no",

@@ -12,10 +12,10 @@ import (
 
 	"golang.org/x/image/draw"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
 	"hookline.dev/services/thumbnails/internal/edits/matte"
 )
 

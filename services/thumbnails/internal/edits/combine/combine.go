@@ -38,8 +38,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )
 

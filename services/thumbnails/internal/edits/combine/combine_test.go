@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 )
 
 func TestParseAccepts(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/fonts"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 )
 
 // canvases are the canvas sizes by aspect ratio: "" is 16:9.

@@ -6,7 +6,7 @@ import (
 	"math"
 	"testing"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 var (

@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/edits/instruct"
 )
 

@@ -4,7 +4,7 @@ import (
 	"image"
 	"math"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // similarity maps a point z (x + iy, in pixel-centre coordinates) to

@@ -3,7 +3,7 @@ package faceswap
 import (
 	"math"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
 )
 
 // maxStdRatio bounds how much the transfer may stretch or squeeze a

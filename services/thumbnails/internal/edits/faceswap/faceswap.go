@@ -1,7 +1,7 @@
 // Package faceswap is the local engine of the face-swap edit (issue 15,
 // ARCHITECTURE §7): it puts the face of one photo onto a face of another
 // without any model beyond the face detector and its 68 landmarks
-// (pkg/vision/dlib).
+// (pkg/media/vision/dlib).
 //
 // The steps are the classical ones. The similarity (scale, rotation,
 // translation) that best maps the target's landmarks onto the source's
@@ -29,8 +29,8 @@ import (
 	"image/draw"
 	"math"
 
-	"hookline.dev/pkg/colour"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/colour"
+	"hookline.dev/pkg/media/vision"
 )
 
 // ErrNoLandmarks is returned by Swap for a face without landmarks: a

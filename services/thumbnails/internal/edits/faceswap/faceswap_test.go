@@ -8,7 +8,7 @@ import (
 	"math"
 	"testing"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // withLandmarks is a face in box with made-up landmarks: Largest only

@@ -8,10 +8,10 @@ import (
 	"math"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
+	"hookline.dev/pkg/media/vision/dlib/dlibtest"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
 
 // swap is Swap with a live context, which must not fail.

@@ -5,7 +5,7 @@ import (
 	"image/draw"
 	"math"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // sample reads source at the points pts (one per pixel of grid, row-major,

@@ -6,8 +6,8 @@ import (
 	"image/draw"
 	"math"
 
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
 )
 

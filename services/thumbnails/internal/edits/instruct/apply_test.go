@@ -9,9 +9,9 @@ import (
 	"math"
 	"testing"
 
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 )
 
 // scene is a picture with something to measure in every way: a

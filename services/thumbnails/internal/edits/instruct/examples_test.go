@@ -11,8 +11,8 @@ import (
 
 	xdraw "golang.org/x/image/draw"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 )
 
 // TestWriteExamples writes the example edit reviewers look at

@@ -52,7 +52,7 @@
 // thick). Colour, size, position, thickness and degree words attach to
 // the nearest instruction they can qualify within their part of the
 // sentence (parts end at punctuation and at "and", "then"). A colour is
-// a colour word of pkg/colour (red, navy, gold, …, also after dark,
+// a colour word of pkg/media/colour (red, navy, gold, …, also after dark,
 // light, deep, pale or pastel) or #rrggbb / #rgb. Only a crop changes the
 // size of the picture.
 package instruct
@@ -65,9 +65,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/fonts"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/edits/adjust"
 	"hookline.dev/services/thumbnails/internal/edits/phrase"
 )

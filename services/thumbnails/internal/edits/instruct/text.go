@@ -4,8 +4,8 @@ import (
 	"image"
 	"image/color"
 
-	"hookline.dev/pkg/imaging"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/imaging"
+	"hookline.dev/pkg/media/vision"
 )
 
 // textStyle is how added text looks: thumbnail lettering, white with a

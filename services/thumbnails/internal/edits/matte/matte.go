@@ -20,7 +20,7 @@ import (
 	"image"
 	"slices"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // Remover cuts the subject out of a picture.

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
 	"hookline.dev/services/thumbnails/internal/edits/backdrop"
 )
 

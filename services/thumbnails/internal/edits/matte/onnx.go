@@ -9,8 +9,8 @@ import (
 
 	ort "github.com/yalue/onnxruntime_go"
 
-	"hookline.dev/pkg/onnxrt"
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/onnxrt"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
 

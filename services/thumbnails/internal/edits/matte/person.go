@@ -5,7 +5,7 @@ import (
 	"math"
 	"slices"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 )
 
 // A person seeded by landmarks. The face's outline (the jaw line, and the

@@ -10,10 +10,10 @@ import (
 	"slices"
 	"testing"
 
+	"hookline.dev/pkg/media/vision"
+	"hookline.dev/pkg/media/vision/dlib"
+	"hookline.dev/pkg/media/vision/dlib/dlibtest"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/pkg/vision"
-	"hookline.dev/pkg/vision/dlib"
-	"hookline.dev/pkg/vision/dlib/dlibtest"
 )
 
 func landmarker(t testing.TB) *dlib.Model { return dlibtest.Model(t) }
@@ -73,6 +73,9 @@ func failOrLog(t *testing.T, photo, what, format string, args ...any) {
 // holes. Without a face the saliency path still finds a subject; what it
 // keeps is logged.
 func TestPersonMaskOnEvalPhotos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("segments every evaluation photo (the heaviest test of make test-unit): make test runs it")
+	}
 	det := landmarker(t)
 	for _, name := range testkit.EvalPhotos(t) {
 		t.Run(name, func(t *testing.T) {

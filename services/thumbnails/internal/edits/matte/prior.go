@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
 

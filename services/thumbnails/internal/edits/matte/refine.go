@@ -4,7 +4,7 @@ import (
 	"image"
 	"math"
 
-	"hookline.dev/pkg/vision"
+	"hookline.dev/pkg/media/vision"
 	"hookline.dev/services/thumbnails/internal/edits/plane"
 )
 

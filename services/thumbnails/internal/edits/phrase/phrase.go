@@ -20,8 +20,8 @@ import (
 	"strings"
 	"unicode"
 
-	"hookline.dev/pkg/colour"
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
+	"hookline.dev/pkg/media/colour"
 )
 
 // Token is a word or a quoted text of a prompt.
@@ -352,7 +352,7 @@ var colourModifiers = map[string]struct {
 	"bright": {color.RGBA{255, 255, 255, 255}, 0},
 }
 
-// Colour reads a colour at toks[i]: a colour word of pkg/colour, one
+// Colour reads a colour at toks[i]: a colour word of pkg/media/colour, one
 // after a modifier (dark, deep, light, pale, pastel), or #rrggbb / #rgb.
 // n is how many tokens it took, 0 when there is no colour there.
 func Colour(toks []Token, i int) (c color.RGBA, n int) {

@@ -6,7 +6,7 @@ package plane
 import (
 	"image"
 
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
 )
 
 // Plane is a single-channel float image of W×H values, row by row.

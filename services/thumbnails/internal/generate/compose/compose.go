@@ -1,8 +1,8 @@
 // Package compose is the local image engine: a layered compositor that
 // draws a real thumbnail offline, deterministic for a seed. libvips
 // (govips) decodes, cover-crops, blurs and encodes; backgrounds and
-// shapes are drawn in Go, and text, outlines and shadows with pkg/imaging
-// and the fonts of pkg/fonts, so that one seed gives the same bytes on
+// shapes are drawn in Go, and text, outlines and shadows with pkg/media/imaging
+// and the fonts of pkg/media/fonts, so that one seed gives the same bytes on
 // every host.
 //
 // A picture is built bottom-up: a background (a generated gradient,
@@ -25,13 +25,13 @@ import (
 	"sort"
 	"strings"
 
-	"hookline.dev/pkg/textai"
+	"hookline.dev/services/thumbnails/internal/textai"
 
-	"hookline.dev/pkg/imaging/libvips"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/scene"
+	"hookline.dev/services/thumbnails/internal/libvips"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )
 

@@ -327,6 +327,9 @@ func sqlStrings(line string) []string {
 // and renders its preview and a remix in the other aspect, so that a typo
 // in the seed fails here.
 func TestSeededTemplatesRender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders every seeded template twice: make test runs it")
+	}
 	rows := readSeed(t)
 	categories := map[string]int{}
 	ids := map[string]bool{}

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync"
 
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"hookline.dev/pkg/nlp"
+	"hookline.dev/pkg/ai/nlp"
 )
 
 // A derived headline is a prompt cut to at most five words that still

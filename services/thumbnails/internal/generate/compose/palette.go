@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"sort"
 
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )

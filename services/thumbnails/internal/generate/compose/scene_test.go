@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/generate/scene"

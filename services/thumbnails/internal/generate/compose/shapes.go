@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/image/vector"
 
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
 

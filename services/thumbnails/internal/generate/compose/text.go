@@ -6,8 +6,8 @@ import (
 	"image/color"
 	"strings"
 
-	"hookline.dev/pkg/fonts"
-	"hookline.dev/pkg/imaging"
+	"hookline.dev/pkg/media/fonts"
+	"hookline.dev/pkg/media/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 )
 

@@ -12,7 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"hookline.dev/pkg/vendorapi"
+	"hookline.dev/pkg/ai/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 )
 

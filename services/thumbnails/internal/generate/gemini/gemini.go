@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"strings"
 
-	"hookline.dev/pkg/vendorapi"
+	"hookline.dev/pkg/ai/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/vendorapi"
+	"hookline.dev/pkg/ai/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/gemini"
 	"hookline.dev/services/thumbnails/internal/generate/providerfake"

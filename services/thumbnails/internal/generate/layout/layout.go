@@ -122,7 +122,7 @@ const (
 type Text struct {
 	Name   string
 	Box    Box
-	Font   string  // a pkg/fonts name
+	Font   string  // a pkg/media/fonts name
 	Size   float64 // largest font size, as a fraction of the short side; auto-fit shrinks it
 	Case   Case
 	Align  Align

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"hookline.dev/pkg/fonts"
+	"hookline.dev/pkg/media/fonts"
 )
 
 // ErrInvalid is wrapped by every error Parse returns.

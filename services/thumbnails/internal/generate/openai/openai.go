@@ -15,7 +15,7 @@ import (
 	"net/textproto"
 	"strings"
 
-	"hookline.dev/pkg/vendorapi"
+	"hookline.dev/pkg/ai/vendorapi"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 	"hookline.dev/services/thumbnails/internal/thumbnail"

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"hookline.dev/pkg/vendorapi/contract"
+	"hookline.dev/pkg/ai/vendorapi/contract"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
@@ -25,7 +25,7 @@ import (
 // It answers a candidate with a text part and an inlineData PNG, and
 // errors as {"error": {code, message, status}}; GET
 // /v1beta/models/{model} answers the model. Every request and answer is
-// checked against the vendor contract (pkg/vendorapi/contract), and the
+// checked against the vendor contract (pkg/ai/vendorapi/contract), and the
 // model's entry of providerkit.GeminiImages bounds the input images
 // (count, bytes each) and the aspect ratios. A model the catalogue does
 // not list, one the vendor shut down, or one retired by the test

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"hookline.dev/pkg/vendorapi/contract"
+	"hookline.dev/pkg/ai/vendorapi/contract"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 )
 
@@ -24,7 +24,7 @@ import (
 // (multipart/form-data), GET /v1/models/{model}, bearer-key
 // authentication, answers {created, data: [{b64_json}], usage, …} and
 // errors {"error": {message, type, param, code}}. Every request is
-// checked against the vendor contract (pkg/vendorapi/contract) and the
+// checked against the vendor contract (pkg/ai/vendorapi/contract) and the
 // model's entry of providerkit.OpenAIImages: its sizes, image count and
 // size, input_fidelity. A model it does not list is refused as the API
 // refuses it (400 invalid_value on the model); a retired one (Retire)

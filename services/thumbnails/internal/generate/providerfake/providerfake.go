@@ -26,7 +26,7 @@ import (
 	"sync"
 	"testing"
 
-	"hookline.dev/pkg/vendorapi/contract"
+	"hookline.dev/pkg/ai/vendorapi/contract"
 
 	_ "golang.org/x/image/webp" // providers take WebP inputs; the fakes must decode it
 )

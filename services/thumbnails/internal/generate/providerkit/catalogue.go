@@ -10,7 +10,7 @@ import (
 
 // Model is what one provider model takes and gives, as the adapters ask
 // for it and the fakes enforce it. The facts come from the vendors'
-// documentation; pkg/vendorapi/contract/testdata cites each source and
+// documentation; pkg/ai/vendorapi/contract/testdata cites each source and
 // the catalogue's tests check every name against those contracts.
 type Model struct {
 	Name string

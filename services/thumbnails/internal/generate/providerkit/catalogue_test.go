@@ -3,7 +3,7 @@ package providerkit_test
 import (
 	"testing"
 
-	"hookline.dev/pkg/vendorapi/contract"
+	"hookline.dev/pkg/ai/vendorapi/contract"
 	"hookline.dev/services/thumbnails/internal/generate/providerkit"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )

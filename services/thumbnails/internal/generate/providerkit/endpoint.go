@@ -20,9 +20,9 @@ import (
 
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 
-	"hookline.dev/pkg/apierr"
-	"hookline.dev/pkg/telemetry"
-	"hookline.dev/pkg/vendorapi"
+	"hookline.dev/pkg/ai/vendorapi"
+	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/telemetry"
 )
 
 // DefaultTimeout bounds one provider call when the configuration does not:

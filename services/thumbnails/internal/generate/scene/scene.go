@@ -17,7 +17,7 @@ import (
 	"strings"
 	"unicode"
 
-	"hookline.dev/pkg/colour"
+	"hookline.dev/pkg/media/colour"
 )
 
 // Scene is what a prompt asks for.

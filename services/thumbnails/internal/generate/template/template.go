@@ -7,7 +7,7 @@ import (
 	"errors"
 	"regexp"
 
-	"hookline.dev/pkg/apierr"
+	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
 )

@@ -7,7 +7,7 @@
 // ago: it lags the owner by the relay and the consumer. An id it has no
 // row of at all is asked of the owner before anyone is told 404, and the
 // answer is kept as a Change like an event's, ordered by when the record
-// last changed (see pkg/messaging, "Read models"). A row it has (live,
+// last changed (see pkg/platform/messaging, "Read models"). A row it has (live,
 // deleted, another organization's) is the answer: a deletion is final and
 // ids are never reused.
 package assetview
