@@ -45,7 +45,7 @@ lint: ## gofmt, the package map, § references, the free-port check, go vet, the
 	@scripts/chart-check.sh
 	@scripts/deps.sh lint-tools
 	@eval "$$(scripts/deps.sh env)"; rc=0; for m in $(LINT_DIRS); do \
-	  echo "golangci-lint: $$m"; (cd $$m && "$$HOOKLINE_BIN/golangci-lint" run ./...) || rc=1; \
+	  echo "golangci-lint: $$m"; (cd $$m && "$$HOOKLINE_BIN/golangci-lint" run --allow-parallel-runners ./...) || rc=1; \
 	done; exit $$rc
 
 chart: ## Helm chart: helm lint, helm template validated offline against the Kubernetes 1.30 and CRD schemas, the same Deployments as deploy/k8s
