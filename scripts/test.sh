@@ -14,8 +14,9 @@
 #            deadlines.
 #   modules  every test of every module but e2e against the real
 #            Postgres, NATS and MinIO, TEST_P packages at a time: the media
-#            engines first without -race (NORACE below), then the rest
-#            with it
+#            engines first without -race (NORACE below), with the few
+#            tests of other packages that run them over long media
+#            (SLOW_MEDIA_TESTS), then the rest with -race
 #   e2e-N    the e2e suite with -race, its tests dealt to E2E_SHARDS
 #            shards (default 2), longest first: each test starts its own
 #            stack of processes and spends much of its time waiting on
@@ -107,6 +108,14 @@ checks() {
 # adapters, pkg/platform, pkg/contracts, the budgets — keeps -race, and
 # calls the engines in its own tests.
 NORACE='/(ffrender|transcribe|media|matte|compose|critique|overlay|faceswap|adjust|backdrop|combine|instruct|tesseract|libvips|vision|dlib|imaging|scene|textai)$'
+# Tests of coordinating packages whose cost is the engines' Go loops over
+# long or large media (scenes, faces and loudness of minutes of video,
+# background removal of full photos), which the detector multiplies as it
+# does the engines' own: they run in the pass without -race. Their
+# packages' other tests drive the same paths with -race on small media.
+# A name here that no longer exists matches nothing.
+SLOW_MEDIA_TESTS='^(TestRecordedTalkIsBuiltOnWhatWasSaid)$'
+SLOW_MEDIA_PACKAGES=(./services/clips/internal/app)
 split_packages() {
   go list "${PATTERNS[@]:1}" >.hookline/packages.txt
   grep -Ev "$NORACE" .hookline/packages.txt >.hookline/packages-race.txt || true
@@ -116,7 +125,8 @@ split_packages() {
 modules() {
   local rc=0
   go test -count=1 -p "$TEST_P" -timeout 30m $(cat .hookline/packages-norace.txt) || rc=1
-  go test -race -count=1 -p "$TEST_P" -timeout 30m $(cat .hookline/packages-race.txt) || rc=1
+  go test -count=1 -p "$TEST_P" -timeout 30m -run "$SLOW_MEDIA_TESTS" "${SLOW_MEDIA_PACKAGES[@]}" || rc=1
+  go test -race -count=1 -p "$TEST_P" -timeout 30m -skip "$SLOW_MEDIA_TESTS" $(cat .hookline/packages-race.txt) || rc=1
   return $rc
 }
 
@@ -164,7 +174,7 @@ lane checks checks
 # -export compiles without linking; go test links each test binary once,
 # when it runs it.
 echo "== build"
-if ! { go build $(printf "./%s " services/*/cmd/*) && split_packages && go list -race -test -export -deps ./e2e/... $(cat .hookline/packages-race.txt) >/dev/null && go list -test -export -deps $(cat .hookline/packages-norace.txt) >/dev/null; } >.hookline/build.log 2>&1; then
+if ! { go build $(printf "./%s " services/*/cmd/*) && split_packages && go list -race -test -export -deps ./e2e/... $(cat .hookline/packages-race.txt) >/dev/null && go list -test -export -deps $(cat .hookline/packages-norace.txt) "${SLOW_MEDIA_PACKAGES[@]}" >/dev/null; } >.hookline/build.log 2>&1; then
   cat .hookline/build.log
   echo "== build failed; waiting for the checks lane"
   for p in "${pids[@]}"; do wait "$p" || true; done
