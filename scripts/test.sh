@@ -114,8 +114,8 @@ NORACE='/(ffrender|transcribe|media|matte|compose|critique|overlay|faceswap|adju
 # does the engines' own: they run in the pass without -race. Their
 # packages' other tests drive the same paths with -race on small media.
 # A name here that no longer exists matches nothing.
-SLOW_MEDIA_TESTS='^(TestRecordedTalkIsBuiltOnWhatWasSaid)$'
-SLOW_MEDIA_PACKAGES=(./services/clips/internal/app)
+SLOW_MEDIA_TESTS='^(TestRecordedTalkIsBuiltOnWhatWasSaid|TestBackgroundEditsKeepTheAstronautsNeck|TestBackgroundEditsCutAPlainSubject)$'
+SLOW_MEDIA_PACKAGES=(./services/clips/internal/app ./services/thumbnails/internal/app)
 split_packages() {
   go list "${PATTERNS[@]:1}" >.hookline/packages.txt
   grep -Ev "$NORACE" .hookline/packages.txt >.hookline/packages-race.txt || true
