@@ -97,7 +97,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	ff := media.FFmpeg{Bin: cfg.FFmpeg, ProbeBin: cfg.FFprobe}
 	cpus := platform.ContainerCPUs()
 	jobs, threads := cfg.concurrency(cpus)
-	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, Threads: threads, Faces: faces}
+	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, CRF: cfg.RenderCRF, X264Params: cfg.RenderX264Params, Threads: threads, Faces: faces}
 	// Preparation samples the faces renders follow, in the decode it
 	// makes for the scene cuts.
 	sampler := &facetrack.Sampler{Faces: faces}
