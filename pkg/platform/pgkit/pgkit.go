@@ -235,3 +235,10 @@ func All[T any](ctx context.Context, db Querier, what string, scan func(pgx.Row)
 	}
 	return out, nil
 }
+
+// Scalar scans a row of one column, for All.
+func Scalar[T any](row pgx.Row) (T, error) {
+	var v T
+	err := row.Scan(&v)
+	return v, err
+}
