@@ -56,8 +56,12 @@ func (c *Client) open(ctx context.Context, req Request) (rs []Reservation, orpha
 			var last int
 			var lastID, state string
 			var orphan bool
-			err := tx.QueryRow(ctx, `SELECT reservation_id::text, generation, state, `+orphaned+` FROM credit_reservations
-				WHERE base_id = $1 ORDER BY generation DESC LIMIT 1 FOR UPDATE`, base, c.owner.id.Load()).Scan(&lastID, &last, &state, &orphan)
+			// Only an open row's owner is looked up (CASE is lazy): the
+			// locks are read on a retry of a request in progress alone.
+			err := tx.QueryRow(ctx, `SELECT reservation_id::text, generation, state,
+				CASE WHEN state IN ('reserving', 'reserved') THEN `+orphaned+` ELSE false END
+				FROM credit_reservations WHERE base_id = $1 ORDER BY generation DESC LIMIT 1 FOR UPDATE`,
+				base, c.owner.id.Load()).Scan(&lastID, &last, &state, &orphan)
 			switch {
 			case errors.Is(err, pgx.ErrNoRows):
 			case err != nil:

@@ -53,12 +53,12 @@ var due = `(updated_at < now() - make_interval(secs => $3) OR ` + orphaned + `)`
 // Recover is the recovery pass of ARCHITECTURE §3: every reservation of
 // this service still open is ended once nothing can be working on it:
 // at once when the process that made it is dead (its owner lock is gone,
-// owner.go), else when it was untouched for grace. (A retry of a dead
-// owner's request does not wait for the pass: Reserve recovers its
-// reservations the same way.) grace must exceed the
+// owner.go), else when it was untouched for grace. grace must exceed the
 // reserve timeout, and for reserved rows the time the work may take
 // without the Resolver being asked; it is the last resort for work a live
-// process lost, before billing's TTL.
+// process lost, before billing's TTL. (A retry of a dead owner's request
+// does not wait for the pass: Reserve recovers the request's
+// reservations the same way, one by one.)
 //   - reserving (the call to billing was under way): the work never
 //     started, so it is failed; billing refunds the reservation if it
 //     landed, or remembers the refund if it lands later;
