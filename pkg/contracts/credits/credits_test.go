@@ -620,11 +620,7 @@ func TestRecoverOrphans(t *testing.T) {
 			t.Fatalf("%s: journal %s, want %s", id, s, want)
 		}
 	}
-	var owner int32
-	if err := e.pool.QueryRow(e.ctx, `SELECT owner FROM credit_reservations WHERE reservation_id = $1`, work[1].ID).Scan(&owner); err != nil {
-		t.Fatal(err)
-	}
-	if owner != e.client.owner.id.Load() {
+	if owner := e.owner(t, work[1].ID); owner != e.client.owner.id.Load() {
 		t.Fatalf("the running one is owned by %d, want the judge %d", owner, e.client.owner.id.Load())
 	}
 	// Adopted, it waits for its grace like the judge's own work.
