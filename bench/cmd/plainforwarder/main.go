@@ -17,26 +17,25 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"hookline.dev/pkg/contracts/events"
+	"hookline.dev/pkg/platform"
 	"hookline.dev/pkg/platform/messaging"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:]); err != nil && !errors.Is(err, context.Canceled) {
-		fmt.Fprintln(os.Stderr, "plainforwarder:", err)
-		os.Exit(1)
-	}
+	platform.Main("plainforwarder", func(ctx context.Context, _ func(string) string, stdout io.Writer) error {
+		if err := run(ctx, os.Args[1:], stdout); !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	})
 }
 
-func run(ctx context.Context, args []string) error {
+func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("plainforwarder", flag.ContinueOnError)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4233", "NATS URL")
 	ns := fs.String("namespace", "bench", "NATS namespace the events are published in")
@@ -76,7 +75,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cc.Stop()
-	fmt.Println("forwarding to", *target)
+	fmt.Fprintln(stdout, "forwarding to", *target)
 	<-ctx.Done()
 	return nil
 }

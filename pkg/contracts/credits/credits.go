@@ -227,14 +227,16 @@ func (r Request) validate() error {
 //     unreadable; a reservation it may have applied gets a failure event,
 //     which billing applies whichever arrives first;
 //   - idempotency_conflict (409): the same request holds open reservations
-//     (it is still running, or crashed and awaits recovery).
+//     of a live process: it is still running. Those of a dead process are
+//     recovered first (with the Resolver given to Start), and the request
+//     then runs again or finds its result.
 //
 // Other errors (invalid request, database failure) are internal.
 func (c *Client) Reserve(ctx context.Context, req Request) ([]Reservation, error) {
 	if err := req.validate(); err != nil {
 		return nil, err
 	}
-	rs, err := c.open(ctx, req)
+	rs, err := c.openRetry(ctx, req)
 	if err != nil {
 		if apierr.Is(err, apierr.IdempotencyConflict) {
 			c.observe(req.Operation, InProgress)

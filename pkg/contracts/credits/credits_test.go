@@ -463,7 +463,7 @@ func TestRecover(t *testing.T) {
 	e := setup(t, 2*time.Second)
 	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })
 	// A crash during the reserve call leaves a row `reserving`.
-	crashed, err := e.client.open(e.ctx, e.request("idem:crash", 5))
+	crashed, _, err := e.client.open(e.ctx, e.request("idem:crash", 5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -578,17 +578,18 @@ func TestRefund(t *testing.T) {
 func TestRecoverOrphans(t *testing.T) {
 	e := setup(t, 2*time.Second)
 	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })
-	dead, err := New(Config{Billing: e.bus, Pool: e.pool, Source: "thumbnails", FailedSubject: events.ThumbnailsOperationFailed, Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range []*Client{dead, e.client} {
-		if err := c.Start(e.ctx); err != nil {
-			t.Fatal(err)
+	asked := map[string]int{}
+	resolve := func(ctx context.Context, r Reservation) (Resolution, error) {
+		asked[r.ID]++
+		if r.Item == 0 {
+			ev, err := events.New(ctx, events.ThumbnailsOperationCompleted, "thumbnails", r.OrgID, events.OperationCompleted{ReservationID: r.ID})
+			return Resolution{Verdict: Completed, Event: ev}, err
 		}
-		t.Cleanup(c.Close)
+		return Resolution{Verdict: Running}, nil
 	}
-	crashed, err := dead.open(e.ctx, e.request("idem:crash", 5)) // died during the reserve call
+	dead := e.started(t, resolve)
+	e.start(t, e.client, resolve)
+	crashed, _, err := dead.open(e.ctx, e.request("idem:crash", 5)) // died during the reserve call
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,31 +601,11 @@ func TestRecoverOrphans(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	asked := map[string]int{}
-	resolve := func(ctx context.Context, r Reservation) (Resolution, error) {
-		asked[r.ID]++
-		if r.Item == 0 {
-			ev, err := events.New(ctx, events.ThumbnailsOperationCompleted, "thumbnails", r.OrgID, events.OperationCompleted{ReservationID: r.ID})
-			return Resolution{Verdict: Completed, Event: ev}, err
-		}
-		return Resolution{Verdict: Running}, nil
-	}
 	if n, err := e.client.Recover(e.ctx, 10*time.Minute, resolve); err != nil || n != 0 || len(asked) != 0 {
 		t.Fatalf("while every owner lives: settled %d (%v), asked %v", n, err, asked)
 	}
 
-	dead.Close() // its session ends, as a killed process's does
-	var held bool
-	for range 100 {
-		if err := e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = $1::bigint::oid)`,
-			int64(dead.owner.id.Load())).Scan(&held); err != nil {
-			t.Fatal(err)
-		}
-		if !held {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	e.kill(t, dead)
 	n, err := e.client.Recover(e.ctx, 10*time.Minute, resolve)
 	if err != nil || n != 2 {
 		t.Fatalf("after the owner died: settled %d (%v), want 2", n, err)
@@ -639,11 +620,7 @@ func TestRecoverOrphans(t *testing.T) {
 			t.Fatalf("%s: journal %s, want %s", id, s, want)
 		}
 	}
-	var owner int32
-	if err := e.pool.QueryRow(e.ctx, `SELECT owner FROM credit_reservations WHERE reservation_id = $1`, work[1].ID).Scan(&owner); err != nil {
-		t.Fatal(err)
-	}
-	if owner != e.client.owner.id.Load() {
+	if owner := e.owner(t, work[1].ID); owner != e.client.owner.id.Load() {
 		t.Fatalf("the running one is owned by %d, want the judge %d", owner, e.client.owner.id.Load())
 	}
 	// Adopted, it waits for its grace like the judge's own work.
@@ -656,10 +633,7 @@ func TestRecoverOrphans(t *testing.T) {
 // same number, so the process's reservations in flight stay its own.
 func TestOwnerLockTakenAgain(t *testing.T) {
 	e := setup(t, 2*time.Second)
-	if err := e.client.Start(e.ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.client.Close)
+	e.start(t, e.client, failAll)
 	id := e.client.owner.id.Load()
 	if _, err := e.pool.Exec(e.ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = $1::bigint::oid`, int64(id)); err != nil {
 		t.Fatal(err)
@@ -675,4 +649,304 @@ func TestOwnerLockTakenAgain(t *testing.T) {
 		int64(id)).Scan(&held); err != nil || !held {
 		t.Fatalf("lock held %v (%v)", held, err)
 	}
+}
+
+// failAll judges every reservation failed (nothing was stored).
+func failAll(context.Context, Reservation) (Resolution, error) {
+	return Resolution{Verdict: Failed, Reason: "nothing was stored"}, nil
+}
+
+// start makes c an owner whose orphans resolve judges, until the test
+// ends.
+func (e *env) start(t *testing.T, c *Client, resolve Resolver) {
+	t.Helper()
+	if err := c.Start(e.ctx, resolve); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+}
+
+// started is another process of the service, started with resolve.
+func (e *env) started(t *testing.T, resolve Resolver) *Client {
+	t.Helper()
+	c, err := New(Config{Billing: e.bus, Pool: e.pool, Source: "thumbnails", FailedSubject: events.ThumbnailsOperationFailed, Timeout: e.client.cfg.Timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.start(t, c, resolve)
+	return c
+}
+
+// kill ends c's owner session, as a killed process's ends, and waits
+// until Postgres has dropped its lock.
+func (e *env) kill(t *testing.T, c *Client) {
+	t.Helper()
+	id := c.owner.id.Load()
+	c.Close()
+	testkit.Eventually(t, 10*time.Second, "the owner lock dropped", func() bool {
+		var held bool
+		if err := e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND objid = $1::bigint::oid)`,
+			int64(id)).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		return !held
+	})
+}
+
+// settlements maps each reservation with a terminal event in the outbox
+// to the types of its events, in write order.
+func (e *env) settlements(t *testing.T) map[string][]string {
+	t.Helper()
+	out := map[string][]string{}
+	for _, ev := range e.outbox(t) {
+		var d events.Settlement
+		if err := ev.Decode(&d); err != nil {
+			t.Fatal(err)
+		}
+		out[d.ReservationID] = append(out[d.ReservationID], ev.Type)
+	}
+	return out
+}
+
+func (e *env) owner(t *testing.T, id string) int32 {
+	t.Helper()
+	var owner int32
+	if err := e.pool.QueryRow(e.ctx, `SELECT owner FROM credit_reservations WHERE reservation_id = $1`, id).Scan(&owner); err != nil {
+		t.Fatal(err)
+	}
+	return owner
+}
+
+// TestRetryAfterTheOwnerDied: a client retrying a request whose process
+// died does not wait for a recovery pass. The retry recovers the dead
+// process's reservations of the request at once, as the pass would (each
+// settled once, as the resolver says), and the request runs again under
+// the next generation. One whose work outlives its process (Running) is
+// still in progress, and so is the request of a live process.
+func TestRetryAfterTheOwnerDied(t *testing.T) {
+	e := setup(t, 2*time.Second)
+	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })
+	asked := map[string]int{}
+	resolve := func(ctx context.Context, r Reservation) (Resolution, error) {
+		asked[r.ID]++
+		switch {
+		case r.Operation == "clips.render":
+			return Resolution{Verdict: Running}, nil
+		case r.Item == 0:
+			ev, err := events.New(ctx, events.ThumbnailsOperationCompleted, "thumbnails", r.OrgID, events.OperationCompleted{ReservationID: r.ID})
+			return Resolution{Verdict: Completed, Event: ev}, err
+		}
+		return Resolution{Verdict: Failed, Reason: "no result after the restart"}, nil
+	}
+	dead, live := e.started(t, resolve), e.started(t, resolve)
+	e.start(t, e.client, resolve)
+	render := e.request("idem:render", 1)
+	render.Operation = "clips.render"
+	work, err := dead.Reserve(e.ctx, e.request("idem:work", 1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unconfirmed, _, err := dead.open(e.ctx, e.request("idem:unconfirmed", 2)) // died during the reserve call
+	if err != nil {
+		t.Fatal(err)
+	}
+	rendering, err := dead.Reserve(e.ctx, render)
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := live.Reserve(e.ctx, e.request("idem:live", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While its process lives, a request is in progress.
+	_, err = e.client.Reserve(e.ctx, e.request("idem:work", 1, 1))
+	wantCode(t, err, apierr.IdempotencyConflict)
+
+	e.kill(t, dead)
+	again, err := e.client.Reserve(e.ctx, e.request("idem:work", 1, 1))
+	if err != nil {
+		t.Fatalf("retry after the owner died: %v", err)
+	}
+	for i, r := range again {
+		if r.ID != ReservationID(e.org, "thumbnails.variations", "idem:work", i, 1) {
+			t.Fatalf("retry item %d: id %s, want generation 1", i, r.ID)
+		}
+	}
+	if _, err := e.client.Reserve(e.ctx, e.request("idem:unconfirmed", 2)); err != nil {
+		t.Fatalf("retry of the unconfirmed request: %v", err)
+	}
+	_, err = e.client.Reserve(e.ctx, render)
+	wantCode(t, err, apierr.IdempotencyConflict)
+	_, err = e.client.Reserve(e.ctx, e.request("idem:live", 1))
+	wantCode(t, err, apierr.IdempotencyConflict)
+
+	if len(asked) != 3 || asked[work[0].ID] != 1 || asked[work[1].ID] != 1 || asked[rendering[0].ID] != 1 {
+		t.Fatalf("resolver asked about %v", asked)
+	}
+	for id, want := range map[string]string{
+		work[0].ID: stateCompleted, work[1].ID: stateFailed, unconfirmed[0].ID: stateFailed,
+		again[0].ID: stateReserved, again[1].ID: stateReserved, rendering[0].ID: stateReserved, running[0].ID: stateReserved,
+	} {
+		if s := e.state(t, id); s != want {
+			t.Fatalf("%s: journal %s, want %s", id, s, want)
+		}
+	}
+	got := e.settlements(t)
+	if len(got) != 3 || !equal(got[work[0].ID], []string{events.ThumbnailsOperationCompleted}) ||
+		!equal(got[work[1].ID], []string{events.ThumbnailsOperationFailed}) || !equal(got[unconfirmed[0].ID], []string{events.ThumbnailsOperationFailed}) {
+		t.Fatalf("settlements %v", got)
+	}
+	// The render still running is the retrying process's now, and the
+	// pass has nothing left to do.
+	if o := e.owner(t, rendering[0].ID); o != e.client.owner.id.Load() {
+		t.Fatalf("the running reservation is owned by %d, want %d", o, e.client.owner.id.Load())
+	}
+	if n, err := e.client.Recover(e.ctx, 10*time.Minute, resolve); err != nil || n != 0 {
+		t.Fatalf("pass after the retries settled %d (%v)", n, err)
+	}
+}
+
+// judge fails every reservation it is asked about, counting them; while
+// it holds one (its row locked), it runs during when set.
+type judge struct {
+	mu     sync.Mutex
+	asked  map[string]int
+	during func()
+}
+
+func (j *judge) resolve(_ context.Context, r Reservation) (Resolution, error) {
+	j.mu.Lock()
+	if j.asked == nil {
+		j.asked = map[string]int{}
+	}
+	j.asked[r.ID]++
+	during := j.during
+	j.mu.Unlock()
+	if during != nil {
+		during()
+	}
+	return Resolution{Verdict: Failed, Reason: "nothing was stored"}, nil
+}
+
+// waitLockWaiter waits until a transaction waits for the row of an
+// item's last reservation (in open), which another one holds.
+func (e *env) waitLockWaiter(t *testing.T) {
+	t.Helper()
+	testkit.Eventually(t, 10*time.Second, "a retry waiting for the reservation's row", func() bool {
+		var waiting bool
+		if err := e.pool.QueryRow(e.ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database()
+			AND wait_event_type = 'Lock' AND query LIKE '%WHERE base_id = $1%')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		return waiting
+	})
+}
+
+// TestRecoveryRaces: a dead process's reservation is settled once
+// whoever meets it at the same time: a retry and a pass, in either order,
+// two retries, two passes. A pass skips a row another holds; a retry
+// waits for it and then runs, or is the duplicate of a retry that runs.
+func TestRecoveryRaces(t *testing.T) {
+	e := setup(t, 2*time.Second)
+	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })
+	var first, second judge
+	e.start(t, e.client, first.resolve)
+	other := e.started(t, second.resolve)
+	orphan := func(key string) Reservation {
+		t.Helper()
+		dead := e.started(t, failAll)
+		rs, err := dead.Reserve(e.ctx, e.request(key, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.kill(t, dead)
+		return rs[0]
+	}
+	settledOnce := func(r Reservation, by *judge) {
+		t.Helper()
+		if got := e.settlements(t)[r.ID]; !equal(got, []string{events.ThumbnailsOperationFailed}) {
+			t.Fatalf("%s settled by %v", r.ID, got)
+		}
+		for _, j := range []*judge{&first, &second} {
+			want := 0
+			if j == by {
+				want = 1
+			}
+			j.mu.Lock()
+			n := j.asked[r.ID]
+			j.mu.Unlock()
+			if n != want {
+				t.Fatalf("a resolver was asked about %s %d times, want %d", r.ID, n, want)
+			}
+		}
+	}
+	set := func(j *judge, during func()) {
+		j.mu.Lock()
+		j.during = during
+		j.mu.Unlock()
+	}
+
+	// A retry recovering the reservation; a pass meanwhile skips it.
+	r := orphan("idem:retry-then-pass")
+	set(&first, func() {
+		if n, err := other.Recover(e.ctx, 10*time.Minute, second.resolve); err != nil || n != 0 {
+			t.Errorf("pass while a retry recovers: settled %d (%v)", n, err)
+		}
+	})
+	if _, err := e.client.Reserve(e.ctx, e.request("idem:retry-then-pass", 1)); err != nil {
+		t.Fatal(err)
+	}
+	settledOnce(r, &first)
+
+	// A pass recovering it; a retry waits for the row, then runs.
+	r = orphan("idem:pass-then-retry")
+	retried := make(chan error, 2)
+	set(&first, func() {
+		go func() {
+			_, err := other.Reserve(e.ctx, e.request("idem:pass-then-retry", 1))
+			retried <- err
+		}()
+		e.waitLockWaiter(t)
+	})
+	if n, err := e.client.Recover(e.ctx, 10*time.Minute, first.resolve); err != nil || n != 1 {
+		t.Fatalf("pass settled %d (%v)", n, err)
+	}
+	if err := <-retried; err != nil {
+		t.Fatalf("retry after the pass: %v", err)
+	}
+	settledOnce(r, &first)
+
+	// Two retries: one recovers and the other waits; one runs, the other
+	// is its duplicate in progress.
+	r = orphan("idem:two-retries")
+	set(&first, func() {
+		go func() {
+			_, err := other.Reserve(e.ctx, e.request("idem:two-retries", 1))
+			retried <- err
+		}()
+		e.waitLockWaiter(t)
+	})
+	_, err := e.client.Reserve(e.ctx, e.request("idem:two-retries", 1))
+	errs := []error{err, <-retried}
+	if (errs[0] == nil) == (errs[1] == nil) || !apierr.Is(errors.Join(errs...), apierr.IdempotencyConflict) {
+		t.Fatalf("two retries: %v, want one to run and one 409", errs)
+	}
+	settledOnce(r, &first)
+	var open int
+	if err := e.pool.QueryRow(e.ctx, `SELECT count(*) FROM credit_reservations WHERE base_id = $1 AND state = 'reserved'`,
+		ReservationID(e.org, "thumbnails.variations", "idem:two-retries", 0, 0)).Scan(&open); err != nil || open != 1 {
+		t.Fatalf("%d reservations of the request reserved (%v), want 1", open, err)
+	}
+
+	// Two passes: the second skips what the first holds.
+	r = orphan("idem:two-passes")
+	set(&first, func() {
+		if n, err := other.Recover(e.ctx, 10*time.Minute, second.resolve); err != nil || n != 0 {
+			t.Errorf("second pass: settled %d (%v)", n, err)
+		}
+	})
+	if n, err := e.client.Recover(e.ctx, 10*time.Minute, first.resolve); err != nil || n != 1 {
+		t.Fatalf("first pass settled %d (%v)", n, err)
+	}
+	settledOnce(r, &first)
 }

@@ -29,8 +29,10 @@
 // item index, generation). The request key is the client's Idempotency-Key,
 // which the gateway signs into the principal, or else the request id, so a
 // repeated call reserves the same ids and billing holds them once. While a
-// request's reservations are open, calling Reserve again answers 409
-// idempotency_conflict instead of running the work twice on one charge.
+// request's reservations are open and their process lives, calling
+// Reserve again answers 409 idempotency_conflict instead of running the
+// work twice on one charge; when their process is dead, Reserve first
+// recovers them (see Owners).
 // Once they are terminal, the next call takes the next generation: billing
 // treats a known id as reserved already, so reusing one would run the work
 // for free.
@@ -67,7 +69,13 @@
 // lock; the next pass of any replica, the first of which is the restarted
 // process's start-up, then settles its open reservations from what was
 // stored, without waiting for the grace, which only a live owner's work
-// (a long generation, a queued render) still needs (owner.go).
+// (a long generation, a queued render) still needs (owner.go). A client
+// retrying one of the dead process's requests does not wait for that
+// pass either: Reserve, meeting the request's reservations open under a
+// dead owner, recovers them as the pass would (the Resolver given to
+// Start decides, with each row locked, so the pass, other retries and
+// the retry settle each reservation once), then runs the request again,
+// or answers 409 when the Resolver says its work is still Running.
 //
 // # Wiring a service
 //
@@ -91,10 +99,11 @@
 //     billing's outbox rows, through this package.
 //   - The service owns the Resolver, ResolveReservation: what an orphan
 //     reservation means is its rule, over what its store holds, read
-//     through its ports. The app runs client.RecoveryWorker(interval,
-//     grace, svc.ResolveReservation) beside the HTTP server, on every
-//     replica; the journal's row locks keep them apart. The process that
-//     reserves calls client.Start before serving and Close after.
+//     through its ports. The process that reserves calls
+//     client.Start(ctx, svc.ResolveReservation) before serving and Close
+//     after, and runs client.RecoveryWorker(interval, grace) beside the
+//     HTTP server, on every replica; the journal's row locks keep them
+//     apart.
 //
 // Why this way: the rules (what is paid for, when a result counts as
 // delivered, what an orphan means) stay in the service, and the

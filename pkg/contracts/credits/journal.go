@@ -43,20 +43,32 @@ func scanReservation(row pgx.Row, extra ...any) (Reservation, error) {
 
 // open journals one reservation per item, state reserving, before billing
 // is asked, so that a crash during the call leaves a row for recovery.
-func (c *Client) open(ctx context.Context, req Request) ([]Reservation, error) {
-	rs := make([]Reservation, len(req.Items))
-	err := pgx.BeginFunc(ctx, c.cfg.Pool, func(tx pgx.Tx) error {
+// An item whose last reservation is still open is in progress
+// (errInProgress), unless that reservation's owner is dead: then nothing
+// is journaled, and open returns the ids of the open reservations of dead
+// owners (orphans) for the caller to recover.
+func (c *Client) open(ctx context.Context, req Request) (rs []Reservation, orphans []string, err error) {
+	rs = make([]Reservation, len(req.Items))
+	err = pgx.BeginFunc(ctx, c.cfg.Pool, func(tx pgx.Tx) error {
 		for i, it := range req.Items {
 			base := ReservationID(req.OrgID, req.Operation, req.Key, i, 0)
 			gen := 0
 			var last int
-			var state string
-			err := tx.QueryRow(ctx, `SELECT generation, state FROM credit_reservations
-				WHERE base_id = $1 ORDER BY generation DESC LIMIT 1 FOR UPDATE`, base).Scan(&last, &state)
+			var lastID, state string
+			var orphan bool
+			// Only an open row's owner is looked up (CASE is lazy): the
+			// locks are read on a retry of a request in progress alone.
+			err := tx.QueryRow(ctx, `SELECT reservation_id::text, generation, state,
+				CASE WHEN state IN ('reserving', 'reserved') THEN `+orphaned+` ELSE false END
+				FROM credit_reservations WHERE base_id = $1 ORDER BY generation DESC LIMIT 1 FOR UPDATE`,
+				base, c.owner.id.Load()).Scan(&lastID, &last, &state, &orphan)
 			switch {
 			case errors.Is(err, pgx.ErrNoRows):
 			case err != nil:
 				return fmt.Errorf("credits: journal: read %s: %w", base, err)
+			case (state == stateReserving || state == stateReserved) && orphan:
+				orphans = append(orphans, lastID)
+				continue
 			case state == stateReserving || state == stateReserved:
 				return errInProgress
 			default:
@@ -77,8 +89,47 @@ func (c *Client) open(ctx context.Context, req Request) ([]Reservation, error) {
 				return fmt.Errorf("credits: journal: insert %s: %w", r.ID, err)
 			}
 		}
+		if len(orphans) > 0 {
+			return errOrphaned // journal nothing until they are recovered
+		}
 		return nil
 	})
+	switch {
+	case errors.Is(err, errOrphaned):
+		return nil, orphans, nil
+	case err != nil:
+		return nil, nil, err
+	}
+	return rs, nil, nil
+}
+
+// errOrphaned rolls back an open that met reservations of dead owners.
+var errOrphaned = errors.New("credits: the request's last reservations are a dead process's")
+
+// openRetry opens req's reservations (open). A retry of a request whose
+// process died finds that process's reservations still open, and does not
+// wait for the recovery pass: nothing can be working on them, so they are
+// recovered here, as the pass would (with their rows locked, judged by
+// the Resolver of Start), and the request runs again. One a recovery
+// keeps open (Running: work that outlives its process) is in progress.
+func (c *Client) openRetry(ctx context.Context, req Request) ([]Reservation, error) {
+	rs, orphans, err := c.open(ctx, req)
+	if err != nil || len(orphans) == 0 {
+		return rs, err
+	}
+	resolve := c.resolver()
+	if resolve == nil {
+		return nil, errInProgress // a client never started leaves them to the pass
+	}
+	for _, id := range orphans {
+		// The row lock is waited for: a pass recovering it holds it.
+		if _, err := c.recoverOne(ctx, id, resolve, waitLocked, orphaned, c.owner.id.Load()); err != nil {
+			return nil, err
+		}
+	}
+	if rs, orphans, err = c.open(ctx, req); len(orphans) > 0 {
+		return nil, errInProgress // an owner died again meanwhile
+	}
 	return rs, err
 }
 

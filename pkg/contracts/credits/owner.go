@@ -23,9 +23,11 @@ import (
 // writes that number into each reservation it journals. Postgres drops the
 // lock when the session ends: at once when the process dies (the kernel
 // closes its socket), or when a partition outlasts the server's keepalive.
-// A reservation whose owner holds no lock has no live request, and the
+// A reservation whose owner holds no lock has no live request: the
 // recovery pass settles it at its next run, the first of which is the
-// restarted process's start-up. Those of live owners keep the grace.
+// restarted process's start-up, and a retry of its request settles it at
+// once (Reserve). Those of live owners keep the grace, and a retry of
+// theirs is still in progress.
 //
 // A live process wrongly taken for dead (its lock connection lost, then
 // taken again) costs nothing but its work in flight: the pass settles its
@@ -54,22 +56,38 @@ type owner struct {
 	conn   *pgx.Conn
 	closed bool
 	id     atomic.Int32 // 0 until Start
+	// resolve is the service's judge of orphans, given to Start.
+	resolve atomic.Pointer[Resolver]
 }
 
 // Start makes the process the owner of the reservations this client
 // journals from now on: it takes an owner lock of a fresh number, on a
 // connection of its own kept until Close, and the reservations record that
-// number. Call it before serving: reservations made before Start record
-// no owner and are recovered only after their grace. RecoveryWorker
-// checks the lock at each pass and takes it again if its connection was
-// lost.
-func (c *Client) Start(ctx context.Context) error {
+// number. resolve is the service's judge of the reservations dead owners
+// left (Resolver): RecoveryWorker's passes and a retry of a dead owner's
+// request (Reserve) ask it. Call Start before serving: reservations made
+// before it record no owner and are recovered only after their grace.
+// RecoveryWorker checks the lock at each pass and takes it again if its
+// connection was lost.
+func (c *Client) Start(ctx context.Context, resolve Resolver) error {
+	if resolve == nil {
+		return errors.New("credits: start without a resolver")
+	}
 	c.owner.mu.Lock()
 	defer c.owner.mu.Unlock()
 	if c.owner.conn != nil || c.owner.closed {
 		return nil
 	}
+	c.owner.resolve.Store(&resolve)
 	return c.lockOwner(ctx, 0)
+}
+
+// resolver is the Resolver given to Start, nil before.
+func (c *Client) resolver() Resolver {
+	if p := c.owner.resolve.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // lockOwner connects and takes the lock of number want, or of a random

@@ -46,9 +46,9 @@ type Resolver func(ctx context.Context, r Reservation) (Resolution, error)
 const recoverBatch = 500
 
 // due is the condition of an open journal row the pass ends: untouched
-// for the grace ($1 seconds), or orphaned ($2 is this process's owner
+// for the grace ($3 seconds), or orphaned ($2 is this process's owner
 // number).
-var due = `(updated_at < now() - make_interval(secs => $1) OR ` + orphaned + `)`
+var due = `(updated_at < now() - make_interval(secs => $3) OR ` + orphaned + `)`
 
 // Recover is the recovery pass of ARCHITECTURE §3: every reservation of
 // this service still open is ended once nothing can be working on it:
@@ -56,7 +56,9 @@ var due = `(updated_at < now() - make_interval(secs => $1) OR ` + orphaned + `)`
 // owner.go), else when it was untouched for grace. grace must exceed the
 // reserve timeout, and for reserved rows the time the work may take
 // without the Resolver being asked; it is the last resort for work a live
-// process lost, before billing's TTL.
+// process lost, before billing's TTL. (A retry of a dead owner's request
+// does not wait for the pass: Reserve recovers the request's
+// reservations the same way, one by one.)
 //   - reserving (the call to billing was under way): the work never
 //     started, so it is failed; billing refunds the reservation if it
 //     landed, or remembers the refund if it lands later;
@@ -76,18 +78,18 @@ func (c *Client) Recover(ctx context.Context, grace time.Duration, resolve Resol
 	}
 	rows, err := c.cfg.Pool.Query(ctx, `SELECT reservation_id::text FROM credit_reservations
 		WHERE state IN ('reserving', 'reserved') AND `+due+`
-		ORDER BY updated_at LIMIT $3`, grace.Seconds(), c.owner.id.Load(), recoverBatch)
+		ORDER BY updated_at LIMIT $1`, recoverBatch, c.owner.id.Load(), grace.Seconds())
 	if err != nil {
 		return 0, fmt.Errorf("credits: recover: list: %w", err)
 	}
-	due, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return 0, fmt.Errorf("credits: recover: list: %w", err)
 	}
 	var n int
 	var errs []error
-	for _, id := range due {
-		done, err := c.recoverOne(ctx, id, grace, resolve)
+	for _, id := range ids {
+		done, err := c.recoverOne(ctx, id, resolve, skipLocked, due, c.owner.id.Load(), grace.Seconds())
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -98,17 +100,32 @@ func (c *Client) Recover(ctx context.Context, grace time.Duration, resolve Resol
 	return n, errors.Join(errs...)
 }
 
-func (c *Client) recoverOne(ctx context.Context, id string, grace time.Duration, resolve Resolver) (settled bool, err error) {
+// Row locks of recoverOne.
+const (
+	// skipLocked: the pass leaves a reservation another process is
+	// recovering (or settling) to it.
+	skipLocked = "FOR UPDATE SKIP LOCKED"
+	// waitLocked: a retry waits for that process, then finds the
+	// reservation settled.
+	waitLocked = "FOR UPDATE"
+)
+
+// recoverOne ends reservation id if it is still open and meets cond, an
+// SQL condition over its journal row with arguments args from $2 on, with
+// its row locked (lock); the Resolver decides a reserved one. It reports
+// whether it settled the reservation: not when it was settled meanwhile
+// (by its work, or by another recovery), met cond no more, or is Running.
+func (c *Client) recoverOne(ctx context.Context, id string, resolve Resolver, lock, cond string, args ...any) (settled bool, err error) {
 	var outcome Outcome
 	var r Reservation
 	err = pgx.BeginFunc(ctx, c.cfg.Pool, func(tx pgx.Tx) error {
 		var state string
 		var err error
 		r, err = scanReservation(tx.QueryRow(ctx, `SELECT `+reservationColumns+`, state FROM credit_reservations
-			WHERE reservation_id = $3 AND state IN ('reserving', 'reserved') AND `+due+`
-			FOR UPDATE SKIP LOCKED`, grace.Seconds(), c.owner.id.Load(), id), &state)
+			WHERE reservation_id = $1 AND state IN ('reserving', 'reserved') AND `+cond+` `+lock,
+			append([]any{id}, args...)...), &state)
 		if errors.Is(err, pgx.ErrNoRows) {
-			return nil // settled meanwhile, or another replica has it
+			return nil // settled meanwhile, or another process has it
 		}
 		if err != nil {
 			return fmt.Errorf("credits: recover %s: %w", id, err)
@@ -147,11 +164,15 @@ func (c *Client) recoverOne(ctx context.Context, id string, grace time.Duration,
 	return true, nil
 }
 
-// RecoveryWorker runs Recover at start and then every interval until ctx
-// ends, logging failures, and keeps the owner lock of Start; it fits
-// platform.Serve's workers.
-func (c *Client) RecoveryWorker(interval, grace time.Duration, resolve Resolver) func(context.Context) error {
+// RecoveryWorker runs Recover, with the Resolver given to Start, at
+// start and then every interval until ctx ends, logging failures, and
+// keeps the owner lock of Start; it fits platform.Serve's workers.
+func (c *Client) RecoveryWorker(interval, grace time.Duration) func(context.Context) error {
 	return func(ctx context.Context) error {
+		resolve := c.resolver()
+		if resolve == nil {
+			return errors.New("credits: recovery worker of a client never started")
+		}
 		t := time.NewTicker(interval)
 		defer t.Stop()
 		for {

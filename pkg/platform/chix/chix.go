@@ -35,3 +35,53 @@ func ServiceRouter(a httpx.Adapter, ready func(context.Context) error, secret []
 	})
 	return httpx.RequestID(r)
 }
+
+// PathID parses the uuid path parameter name: anything else is a 400
+// naming it. It returns the uuid in its canonical form.
+func PathID(r *http.Request, name string) (string, error) {
+	id, err := httpx.ParseUUID(name, chi.URLParam(r, name))
+	if err != nil {
+		return "", err
+	}
+	return id.String(), nil
+}
+
+// GetOne answers a GET of one record of the caller's organization, named
+// by the uuid path parameter param: 200 with dto of what get returns, 400
+// for a malformed id. get's errors (its not-found) go to the adapter's
+// error mapper.
+func GetOne[T, D any](param string, get func(ctx context.Context, orgID, id string) (T, error), dto func(T) D) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := PathID(r, param)
+		if err != nil {
+			return err
+		}
+		v, err := get(r.Context(), orgID(r), id)
+		if err != nil {
+			return err
+		}
+		return httpx.OK(w, dto(v))
+	}
+}
+
+// DeleteOne answers a DELETE of one record of the caller's organization,
+// named by the uuid path parameter param: 204 once del has removed it, 400
+// for a malformed id.
+func DeleteOne(param string, del func(ctx context.Context, orgID, id string) error) httpx.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		id, err := PathID(r, param)
+		if err != nil {
+			return err
+		}
+		if err := del(r.Context(), orgID(r), id); err != nil {
+			return err
+		}
+		return httpx.NoContent(w)
+	}
+}
+
+// orgID is the organization of a request that passed principal.Require.
+func orgID(r *http.Request) string {
+	p, _ := principal.From(r.Context())
+	return p.OrgID
+}

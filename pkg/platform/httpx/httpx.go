@@ -103,6 +103,16 @@ func Data(w http.ResponseWriter, status int, v any) error {
 	return nil
 }
 
+// OrNull is v for a DTO field that is null while unset: nil for the zero
+// value.
+func OrNull[T comparable](v T) *T {
+	var zero T
+	if v == zero {
+		return nil
+	}
+	return &v
+}
+
 // NoContent writes 204.
 func NoContent(w http.ResponseWriter) error {
 	w.WriteHeader(http.StatusNoContent)

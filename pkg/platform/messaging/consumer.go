@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -78,6 +79,16 @@ type ConsumerConfig struct {
 	OrderKey func(events.Envelope) string
 }
 
+// positiveOr is v when it is positive, else def: a setting left at zero,
+// or set below it, takes its default.
+func positiveOr[T cmp.Ordered](v, def T) T {
+	var zero T
+	if v > zero {
+		return v
+	}
+	return def
+}
+
 func (c ConsumerConfig) withDefaults() (ConsumerConfig, error) {
 	if c.Durable == "" || strings.ContainsAny(c.Durable, ".*> ") {
 		return c, fmt.Errorf("messaging: consumer: invalid durable name %q", c.Durable)
@@ -88,21 +99,13 @@ func (c ConsumerConfig) withDefaults() (ConsumerConfig, error) {
 	if len(c.Subjects) == 0 {
 		return c, fmt.Errorf("messaging: consumer %s: no filter subjects", c.Durable)
 	}
-	if c.MaxDeliver <= 0 {
-		c.MaxDeliver = DefaultMaxDeliver
-	}
+	c.MaxDeliver = positiveOr(c.MaxDeliver, DefaultMaxDeliver)
 	if len(c.Backoff) == 0 {
 		c.Backoff = DefaultBackoff
 	}
-	if c.AckWait <= 0 {
-		c.AckWait = DefaultAckWait
-	}
-	if c.MaxAckPending <= 0 {
-		c.MaxAckPending = DefaultMaxAckPending
-	}
-	if c.Workers <= 0 {
-		c.Workers = DefaultWorkers
-	}
+	c.AckWait = positiveOr(c.AckWait, DefaultAckWait)
+	c.MaxAckPending = positiveOr(c.MaxAckPending, DefaultMaxAckPending)
+	c.Workers = positiveOr(c.Workers, DefaultWorkers)
 	return c, nil
 }
 

@@ -1,6 +1,7 @@
 package messaging
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -124,27 +125,13 @@ func (r *Relay) Leader() bool { return r.leader.Load() }
 func (r *Relay) Published() int64 { return r.published.Load() }
 
 func (r *Relay) defaults() {
-	if r.BatchSize <= 0 {
-		r.BatchSize = DefaultRelayBatch
-	}
-	if r.PollInterval <= 0 {
-		r.PollInterval = DefaultRelayPoll
-	}
-	if r.Recheck <= 0 {
-		r.Recheck = DefaultRelayRecheck
-	}
-	if r.LockRetry <= 0 {
-		r.LockRetry = DefaultRelayLock
-	}
-	if r.MaxHold == 0 {
-		r.MaxHold = DefaultRelayMaxHold
-	}
-	if r.AckWait <= 0 {
-		r.AckWait = DefaultRelayAckWait
-	}
-	if r.Linger == 0 {
-		r.Linger = DefaultRelayLinger
-	}
+	r.BatchSize = positiveOr(r.BatchSize, DefaultRelayBatch)
+	r.PollInterval = positiveOr(r.PollInterval, DefaultRelayPoll)
+	r.Recheck = positiveOr(r.Recheck, DefaultRelayRecheck)
+	r.LockRetry = positiveOr(r.LockRetry, DefaultRelayLock)
+	r.MaxHold = cmp.Or(r.MaxHold, DefaultRelayMaxHold)
+	r.AckWait = positiveOr(r.AckWait, DefaultRelayAckWait)
+	r.Linger = cmp.Or(r.Linger, DefaultRelayLinger)
 }
 
 // Run relays until ctx ends, then returns nil. Database and NATS failures

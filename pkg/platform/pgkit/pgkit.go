@@ -216,3 +216,29 @@ func One[T any](row pgx.Row, scan func(pgx.Row) (T, error), notFound error) (T, 
 	}
 	return v, nil
 }
+
+// Querier runs a query: a pool, a connection or a transaction.
+type Querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// All runs a query and scans each of its rows with scan. A failure is
+// wrapped as a database error that says what was read.
+func All[T any](ctx context.Context, db Querier, what string, scan func(pgx.Row) (T, error), sql string, args ...any) ([]T, error) {
+	rows, err := db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %s: %w", what, err)
+	}
+	return out, nil
+}
+
+// Scalar scans a row of one column, for All.
+func Scalar[T any](row pgx.Row) (T, error) {
+	var v T
+	err := row.Scan(&v)
+	return v, err
+}

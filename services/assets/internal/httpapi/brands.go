@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/assets/internal/brand"
 )
@@ -21,8 +22,8 @@ type brandDTO struct {
 }
 
 func (h *api) brandOut(b brand.Brand) brandDTO {
-	return brandDTO{ID: b.ID, Name: b.Name, Colors: nonNil(b.Colors), LogoURL: strOrNil(h.svc.URL(b.LogoKey)), Fonts: nonNil(b.Fonts),
-		Domain: strOrNil(b.Domain), CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt)}
+	return brandDTO{ID: b.ID, Name: b.Name, Colors: nonNil(b.Colors), LogoURL: httpx.OrNull(h.svc.URL(b.LogoKey)), Fonts: nonNil(b.Fonts),
+		Domain: httpx.OrNull(b.Domain), CreatedAt: utc(b.CreatedAt), UpdatedAt: utc(b.UpdatedAt)}
 }
 
 // brandIn is the body of POST and PATCH /brands: by hand
@@ -57,20 +58,8 @@ func (h *api) listBrands(w http.ResponseWriter, r *http.Request) error {
 	}, h.brandOut)
 }
 
-func (h *api) getBrand(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	b, err := h.svc.Brand(r.Context(), org(r), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, h.brandOut(b))
-}
-
 func (h *api) updateBrand(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}

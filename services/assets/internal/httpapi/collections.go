@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/assets/internal/collection"
 )
@@ -31,7 +32,7 @@ type collectionDetailDTO struct {
 }
 
 func collectionOut(c collection.Collection) collectionDTO {
-	return collectionDTO{ID: c.ID, Name: c.Name, Description: strOrNil(c.Description), ThumbnailCount: c.ThumbnailCount,
+	return collectionDTO{ID: c.ID, Name: c.Name, Description: httpx.OrNull(c.Description), ThumbnailCount: c.ThumbnailCount,
 		CreatedAt: utc(c.CreatedAt), UpdatedAt: utc(c.UpdatedAt)}
 }
 
@@ -74,7 +75,7 @@ func (h *api) detail(w http.ResponseWriter, r *http.Request, id string) error {
 }
 
 func (h *api) getCollection(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func (h *api) getCollection(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) updateCollection(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -101,7 +102,7 @@ func (h *api) updateCollection(w http.ResponseWriter, r *http.Request) error {
 
 // membership decodes {thumbnailId} or {thumbnailIds} and the path id.
 func membership(r *http.Request) (string, []string, error) {
-	id, err := pathID(r)
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return "", nil, err
 	}

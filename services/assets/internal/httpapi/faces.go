@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/assets/internal/face"
 )
@@ -44,20 +45,8 @@ func (h *api) listFaces(w http.ResponseWriter, r *http.Request) error {
 	}, h.faceOut)
 }
 
-func (h *api) getFace(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	f, err := h.svc.Face(r.Context(), org(r), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, h.faceOut(f))
-}
-
 func (h *api) updateFace(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}

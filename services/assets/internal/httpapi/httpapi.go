@@ -34,27 +34,27 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 
 		r.Get("/faces", a.Wrap(h.listFaces))
 		r.Post("/faces", a.Wrap(h.createFace))
-		r.Get("/faces/{id}", a.Wrap(h.getFace))
+		r.Get("/faces/{id}", a.Wrap(chix.GetOne("id", h.svc.Face, h.faceOut)))
 		r.Patch("/faces/{id}", a.Wrap(h.updateFace))
-		r.Delete("/faces/{id}", a.Wrap(h.remove(h.svc.DeleteFace)))
+		r.Delete("/faces/{id}", a.Wrap(chix.DeleteOne("id", h.svc.DeleteFace)))
 
 		r.Get("/styles", a.Wrap(h.listStyles))
 		r.Post("/styles", a.Wrap(h.createStyle))
-		r.Get("/styles/{id}", a.Wrap(h.getStyle))
+		r.Get("/styles/{id}", a.Wrap(chix.GetOne("id", h.svc.Style, h.styleOut)))
 		r.Patch("/styles/{id}", a.Wrap(h.updateStyle))
-		r.Delete("/styles/{id}", a.Wrap(h.remove(h.svc.DeleteStyle)))
+		r.Delete("/styles/{id}", a.Wrap(chix.DeleteOne("id", h.svc.DeleteStyle)))
 
 		r.Get("/brands", a.Wrap(h.listBrands))
 		r.Post("/brands", a.Wrap(h.createBrand))
-		r.Get("/brands/{id}", a.Wrap(h.getBrand))
+		r.Get("/brands/{id}", a.Wrap(chix.GetOne("id", h.svc.Brand, h.brandOut)))
 		r.Patch("/brands/{id}", a.Wrap(h.updateBrand))
-		r.Delete("/brands/{id}", a.Wrap(h.remove(h.svc.DeleteBrand)))
+		r.Delete("/brands/{id}", a.Wrap(chix.DeleteOne("id", h.svc.DeleteBrand)))
 
 		r.Get("/collections", a.Wrap(h.listCollections))
 		r.Post("/collections", a.Wrap(h.createCollection))
 		r.Get("/collections/{id}", a.Wrap(h.getCollection))
 		r.Patch("/collections/{id}", a.Wrap(h.updateCollection))
-		r.Delete("/collections/{id}", a.Wrap(h.remove(h.svc.DeleteCollection)))
+		r.Delete("/collections/{id}", a.Wrap(chix.DeleteOne("id", h.svc.DeleteCollection)))
 		r.Post("/collections/{id}/thumbnails", a.Wrap(h.addThumbnails))
 		r.Delete("/collections/{id}/thumbnails", a.Wrap(h.removeThumbnails))
 	})
@@ -66,15 +66,6 @@ type api struct{ svc *service.Service }
 func org(r *http.Request) string {
 	p, _ := principal.From(r.Context())
 	return p.OrgID
-}
-
-// pathID parses the {id} path parameter: anything but a uuid is a 400.
-func pathID(r *http.Request) (string, error) {
-	id, err := httpx.ParseUUID("id", chi.URLParam(r, "id"))
-	if err != nil {
-		return "", err
-	}
-	return id.String(), nil
 }
 
 // MapError translates domain errors into API errors; everything else
@@ -98,31 +89,9 @@ func MapError(err error) error {
 
 func utc(t time.Time) time.Time { return t.UTC() }
 
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
 	}
 	return s
-}
-
-// remove answers DELETE /<kind>/{id}: 204 once del has removed the
-// organization's record, 404 for an id it does not own, 400 for a non-uuid.
-func (h *api) remove(del func(ctx context.Context, orgID, id string) error) httpx.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		id, err := pathID(r)
-		if err != nil {
-			return err
-		}
-		if err := del(r.Context(), org(r), id); err != nil {
-			return err
-		}
-		return httpx.NoContent(w)
-	}
 }

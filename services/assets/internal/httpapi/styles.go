@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/assets/internal/style"
 )
@@ -38,7 +39,7 @@ func (h *api) styleOut(s style.Style) styleDTO {
 	for i, sw := range s.Profile.Palette {
 		p.Palette[i] = swatchDTO{Hex: sw.Hex, Weight: sw.Weight}
 	}
-	return styleDTO{ID: s.ID, Name: s.Name, Description: strOrNil(s.Description), ReferenceImageURLs: h.svc.URLs(s.ReferenceKeys),
+	return styleDTO{ID: s.ID, Name: s.Name, Description: httpx.OrNull(s.Description), ReferenceImageURLs: h.svc.URLs(s.ReferenceKeys),
 		Profile: p, CreatedAt: utc(s.CreatedAt), UpdatedAt: utc(s.UpdatedAt)}
 }
 
@@ -64,20 +65,8 @@ func (h *api) listStyles(w http.ResponseWriter, r *http.Request) error {
 	}, h.styleOut)
 }
 
-func (h *api) getStyle(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	s, err := h.svc.Style(r.Context(), org(r), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, h.styleOut(s))
-}
-
 func (h *api) updateStyle(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}

@@ -155,13 +155,10 @@ func lockCollection(ctx context.Context, tx pgx.Tx, orgID, id string) error {
 // checkThumbnails returns an UnknownThumbnailsError naming the ids the
 // organization has no live thumbnail for.
 func checkThumbnails(ctx context.Context, tx pgx.Tx, orgID string, ids []string) error {
-	rows, err := tx.Query(ctx, `SELECT id::text FROM thumbnails WHERE org_id = $1 AND id = ANY($2::uuid[]) AND NOT deleted`, orgID, ids)
+	known, err := pgkit.All(ctx, tx, "check thumbnails", pgkit.Scalar[string],
+		`SELECT id::text FROM thumbnails WHERE org_id = $1 AND id = ANY($2::uuid[]) AND NOT deleted`, orgID, ids)
 	if err != nil {
-		return fmt.Errorf("postgres: check thumbnails: %w", err)
-	}
-	known, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return fmt.Errorf("postgres: check thumbnails: %w", err)
+		return err
 	}
 	var missing []string
 	for _, id := range ids {
@@ -186,15 +183,11 @@ func (s *Store) AddThumbnails(ctx context.Context, orgID, id string, ids []strin
 		if err := checkThumbnails(ctx, tx, orgID, ids); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `INSERT INTO collection_thumbnails (collection_id, thumbnail_id, added_at)
+		added, err := pgkit.All(ctx, tx, "add thumbnails", pgkit.Scalar[string], `INSERT INTO collection_thumbnails (collection_id, thumbnail_id, added_at)
 			SELECT $1, t, $3 FROM unnest($2::uuid[]) AS t
 			ON CONFLICT DO NOTHING RETURNING thumbnail_id::text`, id, ids, at)
 		if err != nil {
-			return fmt.Errorf("postgres: add thumbnails: %w", err)
-		}
-		added, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("postgres: add thumbnails: %w", err)
+			return err
 		}
 		return changed(ctx, tx, orgID, id, at, collection.Membership{CollectionID: id, Added: added}, mk)
 	})
@@ -211,14 +204,10 @@ func (s *Store) RemoveThumbnails(ctx context.Context, orgID, id string, ids []st
 		if err := checkThumbnails(ctx, tx, orgID, ids); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `DELETE FROM collection_thumbnails WHERE collection_id = $1 AND thumbnail_id = ANY($2::uuid[])
+		removed, err := pgkit.All(ctx, tx, "remove thumbnails", pgkit.Scalar[string], `DELETE FROM collection_thumbnails WHERE collection_id = $1 AND thumbnail_id = ANY($2::uuid[])
 			RETURNING thumbnail_id::text`, id, ids)
 		if err != nil {
-			return fmt.Errorf("postgres: remove thumbnails: %w", err)
-		}
-		removed, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("postgres: remove thumbnails: %w", err)
+			return err
 		}
 		return changed(ctx, tx, orgID, id, at, collection.Membership{CollectionID: id, Removed: removed}, mk)
 	})
@@ -255,16 +244,12 @@ func (s *Store) ThumbnailCreated(ctx context.Context, consumer string, env event
 		if t.CollectionID == "" {
 			return nil
 		}
-		var added []string
-		rows, err := tx.Query(ctx, `INSERT INTO collection_thumbnails (collection_id, thumbnail_id, added_at)
+		added, err := pgkit.All(ctx, tx, "join collection", pgkit.Scalar[string], `INSERT INTO collection_thumbnails (collection_id, thumbnail_id, added_at)
 			SELECT c.id, t.id, $4 FROM collections c JOIN thumbnails t ON t.id = $2 AND t.org_id = $3 AND NOT t.deleted
 			WHERE c.id = $1 AND c.org_id = $3
 			ON CONFLICT DO NOTHING RETURNING thumbnail_id::text`, t.CollectionID, t.ThumbnailID, env.OrgID, at)
 		if err != nil {
-			return fmt.Errorf("postgres: join collection: %w", err)
-		}
-		if added, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return fmt.Errorf("postgres: join collection: %w", err)
+			return err
 		}
 		return changed(ctx, tx, env.OrgID, t.CollectionID, at, collection.Membership{CollectionID: t.CollectionID, Added: added}, mk)
 	})
@@ -283,15 +268,11 @@ func (s *Store) ThumbnailDeleted(ctx context.Context, consumer string, env event
 			ON CONFLICT (id) DO UPDATE SET deleted = true WHERE thumbnails.org_id = excluded.org_id`, t.ThumbnailID, env.OrgID, at); err != nil {
 			return fmt.Errorf("postgres: tombstone thumbnail: %w", err)
 		}
-		rows, err := tx.Query(ctx, `DELETE FROM collection_thumbnails ct USING collections c
+		left, err := pgkit.All(ctx, tx, "leave collections", pgkit.Scalar[string], `DELETE FROM collection_thumbnails ct USING collections c
 			WHERE ct.thumbnail_id = $1 AND c.id = ct.collection_id AND c.org_id = $2
 			RETURNING ct.collection_id::text`, t.ThumbnailID, env.OrgID)
 		if err != nil {
-			return fmt.Errorf("postgres: leave collections: %w", err)
-		}
-		left, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			return fmt.Errorf("postgres: leave collections: %w", err)
+			return err
 		}
 		slices.Sort(left)
 		for _, cid := range left {

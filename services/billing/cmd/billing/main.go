@@ -3,24 +3,16 @@
 package main
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"hookline.dev/pkg/platform"
 	"hookline.dev/services/billing/internal/app"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	run := app.Run
 	if len(os.Args) > 1 && os.Args[1] == "rebuild" {
 		run = app.Rebuild
 	}
-	if err := run(ctx, os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "billing:", err)
-		os.Exit(1)
-	}
+	platform.Main("billing", run)
 }

@@ -8,19 +8,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"hookline.dev/pkg/platform"
 	"hookline.dev/services/clips/internal/app"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "clips:", err)
-		os.Exit(1)
-	}
+	platform.Main("clips", func(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
+		return run(ctx, os.Args[1:], getenv, stdout)
+	})
 }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {

@@ -97,7 +97,7 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 	ff := media.FFmpeg{Bin: cfg.FFmpeg, ProbeBin: cfg.FFprobe}
 	cpus := platform.ContainerCPUs()
 	jobs, threads := cfg.concurrency(cpus)
-	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, Threads: threads, Faces: faces}
+	rnd := &ffrender.Renderer{FFmpeg: ff, Preset: cfg.RenderPreset, CRF: cfg.RenderCRF, X264Params: cfg.RenderX264Params, Threads: threads, Faces: faces}
 	// Preparation samples the faces renders follow, in the decode it
 	// makes for the scene cuts.
 	sampler := &facetrack.Sampler{Faces: faces}
@@ -135,19 +135,20 @@ func run(ctx context.Context, getenv func(string) string, stdout io.Writer, work
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
 	if !worker {
-		// The API makes the reservations, so its process owns them: once
-		// it is gone, its restart (or another replica) settles those whose
-		// renders were never queued, at once (credits.Client.Start).
-		if err := cc.Start(ctx); err != nil {
-			return err
-		}
-		defer cc.Close()
 		svc := &service.API{
 			Core: core, Videos: videos, Moments: ranker, Fetch: safefetch.New(cfg.fetch()), Credits: cc, CreateDeadline: cfg.CreateDeadline,
 		}
+		// The API makes the reservations, so its process owns them: once
+		// it is gone, its restart (or another replica) settles those whose
+		// renders were never queued, at once, and so does a retry of one
+		// of its requests (credits.Client.Start).
+		if err := cc.Start(ctx, svc.ResolveReservation); err != nil {
+			return err
+		}
+		defer cc.Close()
 		handler := telemetry.HTTPMiddleware(name, p.Log)(httpapi.Handler(svc, []byte(cfg.PrincipalSecret), ready, p.Log))
 		return p.Serve(ctx, stdout, platform.Server{Addr: cfg.Addr, Handler: handler},
-			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
+			cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace),
 			func(ctx context.Context) error {
 				return p.Bus.Consume(ctx, messaging.ConsumerConfig{
 					Durable: events.DurableClipsAssets, Stream: events.StreamAssets, Subjects: service.AssetsSubjects,

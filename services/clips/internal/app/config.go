@@ -69,9 +69,12 @@ type Config struct {
 	DownloadRateWindow  time.Duration `env:"HOOKLINE_CLIPS_DOWNLOAD_RATE_WINDOW" default:"60s"`
 
 	// RenderHeight is the long side of renders: 1920 (1080×1920 and
-	// 1920×1080) or 1280 (720p); RenderPreset is x264's.
-	RenderHeight int    `env:"HOOKLINE_CLIPS_RENDER_HEIGHT" default:"1920"`
-	RenderPreset string `env:"HOOKLINE_CLIPS_RENDER_PRESET" default:"veryfast"`
+	// 1920×1080) or 1280 (720p); RenderPreset, RenderCRF and
+	// RenderX264Params (key=value:key=value, empty for none) are x264's.
+	RenderHeight     int    `env:"HOOKLINE_CLIPS_RENDER_HEIGHT" default:"1920"`
+	RenderPreset     string `env:"HOOKLINE_CLIPS_RENDER_PRESET" default:"veryfast"`
+	RenderCRF        int    `env:"HOOKLINE_CLIPS_RENDER_CRF" default:"21"`
+	RenderX264Params string `env:"HOOKLINE_CLIPS_RENDER_X264_PARAMS"`
 	// RecoveryInterval is how often unsettled reservations are looked for;
 	// RecoveryGrace how long one may stay open before the pass decides
 	// (a render still pending or running is left to its worker).
@@ -135,6 +138,9 @@ func (c *Config) Validate() error {
 	}
 	if c.RenderHeight != 1920 && c.RenderHeight != 1280 {
 		errs = append(errs, errors.New("HOOKLINE_CLIPS_RENDER_HEIGHT must be 1920 or 1280"))
+	}
+	if c.RenderCRF < 1 || c.RenderCRF > 51 {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_RENDER_CRF must be 1 to 51"))
 	}
 	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= messaging.DefaultRequestTimeout {
 		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE over %s", messaging.DefaultRequestTimeout))

@@ -47,6 +47,14 @@ func TestConfigPreparationKnobs(t *testing.T) {
 	if cfg.Preparations != 4 || cfg.OrgPreparations != 2 || cfg.Workers != 0 || cfg.RenderThreads != 0 {
 		t.Errorf("slots %d, %d per organization, %d CPU, %d threads", cfg.Preparations, cfg.OrgPreparations, cfg.Workers, cfg.RenderThreads)
 	}
+	if cfg.RenderPreset != "veryfast" || cfg.RenderCRF != 21 || cfg.RenderX264Params != "" {
+		t.Errorf("encoder %s CRF %d params %q", cfg.RenderPreset, cfg.RenderCRF, cfg.RenderX264Params)
+	}
+	for _, crf := range []string{"0", "52"} {
+		if _, err := load(map[string]string{"HOOKLINE_CLIPS_RENDER_CRF": crf}); err == nil || !strings.Contains(err.Error(), "HOOKLINE_CLIPS_RENDER_CRF") {
+			t.Errorf("CRF %s: err = %v", crf, err)
+		}
+	}
 	for _, tc := range []map[string]string{{"HOOKLINE_CLIPS_WORKERS": "-1"}, {"HOOKLINE_CLIPS_RENDER_THREADS": "-2"}} {
 		if _, err := load(tc); err == nil || !strings.Contains(err.Error(), "HOOKLINE_CLIPS_WORKERS and _RENDER_THREADS") {
 			t.Errorf("%v: err = %v", tc, err)

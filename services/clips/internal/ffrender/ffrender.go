@@ -152,9 +152,12 @@ type Result struct {
 type Renderer struct {
 	// FFmpeg starts the decodes and the encode.
 	FFmpeg media.FFmpeg
-	// Preset and CRF are x264's (default veryfast, 21).
-	Preset string
-	CRF    int
+	// Preset and CRF are x264's (default veryfast, 21); X264Params, when
+	// set, are further x264 options (ffmpeg's -x264-params,
+	// key=value:key=value).
+	Preset     string
+	CRF        int
+	X264Params string
 	// Threads is how many threads a render's decoder, filters and x264
 	// each use (0: as many as ffmpeg and x264 choose for the machine's
 	// processors): the worker gives each of its concurrent renders a share
@@ -399,6 +402,9 @@ func (r *Renderer) Render(ctx context.Context, j Job, progress Progress) (Result
 	}
 	args := append(append(r.threads("-filter_complex_threads", "-y"), inputs...), "-filter_complex", graph, "-map", "[v]", "-map", "[a]", "-t", ff(total),
 		"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p")
+	if r.X264Params != "" {
+		args = append(args, "-x264-params", r.X264Params)
+	}
 	args = append(append(args, r.threads("-threads")...),
 		"-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", "-progress", "pipe:1", "-nostats", res.Output)
 	progress(StepEncoding, 0.1)

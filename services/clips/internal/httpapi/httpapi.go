@@ -36,12 +36,12 @@ func Handler(svc *service.API, secret []byte, ready func(context.Context) error,
 		}
 		r.Get("/clips/projects", a.Wrap(h.list))
 		r.Post("/clips/projects", a.Wrap(h.create))
-		r.Get("/clips/projects/{projectId}", a.Wrap(h.get))
+		r.Get("/clips/projects/{projectId}", a.Wrap(chix.GetOne("projectId", h.svc.Project, projectOut)))
 		r.Get("/clips/projects/{projectId}/transcript", a.Wrap(h.getTranscript))
 		r.Patch("/clips/projects/{projectId}/transcript", a.Wrap(h.editTranscript))
 		r.Get("/clips/projects/{projectId}/renders", a.Wrap(h.listRenders))
 		r.Post("/clips/projects/{projectId}/renders", a.Wrap(h.startRenders))
-		r.Get("/clips/renders/{renderId}", a.Wrap(h.getRender))
+		r.Get("/clips/renders/{renderId}", a.Wrap(chix.GetOne("renderId", h.svc.Render, h.renderOut)))
 		r.Get("/clips/censor-words", a.Wrap(h.getCensorWords))
 		r.Put("/clips/censor-words", a.Wrap(h.putCensorWords))
 		// The operator's music library, through the gateway's admin API.
@@ -142,7 +142,7 @@ type analysisDTO struct {
 // analysisOut answers null weights for a project ranked before sub-scores.
 func analysisOut(a moments.Analysis) analysisDTO {
 	out := analysisDTO{ContentType: a.ContentType, SuggestedFormat: a.SuggestedFormat, SuggestedStyle: a.SuggestedStyle,
-		TranscriptQuality: a.TranscriptQuality, Engine: a.Engine, Prompt: strOrNil(a.Prompt)}
+		TranscriptQuality: a.TranscriptQuality, Engine: a.Engine, Prompt: httpx.OrNull(a.Prompt)}
 	if w := a.ScoreWeights; w != (moments.ScoreWeights{}) {
 		out.ScoreWeights = &scoresDTO[float64]{Hook: w.Hook, Flow: w.Flow, Value: w.Value, Trend: w.Trend}
 	}
@@ -162,17 +162,10 @@ type featuresDTO struct {
 	Scenes        float64 `json:"scenes"`
 }
 
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func projectOut(p project.Project) projectDTO {
 	out := projectDTO{
-		ID: p.ID, VideoTitle: p.VideoTitle, VideoSiteURL: p.SourceURL, DownloadStatus: string(p.Status), DownloadError: strOrNil(p.DownloadError),
-		PreparationStep: string(p.Step), Progress: p.Progress, Format: string(p.Format), Transcript: strOrNil(p.Transcript), Analysis: analysisOut(p.Analysis),
+		ID: p.ID, VideoTitle: p.VideoTitle, VideoSiteURL: p.SourceURL, DownloadStatus: string(p.Status), DownloadError: httpx.OrNull(p.DownloadError),
+		PreparationStep: string(p.Step), Progress: p.Progress, Format: string(p.Format), Transcript: httpx.OrNull(p.Transcript), Analysis: analysisOut(p.Analysis),
 		Clips: make([]clipDTO, len(p.Clips)), CreatedAt: p.CreatedAt.UTC(), UpdatedAt: p.UpdatedAt.UTC(),
 	}
 	if p.Duration > 0 {
@@ -202,7 +195,7 @@ func clipOut(c moments.Clip, scored bool) clipDTO {
 		out.Reasons = []string{}
 	}
 	if m := c.Match; m != nil {
-		out.Match = &matchDTO{Matched: m.Matched, Terms: m.Terms, Quote: strOrNil(m.Quote)}
+		out.Match = &matchDTO{Matched: m.Matched, Terms: m.Terms, Quote: httpx.OrNull(m.Quote)}
 		if out.Match.Terms == nil {
 			out.Match.Terms = []string{}
 		}
@@ -233,17 +226,4 @@ func (h *api) list(w http.ResponseWriter, r *http.Request) error {
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]project.Project, int, error) {
 		return h.svc.Projects(ctx, p.OrgID, offset, limit)
 	}, projectOut)
-}
-
-func (h *api) get(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
-	if err != nil {
-		return err
-	}
-	p, _ := principal.From(r.Context())
-	proj, err := h.svc.Project(r.Context(), p.OrgID, id.String())
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, projectOut(proj))
 }

@@ -6,8 +6,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
+	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/censor"
@@ -116,9 +115,9 @@ func (o *optionsIn) domain() *render.OptionsIn {
 func (h *api) renderOut(r render.Render) renderDTO {
 	out := renderDTO{
 		ID: r.ID, ProjectID: r.ProjectID, ClipID: r.ClipID, Status: string(r.Status), Progress: r.Progress, CurrentStep: r.Step,
-		Format: string(r.Format), SubtitleStyle: string(r.Style), BrandID: strOrNil(r.BrandID), Options: optionsDTO(r.Options),
-		OutputURL: strOrNil(h.svc.URL(r.OutputKey)), CaptionsURL: strOrNil(h.svc.URL(r.CaptionsKey)), CropPathURL: strOrNil(h.svc.URL(r.CropKey)),
-		CreditsCharged: r.Charged(), Error: strOrNil(r.Error), Notes: r.Notes, Attempts: r.Attempts,
+		Format: string(r.Format), SubtitleStyle: string(r.Style), BrandID: httpx.OrNull(r.BrandID), Options: optionsDTO(r.Options),
+		OutputURL: httpx.OrNull(h.svc.URL(r.OutputKey)), CaptionsURL: httpx.OrNull(h.svc.URL(r.CaptionsKey)), CropPathURL: httpx.OrNull(h.svc.URL(r.CropKey)),
+		CreditsCharged: r.Charged(), Error: httpx.OrNull(r.Error), Notes: r.Notes, Attempts: r.Attempts,
 		CreatedAt: r.CreatedAt.UTC(), UpdatedAt: r.UpdatedAt.UTC(),
 		SecondsRemoved: math.Round(r.SecondsRemoved*100) / 100,
 	}
@@ -143,7 +142,7 @@ func (h *api) renderOut(r render.Render) renderDTO {
 }
 
 func (h *api) startRenders(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
+	id, err := chix.PathID(r, "projectId")
 	if err != nil {
 		return err
 	}
@@ -162,7 +161,7 @@ func (h *api) startRenders(w http.ResponseWriter, r *http.Request) error {
 	if p.RequestID == "" {
 		p.RequestID = httpx.RequestIDFrom(r.Context())
 	}
-	b, err := h.svc.StartRenders(r.Context(), p, id.String(), render.CreateInput{
+	b, err := h.svc.StartRenders(r.Context(), p, id, render.CreateInput{
 		ClipID: in.ClipID, ClipIDs: in.ClipIDs, Format: in.Format, SubtitleStyle: in.SubtitleStyle, BrandID: in.BrandID, Options: in.Options.domain(),
 	})
 	if err != nil {
@@ -182,25 +181,12 @@ func (h *api) startRenders(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) listRenders(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
+	id, err := chix.PathID(r, "projectId")
 	if err != nil {
 		return err
 	}
 	p, _ := principal.From(r.Context())
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]render.Render, int, error) {
-		return h.svc.ProjectRenders(ctx, p.OrgID, id.String(), offset, limit)
+		return h.svc.ProjectRenders(ctx, p.OrgID, id, offset, limit)
 	}, h.renderOut)
-}
-
-func (h *api) getRender(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.ParseUUID("renderId", chi.URLParam(r, "renderId"))
-	if err != nil {
-		return err
-	}
-	p, _ := principal.From(r.Context())
-	rd, err := h.svc.Render(r.Context(), p.OrgID, id.String())
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, h.renderOut(rd))
 }

@@ -5,9 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
-
 	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/clips/internal/transcript"
@@ -73,7 +72,7 @@ func ifMatch(r *http.Request) (int, error) {
 }
 
 func (h *api) getTranscript(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
+	id, err := chix.PathID(r, "projectId")
 	if err != nil {
 		return err
 	}
@@ -82,15 +81,15 @@ func (h *api) getTranscript(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	p, _ := principal.From(r.Context())
-	t, err := h.svc.Transcript(r.Context(), p.OrgID, id.String())
+	t, err := h.svc.Transcript(r.Context(), p.OrgID, id)
 	if err != nil {
 		return err
 	}
-	return writeTranscript(w, id.String(), t, page)
+	return writeTranscript(w, id, t, page)
 }
 
 func (h *api) editTranscript(w http.ResponseWriter, r *http.Request) error {
-	id, err := httpx.ParseUUID("projectId", chi.URLParam(r, "projectId"))
+	id, err := chix.PathID(r, "projectId")
 	if err != nil {
 		return err
 	}
@@ -117,11 +116,11 @@ func (h *api) editTranscript(w http.ResponseWriter, r *http.Request) error {
 		return apierr.Field("prompt", "steers a re-rank: send it with rerank: true")
 	}
 	p, _ := principal.From(r.Context())
-	t, err := h.svc.EditTranscript(r.Context(), p.OrgID, id.String(), version, ops, in.Rerank != nil && *in.Rerank, in.Prompt)
+	t, err := h.svc.EditTranscript(r.Context(), p.OrgID, id, version, ops, in.Rerank != nil && *in.Rerank, in.Prompt)
 	if err != nil {
 		return err
 	}
-	return writeTranscript(w, id.String(), t, httpx.Page{Page: 1, Limit: httpx.DefaultLimit})
+	return writeTranscript(w, id, t, httpx.Page{Page: 1, Limit: httpx.DefaultLimit})
 }
 
 // writeTranscript answers a page of t with its ETag.

@@ -83,6 +83,26 @@ func tailQuote(s string) string {
 	return strings.Join(ws, " ")
 }
 
+// opening says how a clip whose first sentence is s opens.
+func opening(s sentence) string {
+	h := s.hook
+	switch {
+	case s.dangling:
+		return "opens on a reference to what came before"
+	case h.Question:
+		return "opens with a question"
+	case h.Curiosity:
+		return "opens with a curiosity gap"
+	case h.BoldClaim:
+		return "opens with a bold claim"
+	case h.Number:
+		return "opens with a number"
+	case h.DirectAddress:
+		return "opens by speaking to the viewer"
+	}
+	return "opens without a hook"
+}
+
 // reasons explain c's score in short sentences that quote the clip's
 // words. Only sentences heard wholly with confidence are quoted.
 func (d *doc) reasons(c scored) []string {
@@ -93,23 +113,7 @@ func (d *doc) reasons(c scored) []string {
 	say := func(what, text string) { out = append(out, what+": '"+text+"'") }
 	first, last := d.sents[c.i], d.sents[c.j]
 	if first.reliable {
-		h := first.hook
-		switch {
-		case first.dangling:
-			say("opens on a reference to what came before", quote(first.text))
-		case h.Question:
-			say("opens with a question", quote(first.text))
-		case h.Curiosity:
-			say("opens with a curiosity gap", quote(first.text))
-		case h.BoldClaim:
-			say("opens with a bold claim", quote(first.text))
-		case h.Number:
-			say("opens with a number", quote(first.text))
-		case h.DirectAddress:
-			say("opens by speaking to the viewer", quote(first.text))
-		default:
-			say("opens without a hook", quote(first.text))
-		}
+		say(opening(first), quote(first.text))
 	}
 	if last.reliable {
 		if last.complete {

@@ -35,13 +35,5 @@ func (s *Store) Footage(ctx context.Context, offset, limit int) ([]render.Footag
 
 // AllFootage returns the whole b-roll library (for matching keywords).
 func (s *Store) AllFootage(ctx context.Context) ([]render.Footage, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+footageCols+` FROM broll_clips ORDER BY created_at, id`)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: footage: %w", err)
-	}
-	fs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (render.Footage, error) { return scanFootage(r) })
-	if err != nil {
-		return nil, fmt.Errorf("postgres: footage: %w", err)
-	}
-	return fs, nil
+	return pgkit.All(ctx, s.pool, "footage", scanFootage, `SELECT `+footageCols+` FROM broll_clips ORDER BY created_at, id`)
 }

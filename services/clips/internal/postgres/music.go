@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -41,13 +40,5 @@ func (s *Store) Tracks(ctx context.Context, offset, limit int) ([]render.Track, 
 
 // AllTracks returns the whole library (for picking by mood).
 func (s *Store) AllTracks(ctx context.Context) ([]render.Track, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+trackCols+` FROM music_tracks ORDER BY created_at, id`)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: tracks: %w", err)
-	}
-	ts, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (render.Track, error) { return scanTrack(r) })
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("postgres: tracks: %w", err)
-	}
-	return ts, nil
+	return pgkit.All(ctx, s.pool, "tracks", scanTrack, `SELECT `+trackCols+` FROM music_tracks ORDER BY created_at, id`)
 }

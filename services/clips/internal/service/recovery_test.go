@@ -42,15 +42,17 @@ func TestRestartSettlesWhatTheDeadAPILeft(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := c.Start(ctx); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
 		return c
 	}
 	dead, next := client(), client()
 	store := postgres.New(pool, next)
 	svc := &service.API{Core: service.Core{Renders: store}}
+	for _, c := range []*credits.Client{dead, next} {
+		if err := c.Start(ctx, svc.ResolveReservation); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(c.Close)
+	}
 
 	org, project, now := uuid.NewString(), uuid.NewString(), time.Now().UTC()
 	if _, err := pool.Exec(ctx, `INSERT INTO projects (id, org_id, source_url, source_key, video_title, format, download_status, step,

@@ -5,21 +5,8 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
-
+	"hookline.dev/pkg/platform"
 	"hookline.dev/services/gateway/internal/app"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
-	defer stop()
-	if err := app.Run(ctx, os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "gateway:", err)
-		stop()
-		os.Exit(1)
-	}
-}
+func main() { platform.Main("gateway", app.Run) }

@@ -300,13 +300,6 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 	if err != nil {
 		return err
 	}
-	// This process owns the reservations it makes: when it dies, its
-	// restart (or another replica) settles them at once from what was
-	// stored, instead of after the recovery grace (credits.Client.Start).
-	if err := cc.Start(ctx); err != nil {
-		return err
-	}
-	defer cc.Close()
 	store := postgres.New(p.Pool, cc)
 	faces, err := dlib.Open(cfg.FaceModel)
 	if err != nil {
@@ -356,6 +349,14 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 		Memory:      budget,
 		WorkTimeout: cfg.ImageWorkTimeout,
 	}
+	// This process owns the reservations it makes: when it dies, its
+	// restart (or another replica) settles them at once from what was
+	// stored, instead of after the recovery grace, and so does a retry of
+	// one of its requests (credits.Client.Start).
+	if err := cc.Start(ctx, svc.ResolveReservation); err != nil {
+		return err
+	}
+	defer cc.Close()
 
 	ready := func(ctx context.Context) error { return errors.Join(p.Ready(ctx), blobs.Ping(ctx)) }
 	var (
@@ -375,7 +376,7 @@ func Run(ctx context.Context, getenv func(string) string, stdout io.Writer) erro
 				Durable: natsapi.AssetsConsumer, Stream: events.StreamAssets, Subjects: natsapi.AssetsSubjects,
 			}, (&natsapi.Server{Records: svc}).Assets)
 		},
-		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace, svc.ResolveReservation),
+		cc.RecoveryWorker(cfg.RecoveryInterval, cfg.RecoveryGrace),
 		svc.PreviewWorker(previewRetry),
 		watchMemory(cfg.MemoryLimit, getenv, budget, statmRSS),
 		func(ctx context.Context) error {

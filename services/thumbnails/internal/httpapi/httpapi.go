@@ -42,8 +42,8 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 		}
 		r.Post("/seo/titles", a.Wrap(h.seoTitles))
 		r.Post("/seo/description", a.Wrap(h.seoDescription))
-		r.Get("/thumbnails/{id}", a.Wrap(h.getThumbnail))
-		r.Delete("/thumbnails/{id}", a.Wrap(h.deleteThumbnail))
+		r.Get("/thumbnails/{id}", a.Wrap(chix.GetOne("id", h.svc.Thumbnail, h.thumbnailOut)))
+		r.Delete("/thumbnails/{id}", a.Wrap(chix.DeleteOne("id", h.svc.DeleteThumbnail)))
 
 		r.Get("/templates", a.Wrap(h.listTemplates))
 		r.Post("/templates/{id}/remix", a.Wrap(h.remix))
@@ -64,15 +64,6 @@ func caller(r *http.Request) principal.Principal {
 	return p
 }
 
-// pathID parses the {id} path parameter: anything but a uuid is a 400.
-func pathID(r *http.Request) (string, error) {
-	id, err := httpx.ParseUUID("id", chi.URLParam(r, "id"))
-	if err != nil {
-		return "", err
-	}
-	return id.String(), nil
-}
-
 // MapError translates domain errors into API errors; everything else
 // passes through (apierr values as they are, the rest as internal).
 func MapError(err error) error {
@@ -86,10 +77,3 @@ func MapError(err error) error {
 }
 
 func utc(t time.Time) time.Time { return t.UTC() }
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"hookline.dev/pkg/platform/apierr"
+	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/services/thumbnails/internal/generate/template"
 	"hookline.dev/services/thumbnails/internal/thumbnail"
@@ -27,7 +28,7 @@ type templateDTO struct {
 
 func (h *api) templateOut(t template.Template) templateDTO {
 	d := templateDTO{ID: t.ID, Name: t.Name, Category: t.Category, Description: t.Description,
-		PreviewURL: strOrNil(h.svc.URL(t.PreviewKey)), AspectRatio: string(t.Aspect), Slots: []slotDTO{}}
+		PreviewURL: httpx.OrNull(h.svc.URL(t.PreviewKey)), AspectRatio: string(t.Aspect), Slots: []slotDTO{}}
 	for _, s := range t.Layout.Slots() {
 		d.Slots = append(d.Slots, slotDTO{Name: s.Name, Kind: s.Kind})
 	}
@@ -45,7 +46,7 @@ func (h *api) listTemplates(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) remix(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}

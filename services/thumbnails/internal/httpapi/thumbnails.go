@@ -51,10 +51,10 @@ func (h *api) thumbnailOut(t thumbnail.Thumbnail) thumbnailDTO {
 	if applied == nil {
 		applied = []string{}
 	}
-	return thumbnailDTO{ID: t.ID, ImageURL: h.svc.URL(t.ImageKey), Prompt: t.Prompt, Kind: string(t.Kind), ParentID: strOrNil(t.ParentID),
-		AspectRatio: strOrNil(string(t.Aspect)), Width: t.Width, Height: t.Height, StyleID: strOrNil(t.StyleID), BrandID: strOrNil(t.BrandID),
-		FaceIDs: faces, CollectionID: strOrNil(t.CollectionID), TemplateID: strOrNil(t.TemplateID), Engine: t.Engine, Warning: t.Warning,
-		Operation: strOrNil(string(t.Operation)), Params: params, Applied: applied, CreatedAt: utc(t.CreatedAt)}
+	return thumbnailDTO{ID: t.ID, ImageURL: h.svc.URL(t.ImageKey), Prompt: t.Prompt, Kind: string(t.Kind), ParentID: httpx.OrNull(t.ParentID),
+		AspectRatio: httpx.OrNull(string(t.Aspect)), Width: t.Width, Height: t.Height, StyleID: httpx.OrNull(t.StyleID), BrandID: httpx.OrNull(t.BrandID),
+		FaceIDs: faces, CollectionID: httpx.OrNull(t.CollectionID), TemplateID: httpx.OrNull(t.TemplateID), Engine: t.Engine, Warning: t.Warning,
+		Operation: httpx.OrNull(string(t.Operation)), Params: params, Applied: applied, CreatedAt: utc(t.CreatedAt)}
 }
 
 // refsIn are the record fields shared by generate and remix bodies.
@@ -125,27 +125,4 @@ func (h *api) listThumbnails(w http.ResponseWriter, r *http.Request) error {
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]thumbnail.Thumbnail, int, error) {
 		return h.svc.Thumbnails(ctx, caller(r).OrgID, f, offset, limit)
 	}, h.thumbnailOut)
-}
-
-func (h *api) getThumbnail(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	t, err := h.svc.Thumbnail(r.Context(), caller(r).OrgID, id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, h.thumbnailOut(t))
-}
-
-func (h *api) deleteThumbnail(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r)
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteThumbnail(r.Context(), caller(r).OrgID, id); err != nil {
-		return err
-	}
-	return httpx.NoContent(w)
 }

@@ -59,14 +59,10 @@ func (s *Store) UnseenAssets(ctx context.Context, refs []assetview.Ref) ([]asset
 	for i, r := range refs {
 		kinds[i], ids[i] = string(r.Kind), r.ID
 	}
-	rows, err := s.pool.Query(ctx, `SELECT want.n FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS want(kind, id, n)
+	ns, err := pgkit.All(ctx, s.pool, "unseen assets", pgkit.Scalar[int64], `SELECT want.n FROM unnest($1::text[], $2::uuid[]) WITH ORDINALITY AS want(kind, id, n)
 		WHERE NOT EXISTS (SELECT 1 FROM asset_records a WHERE a.kind = want.kind AND a.id = want.id)`, kinds, ids)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: unseen assets: %w", err)
-	}
-	ns, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("postgres: unseen assets: %w", err)
+		return nil, err
 	}
 	out := make([]assetview.Ref, len(ns))
 	for i, n := range ns {

@@ -370,7 +370,7 @@ func TestRecoveryJudgesCritiques(t *testing.T) {
 // delivers nothing unpaid.
 func TestRestartSettlesWhatTheDeadProcessLeft(t *testing.T) {
 	w := newWorld(t)
-	if err := w.client.Start(w.ctx); err != nil {
+	if err := w.client.Start(w.ctx, w.svc.ResolveReservation); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.client.Close)
@@ -415,7 +415,7 @@ func TestRestartSettlesWhatTheDeadProcessLeft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := next.Start(w.ctx); err != nil {
+	if err := next.Start(w.ctx, w.svc.ResolveReservation); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(next.Close)
@@ -459,5 +459,120 @@ func TestRestartSettlesWhatTheDeadProcessLeft(t *testing.T) {
 	}
 	if _, n, _ := w.store.Thumbnails(w.ctx, org, thumbnail.Filter{}, 0, 10); n != 1 {
 		t.Fatalf("%d thumbnails stored, want the parent alone", n)
+	}
+}
+
+// TestRetryAfterTheProcessDied: a process dies while it generates a
+// thumbnail, and the client retries the request (same Idempotency-Key)
+// at the restarted process before any recovery pass. The retry settles
+// the dead process's reservation (refunded: nothing was stored) and runs
+// at once instead of answering 409 until a pass; while the first process
+// lived, the same retry was a 409.
+func TestRetryAfterTheProcessDied(t *testing.T) {
+	w := newWorld(t)
+	if err := w.client.Start(w.ctx, w.svc.ResolveReservation); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.client.Close)
+	org := uuid.NewString()
+	p := principal.Principal{OrgID: org, RequestID: uuid.NewString(), IdempotencyKey: "k-" + uuid.NewString()}
+	entered, release := make(chan struct{}, 1), make(chan struct{})
+	var dead atomic.Bool
+	w.eng.draw = func(context.Context, engine.Request) (engine.Result, error) {
+		if dead.Load() {
+			return picture(t), nil // the restarted process draws
+		}
+		entered <- struct{}{}
+		<-release
+		return engine.Result{}, engine.ErrUnavailable
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.svc.Generate(w.ctx, p, thumbnail.GenerateInput{Prompt: prompt("killed mid-request")})
+		done <- err
+	}()
+	<-entered
+	retry := principal.Principal{OrgID: org, RequestID: uuid.NewString(), IdempotencyKey: p.IdempotencyKey}
+	if _, err := w.svc.Generate(w.ctx, retry, thumbnail.GenerateInput{Prompt: prompt("killed mid-request")}); !apierr.Is(err, apierr.IdempotencyConflict) {
+		t.Fatalf("retry while the first process lives: %v, want 409", err)
+	}
+
+	next, err := credits.New(credits.Config{Billing: w.bus, Pool: w.pool, Source: service.Source,
+		FailedSubject: events.ThumbnailsOperationFailed, Timeout: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted := *w.svc
+	restarted.Store, restarted.Credits = postgres.New(w.pool, next), next
+	if err := next.Start(w.ctx, restarted.ResolveReservation); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(next.Close)
+	first, _ := w.journal(t, org)
+	w.client.Close() // the first process dies
+	dead.Store(true)
+	testkit.Eventually(t, 10*time.Second, "the dead process's lock dropped", func() bool {
+		var held bool
+		if err := w.pool.QueryRow(w.ctx, `SELECT EXISTS (SELECT 1 FROM pg_locks l JOIN credit_reservations r ON r.owner::bigint = l.objid::bigint
+			WHERE l.locktype = 'advisory' AND l.objsubid = 2 AND r.reservation_id = $1)`, first).Scan(&held); err != nil {
+			t.Fatal(err)
+		}
+		return !held
+	})
+	got, err := restarted.Generate(w.ctx, retry, thumbnail.GenerateInput{Prompt: prompt("killed mid-request")})
+	if err != nil {
+		t.Fatalf("retry after the first process died: %v", err)
+	}
+	if got.ID != service.ResultID(org, service.OpGenerate, credits.KeyOf(p), 0) {
+		t.Fatalf("retry made thumbnail %s, not the request's", got.ID)
+	}
+	states := map[string]string{}
+	rows, err := w.pool.Query(w.ctx, `SELECT reservation_id::text, state FROM credit_reservations WHERE org_id = $1`, org)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, state string
+		if err := rows.Scan(&id, &state); err != nil {
+			t.Fatal(err)
+		}
+		states[id] = state
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(states) != 2 || states[first] != "failed" || states[got.ReservationID] != "completed" {
+		t.Fatalf("reservations %v: want the dead one (%s) failed and the retry's (%s) completed", states, first, got.ReservationID)
+	}
+
+	close(release) // the dead work resumes: its reservation is refunded once
+	if err := <-done; err == nil {
+		t.Fatal("the dead work was answered as done")
+	}
+	rows, err = w.pool.Query(w.ctx, `SELECT payload FROM outbox ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raws, err := pgx.CollectRows(rows, pgx.RowTo[[]byte])
+	if err != nil {
+		t.Fatal(err)
+	}
+	settled := map[string][]string{}
+	for _, raw := range raws {
+		env, err := events.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d events.Settlement
+		if env.OrgID == org && (env.Type == events.ThumbnailsOperationFailed || env.Type == events.ThumbnailsOperationCompleted) {
+			if err := env.Decode(&d); err != nil {
+				t.Fatal(err)
+			}
+			settled[d.ReservationID] = append(settled[d.ReservationID], env.Type)
+		}
+	}
+	if len(settled) != 2 || len(settled[first]) != 1 || settled[first][0] != events.ThumbnailsOperationFailed ||
+		len(settled[got.ReservationID]) != 1 || settled[got.ReservationID][0] != events.ThumbnailsOperationCompleted {
+		t.Fatalf("settlements %v: want the dead reservation failed once and the retry's completed once", settled)
 	}
 }

@@ -49,16 +49,8 @@ func (s *Store) Template(ctx context.Context, id string) (template.Template, err
 // TemplatesWithoutPreview lists the templates whose preview is missing or
 // older than version, in catalogue order.
 func (s *Store) TemplatesWithoutPreview(ctx context.Context, version int) ([]template.Template, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+templateCols+` FROM templates
+	return pgkit.All(ctx, s.pool, "templates without preview", scanTemplate, `SELECT `+templateCols+` FROM templates
 		WHERE preview_key IS NULL OR preview_version < $1 ORDER BY position, id`, version)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: templates without preview: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (template.Template, error) { return scanTemplate(r) })
-	if err != nil {
-		return nil, fmt.Errorf("postgres: templates without preview: %w", err)
-	}
-	return out, nil
 }
 
 // SetPreview records a template's rendered preview. A preview of an older

@@ -99,15 +99,8 @@ func (s *Store) ThumbnailByImage(ctx context.Context, orgID, key string) (thumbn
 
 // ThumbnailsByID returns those of ids the organization has, in no order.
 func (s *Store) ThumbnailsByID(ctx context.Context, orgID string, ids []string) ([]thumbnail.Thumbnail, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = ANY($2::uuid[])`, orgID, ids)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: thumbnails: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (thumbnail.Thumbnail, error) { return scanThumbnail(r) })
-	if err != nil {
-		return nil, fmt.Errorf("postgres: thumbnails: %w", err)
-	}
-	return out, nil
+	return pgkit.All(ctx, s.pool, "thumbnails", scanThumbnail,
+		`SELECT `+thumbnailCols+` FROM thumbnails WHERE org_id = $1 AND id = ANY($2::uuid[])`, orgID, ids)
 }
 
 // Thumbnails returns a page of the organization's thumbnails matching f,

@@ -30,9 +30,9 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 	return chix.ServiceRouter(a, ready, secret, func(r chi.Router) {
 		r.Get("/webhooks", a.Wrap(h.list))
 		r.Post("/webhooks", a.Wrap(h.create))
-		r.Get("/webhooks/{id}", a.Wrap(h.get))
+		r.Get("/webhooks/{id}", a.Wrap(chix.GetOne("id", h.svc.Endpoint, endpointOut)))
 		r.Patch("/webhooks/{id}", a.Wrap(h.update))
-		r.Delete("/webhooks/{id}", a.Wrap(h.remove))
+		r.Delete("/webhooks/{id}", a.Wrap(chix.DeleteOne("id", h.svc.DeleteEndpoint)))
 		r.Post("/webhooks/{id}/rotate-secret", a.Wrap(h.rotate))
 		r.Post("/webhooks/{id}/test", a.Wrap(h.test))
 		r.Get("/webhooks/{id}/deliveries", a.Wrap(h.deliveries))
@@ -59,15 +59,6 @@ func org(r *http.Request) string {
 	return p.OrgID
 }
 
-// pathID parses a uuid path parameter: anything else is a 400.
-func pathID(r *http.Request, name string) (string, error) {
-	id, err := httpx.ParseUUID(name, chi.URLParam(r, name))
-	if err != nil {
-		return "", err
-	}
-	return id.String(), nil
-}
-
 type endpointDTO struct {
 	ID                  string    `json:"id"`
 	URL                 string    `json:"url"`
@@ -83,16 +74,9 @@ type endpointDTO struct {
 	PreviousSecretExpiresAt *time.Time `json:"previousSecretExpiresAt,omitempty"`
 }
 
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func endpointOut(e endpoint.Endpoint) endpointDTO {
-	return endpointDTO{ID: e.ID, URL: e.URL, Description: strOrNil(e.Description), EventTypes: e.EventTypes, Enabled: e.Enabled,
-		CreditsLowThreshold: e.CreditsLow, DisabledReason: strOrNil(e.DisabledReason), CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+	return endpointDTO{ID: e.ID, URL: e.URL, Description: httpx.OrNull(e.Description), EventTypes: e.EventTypes, Enabled: e.Enabled,
+		CreditsLowThreshold: e.CreditsLow, DisabledReason: httpx.OrNull(e.DisabledReason), CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
 }
 
 // withSecret is the one response that shows the secret.
@@ -141,20 +125,8 @@ func (h *api) list(w http.ResponseWriter, r *http.Request) error {
 	}, endpointOut)
 }
 
-func (h *api) get(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	e, err := h.svc.Endpoint(r.Context(), org(r), id)
-	if err != nil {
-		return err
-	}
-	return httpx.OK(w, endpointOut(e))
-}
-
 func (h *api) update(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -170,19 +142,8 @@ func (h *api) update(w http.ResponseWriter, r *http.Request) error {
 	return httpx.OK(w, endpointOut(e))
 }
 
-func (h *api) remove(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
-	}
-	if err := h.svc.DeleteEndpoint(r.Context(), org(r), id); err != nil {
-		return err
-	}
-	return httpx.NoContent(w)
-}
-
 func (h *api) rotate(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -227,7 +188,7 @@ func intOrNil(n int) *int {
 
 func deliveryOut(d delivery.Delivery) deliveryDTO {
 	out := deliveryDTO{ID: d.ID, EndpointID: d.EndpointID, EventType: d.Message.Type, EventID: d.Message.EventID, Status: string(d.Status),
-		Attempts: d.Attempts, ResponseCode: intOrNil(d.LastCode), LastError: strOrNil(d.LastError), CreatedAt: d.CreatedAt.UTC(),
+		Attempts: d.Attempts, ResponseCode: intOrNil(d.LastCode), LastError: httpx.OrNull(d.LastError), CreatedAt: d.CreatedAt.UTC(),
 		Payload: d.Message.Body, History: make([]attemptDTO, len(d.History))}
 	if d.Attempts > 0 {
 		l := float64(d.LastLatency) / float64(time.Millisecond)
@@ -243,13 +204,13 @@ func deliveryOut(d delivery.Delivery) deliveryDTO {
 	}
 	for i, a := range d.History {
 		out.History[i] = attemptDTO{Attempt: a.N, AttemptedAt: a.At.UTC(), ResponseCode: intOrNil(a.Code),
-			LatencyMS: float64(a.Latency) / float64(time.Millisecond), Error: strOrNil(a.Error)}
+			LatencyMS: float64(a.Latency) / float64(time.Millisecond), Error: httpx.OrNull(a.Error)}
 	}
 	return out
 }
 
 func (h *api) test(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -261,7 +222,7 @@ func (h *api) test(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) deliveries(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}
@@ -271,11 +232,11 @@ func (h *api) deliveries(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *api) retry(w http.ResponseWriter, r *http.Request) error {
-	id, err := pathID(r, "id")
+	id, err := chix.PathID(r, "id")
 	if err != nil {
 		return err
 	}
-	did, err := pathID(r, "deliveryId")
+	did, err := chix.PathID(r, "deliveryId")
 	if err != nil {
 		return err
 	}
