@@ -181,6 +181,13 @@ func BenchmarkRender30sPeerQuality(b *testing.B) {
 // before faces were sampled: the render decodes the clip to track them.
 func BenchmarkRender30sUnprepared(b *testing.B) { benchRender(b, false, nil, func(*ffrender.Job) {}) }
 
+// BenchmarkRender30sOneThread is BenchmarkRender30s as a worker of two
+// CPUs runs each of its two renders at once: the decoder, the filters and
+// x264 on one thread each (Renderer.Threads 1).
+func BenchmarkRender30sOneThread(b *testing.B) {
+	benchRender(b, true, func(r *ffrender.Renderer) { r.Threads = 1 }, func(*ffrender.Job) {})
+}
+
 // BenchmarkRender30sCutsZoom is BenchmarkRender30s with removeSilences,
 // removeFillers and autoZoom on.
 func BenchmarkRender30sCutsZoom(b *testing.B) {
@@ -192,17 +199,34 @@ func BenchmarkRender30sCutsZoom(b *testing.B) {
 // settings (x264 veryfast, CRF 21, AAC 128k, +faststart), no tracking,
 // progress bar or loudness pass. Its quality is measured against the same
 // command encoded near-losslessly.
-func BenchmarkHandFFmpeg30s(b *testing.B) {
+func BenchmarkHandFFmpeg30s(b *testing.B) { benchHand(b, false) }
+
+// BenchmarkHandFFmpeg30sOneThread is the peer on one thread for its
+// decoder, filters and x264, as BenchmarkRender30sOneThread.
+func BenchmarkHandFFmpeg30sOneThread(b *testing.B) {
+	benchHand(b, true)
+}
+
+// benchHand runs the peer's command; oneThread gives its decoder, filters
+// and x264 one thread each.
+func benchHand(b *testing.B, oneThread bool) {
 	src := benchSource(b)
 	dir := b.TempDir()
 	ass := filepath.Join(dir, "c.ass")
 	if err := os.WriteFile(ass, []byte(captions.ASS(captions.Spec{Width: 1080, Height: 1920, Style: captions.Bold, Words: benchWords})), 0o600); err != nil {
 		b.Fatal(err)
 	}
+	var input, output []string
+	if oneThread {
+		input, output = []string{"-threads", "1"}, []string{"-filter_threads", "1", "-threads", "1"}
+	}
 	hand := func(out, preset string, crf int) {
-		cmd := exec.CommandContext(b.Context(), "ffmpeg", "-v", "error", "-nostdin", "-y", "-ss", "5", "-t", "30", "-i", src,
+		args := append([]string{"-v", "error", "-nostdin", "-y"}, input...)
+		args = append(args, "-ss", "5", "-t", "30", "-i", src,
 			"-vf", "crop=608:1080:656:0,scale=1080:1920,fps=30,subtitles=filename="+ass,
-			"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart", out)
+			"-c:v", "libx264", "-preset", preset, "-crf", strconv.Itoa(crf), "-pix_fmt", "yuv420p", "-c:a", "aac", "-b:a", "128k", "-movflags", "+faststart")
+		args = append(append(args, output...), out)
+		cmd := exec.CommandContext(b.Context(), "ffmpeg", args...)
 		if o, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v %s", err, o)
 		}
