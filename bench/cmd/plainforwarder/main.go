@@ -75,7 +75,9 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer cc.Stop()
-	fmt.Fprintln(stdout, "forwarding to", *target)
+	if _, err := fmt.Fprintln(stdout, "forwarding to", *target); err != nil {
+		return err
+	}
 	<-ctx.Done()
 	return nil
 }
