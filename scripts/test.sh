@@ -145,7 +145,7 @@ e2e_shard() {
   local names
   names=$(e2e_names | awk -v n="$E2E_SHARDS" -v i="$1" '{ r = (NR - 1) % (2 * n); s = r < n ? r : 2 * n - 1 - r } s == i' | paste -sd '|')
   [ -n "$names" ] || return 0
-  go test -race -count=1 -timeout 30m -run "^($names)\$" ./e2e
+  go test -race -count=1 -timeout 40m -run "^($names)\$" ./e2e
 }
 
 # lane name command...: runs the command in the background (in the
