@@ -11,12 +11,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"hookline.dev/pkg/media/vision"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/ffrender"
+	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"
 )
 
@@ -33,6 +36,37 @@ func still(t *testing.T, file string, sec float64) image.Image {
 		t.Fatal(err)
 	}
 	return img
+}
+
+// stills are the frames of file at secs (in order), the same frames as
+// still's, from one decode of the file rather than a seek and a decode
+// from the keyframe before for each.
+func stills(t *testing.T, file string, secs []float64) []image.Image {
+	t.Helper()
+	info := probe(t, file)
+	// still's seek gives the first frame at or after sec.
+	picks := make([]string, len(secs))
+	for k, s := range secs {
+		picks[k] = fmt.Sprintf("eq(n\\,%d)", int(math.Ceil(s*info.FPS-1e-6)))
+	}
+	out, err := exec.CommandContext(t.Context(), "ffmpeg", "-v", "error", "-i", file, "-an", "-vf", "select="+strings.Join(picks, "+"),
+		"-fps_mode", "passthrough", "-pix_fmt", "rgb24", "-f", "rawvideo", "-").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := 3 * info.Width * info.Height
+	if len(out) != size*len(secs) {
+		t.Fatalf("%d bytes of frames from %s, want %d frames of %dx%d", len(out), file, len(secs), info.Width, info.Height)
+	}
+	imgs := make([]image.Image, len(secs))
+	for k := range imgs {
+		img := image.NewRGBA(image.Rect(0, 0, info.Width, info.Height))
+		for p, q := 0, k*size; p < len(img.Pix); p, q = p+4, q+3 {
+			img.Pix[p], img.Pix[p+1], img.Pix[p+2], img.Pix[p+3] = out[q], out[q+1], out[q+2], 0xff
+		}
+		imgs[k] = img
+	}
+	return imgs
 }
 
 // output renders job, in a directory of its own, and returns the MP4.
@@ -91,12 +125,19 @@ func TestStylesLookDifferent(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := &ffrender.Renderer{Faces: det, Preset: "ultrafast"}
+	// The source's faces are sampled once, as its preparation does, for
+	// every render to track from rather than each decoding its clip to
+	// find them again: the styles, not the tracking, are compared here.
+	sig, err := media.Tools{Faces: &facetrack.Sampler{Faces: det}}.Analyze(context.Background(), src, probe(t, src), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	text := words("here is the biggest solar mistake ever made", 0.1, 0.45)
 	// Each style is compared on a still at 1.5 s: a 2 s clip shows it as
 	// well as the 4 s clip of the brand render.
 	render := func(name string, end float64, spec captions.Spec, bar bool, card float64, brand ...string) string {
 		job := ffrender.Job{Source: src, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 1, End: end, Width: 540, Height: 960,
-			Dir: filepath.Join(dir, name), Text: spec, ProgressBar: bar, EndCardSeconds: card}
+			Dir: filepath.Join(dir, name), Text: spec, ProgressBar: bar, EndCardSeconds: card, Samples: sig.Faces}
 		if len(brand) == 2 {
 			job.Frame, job.Logo = brand[0], brand[1]
 		}

@@ -49,7 +49,7 @@ func TestJumpCuts(t *testing.T) {
 	dir := t.TempDir()
 	wav, spoken := mediatest.Talk(t, dir, talkWithPauses, "en-us", 165)
 	length := spoken[len(spoken)-1].End + 0.3
-	src := mediatest.Video(t, dir, mediatest.VideoSpec{Scenes: []mediatest.Scene{{Colour: "testsrc2", Seconds: length}}, Audio: wav})
+	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 320, Height: 180, Scenes: []mediatest.Scene{{Colour: "testsrc2", Seconds: length}}, Audio: wav})
 	var words []captions.Word
 	ums := 0.0
 	for _, w := range spoken {
@@ -60,7 +60,7 @@ func TestJumpCuts(t *testing.T) {
 	}
 	r := &ffrender.Renderer{Preset: "ultrafast"}
 	render := func(name string, fillers bool) ffrender.Result {
-		job := ffrender.Job{Source: src, SrcW: 640, SrcH: 360, HasAudio: true, Start: 0, End: length, Width: 640, Height: 360,
+		job := ffrender.Job{Source: src, SrcW: 320, SrcH: 180, HasAudio: true, Start: 0, End: length, Width: 320, Height: 180,
 			Dir: filepath.Join(dir, name), Text: captions.Spec{Style: captions.Clean, Words: words}, ProgressBar: true,
 			RemoveSilences: true, RemoveFillers: fillers}
 		if err := os.MkdirAll(job.Dir, 0o700); err != nil {

@@ -32,7 +32,7 @@ func TestLayoutsWithJumpCutsAndPunchIns(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
-	talk := twoPersonTalk(t, model, 1.5)
+	talk, samples := twoPersonTalk(t, r, model, 1.5)
 	// The captions: each line's words spread over its turn; owner is
 	// the talker of each word.
 	var ws []captions.Word
@@ -49,7 +49,7 @@ func TestLayoutsWithJumpCutsAndPunchIns(t *testing.T) {
 	cw, h := float64(720*9/16), 720.0
 	renderAs := func(layout render.Layout) (ffrender.Result, []cue, float64) {
 		job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
-			Dir: filepath.Join(dir, string(layout)), Layout: layout, RemoveSilences: true, AutoZoom: true,
+			Dir: filepath.Join(dir, string(layout)), Layout: layout, RemoveSilences: true, AutoZoom: true, Samples: samples,
 			Text: captions.Spec{Style: captions.Bold, Words: ws, Keywords: []string{"rockets", "launch", "earth"}, Emphasis: true,
 				Hook: "What a launch feels like", HookSeconds: 3}}
 		res := renderJob(t, r, job)

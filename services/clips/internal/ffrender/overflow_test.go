@@ -41,18 +41,18 @@ func inkColumns(img image.Image, plain image.Image, y0, y1 int) (left, right int
 func TestUnbreakableWordsStayInsideTheFrame(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
-	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 540, Height: 960, Scenes: []mediatest.Scene{{Colour: "#203040", Seconds: 4}}})
+	src := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 540, Height: 960, Scenes: []mediatest.Scene{{Colour: "#203040", Seconds: 3}}})
 	r := &ffrender.Renderer{Preset: "ultrafast"}
 	long := strings.Repeat("W", 40) + strings.Repeat("a", 260)
 	render := func(name string, spec captions.Spec) string {
-		return output(t, r, ffrender.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 3, Width: 540, Height: 960,
+		return output(t, r, ffrender.Job{Source: src, SrcW: 540, SrcH: 960, HasAudio: true, Start: 0, End: 2, Width: 540, Height: 960,
 			Dir: filepath.Join(dir, name), Text: spec})
 	}
 	plain := still(t, render("plain", captions.Spec{Style: captions.Clean}), 1.5)
 	for _, st := range captions.Styles {
 		out := render(string(st), captions.Spec{Style: st, Words: []captions.Word{
-			{Start: 0, End: 2.9, Text: "look"}, {Start: 0.1, End: 2.9, Text: long}, {Start: 0.2, End: 2.9, Text: "here"},
-		}, Hook: "Hook " + strings.Repeat("m", 150), HookSeconds: 2.9})
+			{Start: 0, End: 1.9, Text: "look"}, {Start: 0.1, End: 1.9, Text: long}, {Start: 0.2, End: 1.9, Text: "here"},
+		}, Hook: "Hook " + strings.Repeat("m", 150), HookSeconds: 1.9})
 		img := still(t, out, 1.5)
 		// The hook sits in the top fifth, the captions below the middle.
 		for _, part := range []struct {

@@ -2,6 +2,7 @@ package ffrender_test
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"os"
 	"path/filepath"
@@ -12,7 +13,9 @@ import (
 	"hookline.dev/pkg/media/vision/dlib"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/services/clips/internal/captions"
+	"hookline.dev/services/clips/internal/facetrack"
 	"hookline.dev/services/clips/internal/ffrender"
+	"hookline.dev/services/clips/internal/media"
 	"hookline.dev/services/clips/internal/mediatest"
 	"hookline.dev/services/clips/internal/render"
 )
@@ -33,14 +36,21 @@ var talkLines = []string{
 var talks sync.Map // pause → *madeTalk
 
 type madeTalk struct {
-	once sync.Once
-	dir  string
-	talk mediatest.Conversation
+	once    sync.Once
+	dir     string
+	talk    mediatest.Conversation
+	samples *facetrack.Samples
 }
 
 // twoPersonTalk returns the talk of talkLines with two real photographs,
-// pause seconds after each line (0: the default), made on its first use.
-func twoPersonTalk(t *testing.T, model *dlib.Model, pause float64) mediatest.Conversation {
+// pause seconds after each line (0: the default), and its faces, mouths
+// and loudness sampled as its preparation samples them (media.Analyze
+// with r's detector and model's landmarks), both made on first use. A
+// render given the samples tracks from them rather than decoding the
+// clip and finding its faces again, the render's costliest part here;
+// TestPreparedSamplesStandForTracking shows that both ways give the same
+// crop path.
+func twoPersonTalk(t *testing.T, r *ffrender.Renderer, model *dlib.Model, pause float64) (mediatest.Conversation, *facetrack.Samples) {
 	t.Helper()
 	v, _ := talks.LoadOrStore(pause, &madeTalk{})
 	m := v.(*madeTalk)
@@ -52,13 +62,22 @@ func twoPersonTalk(t *testing.T, model *dlib.Model, pause float64) mediatest.Con
 		if m.dir, err = os.MkdirTemp("", "ffrender-talk"); err != nil {
 			t.Fatal(err)
 		}
-		m.talk = mediatest.TwoPersonTalk(t, m.dir, mediatest.TalkSpec{Faces: model, Lines: talkLines, Pause: pause,
+		talk := mediatest.TwoPersonTalk(t, m.dir, mediatest.TalkSpec{Faces: model, Lines: talkLines, Pause: pause,
 			Talkers: [2]mediatest.Talker{{Photo: testkit.EvalPhoto(t, "astronaut.png"), Voice: "en-us+f3"}, {Photo: sample, Voice: "en-us+m3"}}})
+		tools := media.Tools{Faces: &facetrack.Sampler{Faces: r.Faces, Landmarks: model}}
+		sig, err := tools.Analyze(context.Background(), talk.File, probe(t, talk.File), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sig.Faces == nil || len(sig.Faces.Frames) < int(talk.Seconds*facetrack.FPS)-1 || len(sig.Faces.Loudness) < len(sig.Faces.Frames)-1 {
+			t.Fatalf("preparation sampled %+v for %.1f s", sig.Faces, talk.Seconds)
+		}
+		m.talk, m.samples = talk, sig.Faces
 	})
-	if m.talk.File == "" {
+	if m.talk.File == "" || m.samples == nil {
 		t.Fatal("the talk could not be made (see the first test that asked for it)")
 	}
-	return m.talk
+	return m.talk, m.samples
 }
 
 func TestMain(m *testing.M) {
@@ -93,12 +112,16 @@ func centreX(r image.Rectangle) float64 { return float64(r.Min.X+r.Max.X) / 2 }
 // the crop holds the face that is speaking in ≥ 90 % of the samples
 // where someone speaks, and never the other face alone for long.
 func TestCropFollowsTheSpeaker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders the 30 s two-person talk and looks for faces with dlib in its frames: make test runs it; " +
+			"TestPreparedSamplesStandForTracking renders the talk under the speaker layout under -short too")
+	}
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
-	talk := twoPersonTalk(t, model, 0)
+	talk, samples := twoPersonTalk(t, r, model, 0)
 	job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
-		Dir: filepath.Join(dir, "speaker"), Layout: render.LayoutSpeaker,
+		Dir: filepath.Join(dir, "speaker"), Layout: render.LayoutSpeaker, Samples: samples,
 		Text: captions.Spec{Style: captions.Bold, Words: words("what does a launch feel like from the inside", 0.5, 0.4), Hook: "What a launch feels like", HookSeconds: 3}}
 	res := renderJob(t, r, job)
 	cw := 720 * 9 / 16
@@ -136,12 +159,15 @@ func TestCropFollowsTheSpeaker(t *testing.T) {
 // throughout, one in each half, found by dlib in frames of the MP4; the
 // captions and the hook leave their eyes and mouths clear.
 func TestSplitKeepsBothFaces(t *testing.T) {
+	if testing.Short() {
+		t.Skip("looks for faces with dlib in a frame of every second of a 30 s split render, a render and tens of detections: make test runs it")
+	}
 	mediatest.Require(t)
 	dir := t.TempDir()
 	r, model := speakerRenderer(t)
-	talk := twoPersonTalk(t, model, 0)
+	talk, samples := twoPersonTalk(t, r, model, 0)
 	job := ffrender.Job{Source: talk.File, SrcW: 1280, SrcH: 720, HasAudio: true, Start: 0, End: talk.Seconds, Width: 540, Height: 960,
-		Dir: filepath.Join(dir, "split"), Layout: render.LayoutSplit,
+		Dir: filepath.Join(dir, "split"), Layout: render.LayoutSplit, Samples: samples,
 		Text: captions.Spec{Style: captions.Energetic, Words: words("a thin blue line of air made me think about how small we are", 0.3, 0.45),
 			Hook: "What astronauts see from orbit", HookSeconds: 3}}
 	res := renderJob(t, r, job)
@@ -150,8 +176,12 @@ func TestSplitKeepsBothFaces(t *testing.T) {
 			t.Fatalf("no split at %.2f s", p.T)
 		}
 	}
+	var secs []float64
 	for sec := 0.25; sec < talk.Seconds-0.3; sec += 1 {
-		img := still(t, res.Output, sec)
+		secs = append(secs, sec)
+	}
+	for k, img := range stills(t, res.Output, secs) {
+		sec := secs[k]
 		var top, bottom int
 		for _, f := range model.Detect(img) {
 			if f.Rect.Max.Y <= 480 {

@@ -36,10 +36,17 @@ func Talk(t testing.TB, dir string, phrases []Phrase, voice string, wpm int) (st
 	t.Helper()
 	var pcm []byte
 	var words []Word
+	// espeak-ng says a text the same way each time: a word or phrase
+	// that comes back ("um", "the") is spoken once.
+	said := map[string][]byte{}
 	speak := func(name, text string) []byte {
+		if data, ok := said[text]; ok {
+			return data
+		}
 		part := filepath.Join(dir, name+".wav")
 		run(t, "espeak-ng", "-v", voice, "-s", fmt.Sprint(wpm), "-w", part, text)
-		return trimQuiet(wavData(t, part))
+		said[text] = trimQuiet(wavData(t, part))
+		return said[text]
 	}
 	for i, p := range phrases {
 		data := speak(fmt.Sprintf("phrase-%03d", i), p.Text)
