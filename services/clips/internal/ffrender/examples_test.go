@@ -168,10 +168,10 @@ func TestStylesLookDifferent(t *testing.T) {
 	all := render("all", 5, captions.Spec{Style: captions.Energetic, Words: text, Keywords: []string{"solar mistake"}, Emphasis: true,
 		Hook: "The biggest solar mistake?", HookSeconds: 1, EndCard: "Follow for part 2 {\\an8}", Cutaways: cut}, true, 2.5,
 		"0x7C3AED", logo(t, dir))
-	card := still(t, all, cut[0].Start+0.7)
+	hooked, card := still(t, all, 0.6), still(t, all, cut[0].Start+0.7)
 	// The brand frame is on every frame, over the cutaway too; the logo
 	// sits in the top-right corner.
-	for _, img := range []image.Image{still(t, all, 0.6), card} {
+	for _, img := range []image.Image{hooked, card} {
 		if r, g, b, _ := img.At(3, 480).RGBA(); r>>8 < 0x6c || r>>8 > 0x8c || g>>8 > 0x4a || b>>8 < 0xdd {
 			t.Errorf("the frame's colour is #%02x%02x%02x, want #7c3aed", r>>8, g>>8, b>>8)
 		}
@@ -182,7 +182,6 @@ func TestStylesLookDifferent(t *testing.T) {
 	// The hook ends left of the logo: the corners of the logo's square
 	// around its disc show the picture, not the hook's dark box, and the
 	// whole disc shows.
-	hooked := still(t, all, 0.6)
 	border := max(8, 540/40)
 	side := 540 * 16 / 100 / 2 * 2
 	square := image.Rect(540-2*border-side, 2*border, 540-2*border, 2*border+side)
@@ -208,7 +207,7 @@ func TestStylesLookDifferent(t *testing.T) {
 		t.Errorf("the keyword cutaway covers only %.2f of the frame", d)
 	}
 	if examples != "" {
-		save(t, still(t, all, 0.6), examples, "all-options")
+		save(t, hooked, examples, "all-options")
 		save(t, card, examples, "broll-cutaway")
 		save(t, still(t, all, 5.5), examples, "end-card")
 	}

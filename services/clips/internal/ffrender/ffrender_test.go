@@ -184,7 +184,7 @@ func TestLandscapeFromPortraitAndLoudness(t *testing.T) {
 // ebur128 filter measures it.
 func loudness(t *testing.T, file string) float64 {
 	t.Helper()
-	out, _ := exec.CommandContext(t.Context(), "ffmpeg", "-nostats", "-i", file, "-af", "ebur128", "-f", "null", "-").CombinedOutput()
+	out, _ := exec.CommandContext(t.Context(), "ffmpeg", "-nostats", "-i", file, "-vn", "-af", "ebur128", "-f", "null", "-").CombinedOutput()
 	s := string(out)
 	i := strings.LastIndex(s, "I:")
 	if i < 0 {
