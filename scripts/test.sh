@@ -30,9 +30,10 @@
 # schema, NATS namespace, bucket and loopback ports (pkg/testkit).
 #
 # Lanes write to .hookline/lane-<name>.log. The run ends with a summary
-# (lane, exit status, seconds), the failing lanes' go test failures or log
-# tails, every go test output in .hookline/test.log, "packages: N passed,
-# N failed", and exits non-zero when any lane failed.
+# (lane, exit status, seconds, processor seconds), the failing lanes' go
+# test failures or log tails, every go test output in .hookline/test.log,
+# the run's seconds and processor seconds, "packages: N passed, N
+# failed", and exits non-zero when any lane failed.
 #
 # TEST_SERIAL=1 runs the same lanes one after another (a slow machine
 # whose tests miss their deadlines beside each other).
@@ -49,7 +50,7 @@ export HOOKLINE_TEST_REQUIRE=1
 E2E_SHARDS=${E2E_SHARDS:-3}
 TEST_P=${TEST_P:-2}
 mkdir -p .hookline
-rm -f .hookline/lane-*.log .hookline/lane-*.status .hookline/lane-*.time
+rm -f .hookline/lane-*.log .hookline/lane-*.status .hookline/lane-*.time .hookline/lane-*.cpu
 
 # Every module of go.work. The loop below stops the run when a module of
 # go.work is missing here (bench is vetted and linted; its benchmarks are
@@ -148,6 +149,18 @@ e2e_shard() {
   go test -race -count=1 -timeout 40m -run "^($names)\$" ./e2e
 }
 
+# cpu_seconds prints the processor seconds (user + system) of everything
+# this shell ran and waited for: the second line of bash's times (its
+# children), written to a file first, since times in a pipe or $(…) would
+# run in a fresh subshell, which has no children yet.
+cpu_seconds() {
+  local f
+  f=$(mktemp)
+  times >"$f"
+  awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); printf "%.0f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$f"
+  rm -f "$f"
+}
+
 # lane name command...: runs the command in the background (in the
 # foreground under TEST_SERIAL), its output in .hookline/lane-<name>.log,
 # its exit status and seconds beside it.
@@ -162,6 +175,7 @@ lane() {
     "$@" >".hookline/lane-$name.log" 2>&1
     echo $? >".hookline/lane-$name.status"
     echo $(($(date +%s) - t0)) >".hookline/lane-$name.time"
+    cpu_seconds >".hookline/lane-$name.cpu"
   ) &
   if [ -n "${TEST_SERIAL:-}" ]; then wait $! || true; else pids+=($!); fi
   echo "== lane $name started at $(($(date +%s) - start)) s"
@@ -203,13 +217,14 @@ for name in "${lanes[@]}"; do
   fi
 done
 echo "== summary"
-printf '%-8s %6s %6s  %s\n' lane exit s log
+printf '%-8s %6s %6s %7s  %s\n' lane exit s cpu-s log
 for name in "${lanes[@]}"; do
-  printf '%-8s %6s %6s  %s\n' "$name" "$(cat ".hookline/lane-$name.status" 2>/dev/null || echo '?')" \
-    "$(cat ".hookline/lane-$name.time" 2>/dev/null || echo '?')" ".hookline/lane-$name.log"
+  printf '%-8s %6s %6s %7s  %s\n' "$name" "$(cat ".hookline/lane-$name.status" 2>/dev/null || echo '?')" \
+    "$(cat ".hookline/lane-$name.time" 2>/dev/null || echo '?')" "$(cat ".hookline/lane-$name.cpu" 2>/dev/null || echo '?')" ".hookline/lane-$name.log"
 done
 pass=$(grep -c '^ok ' .hookline/test.log || true)
 fail=$(grep -c "^FAIL	" .hookline/test.log || true)
-echo "make test: $(($(date +%s) - start)) s"
+cpu_seconds >.hookline/test.cpu
+echo "make test: $(($(date +%s) - start)) s, $(cat .hookline/test.cpu) CPU-s (everything it ran but the dependencies' servers)"
 echo "packages: $pass passed, $fail failed (.hookline/test.log)"
 exit "$status"

@@ -18,6 +18,13 @@ type RunFunc func(ctx context.Context, getenv func(string) string, stdout io.Wri
 // binary's timeout.
 const stopWithin = 30 * time.Second
 
+// readyWithin bounds how long a service started in-process may take to
+// become ready. Under make test's load a service built with -race loads
+// dlib, Tesseract and the emoji catalogue for more than 30 s; one that
+// exits early fails at once, so a long bound costs a passing test
+// nothing.
+const readyWithin = 2 * time.Minute
+
 // StartService runs a service in-process with exactly env, its output in
 // the test log, and waits until readyURL answers 200; a service that exits
 // before it is ready fails the test at once, with its error. The returned
@@ -29,7 +36,7 @@ func StartService(t testing.TB, name string, run RunFunc, env map[string]string,
 	r := launch(name, func(ctx context.Context) error { return run(ctx, Getenv(env), out) })
 	stop = r.stopper(t, out.mute)
 	t.Cleanup(stop)
-	waitHTTP(t, readyURL, 30*time.Second, r)
+	waitHTTP(t, readyURL, readyWithin, r)
 	return stop
 }
 

@@ -128,6 +128,12 @@ type Config struct {
 type Client struct {
 	cfg   Config
 	owner owner
+	// recovering bounds the recoveries in progress at once (recoverOne):
+	// each holds a pooled connection in its transaction while its
+	// Resolver takes another from the same pool, so half the pool at
+	// most, or a crowd of retries after a crash would hold every
+	// connection while each resolver waited for one.
+	recovering chan struct{}
 }
 
 // New checks cfg and returns a client.
@@ -137,6 +143,8 @@ func New(cfg Config) (*Client, error) {
 		return nil, errors.New("credits: no billing requester")
 	case cfg.Pool == nil:
 		return nil, errors.New("credits: no pool")
+	case cfg.Pool.Config().MaxConns < 2:
+		return nil, fmt.Errorf("credits: a pool of %d connection: a recovery holds one in its transaction while its resolver asks with another (HOOKLINE_DB_MAX_CONNS ≥ 2)", cfg.Pool.Config().MaxConns)
 	case cfg.Source == "":
 		return nil, errors.New("credits: no event source")
 	case !strings.HasSuffix(cfg.FailedSubject, ".failed.v1"):
@@ -155,7 +163,7 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &Client{cfg: cfg}, nil
+	return &Client{cfg: cfg, recovering: make(chan struct{}, max(1, cfg.Pool.Config().MaxConns/2))}, nil
 }
 
 // KeyOf is the request key of a principal: the client's Idempotency-Key

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -846,6 +848,71 @@ func (e *env) waitLockWaiter(t *testing.T) {
 // whoever meets it at the same time: a retry and a pass, in either order,
 // two retries, two passes. A pass skips a row another holds; a retry
 // waits for it and then runs, or is the duplicate of a retry that runs.
+// TestManyRetriesAfterTheOwnerDied: after a crash, more clients retry
+// than the pool has connections. Each retry recovers the dead process's
+// reservation in a transaction while its Resolver asks the same pool
+// whether a result was stored; every retry must get through, not hold
+// every connection while each resolver waits for one.
+func TestManyRetriesAfterTheOwnerDied(t *testing.T) {
+	e := setup(t, 2*time.Second) // MaxConns 4
+	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })
+	resolve := func(ctx context.Context, r Reservation) (Resolution, error) {
+		var stored bool // as a service's HasResult asks
+		err := e.pool.QueryRow(ctx, `SELECT false`).Scan(&stored)
+		return Resolution{Verdict: Failed, Reason: "no result after the restart"}, err
+	}
+	dead := e.started(t, resolve)
+	e.start(t, e.client, resolve)
+	const retries = 8
+	for i := range retries {
+		if _, err := dead.Reserve(e.ctx, e.request(fmt.Sprintf("idem:crowd-%d", i), 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e.kill(t, dead)
+	// A deadline, so that a pool held by waiting transactions fails the
+	// test instead of hanging it.
+	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	defer cancel()
+	errs := make([]error, retries)
+	var wg sync.WaitGroup
+	for i := range retries {
+		wg.Go(func() {
+			_, errs[i] = e.client.Reserve(ctx, e.request(fmt.Sprintf("idem:crowd-%d", i), 1))
+		})
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("retry %d: %v", i, err)
+		}
+	}
+}
+
+// A pool of one connection is refused at start: a recovery would hold it
+// while its Resolver waited for another.
+func TestNewRefusesAOneConnectionPool(t *testing.T) {
+	cfg, err := pgxpool.ParseConfig("postgres://postgres@127.0.0.1:1/none")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MaxConns = 1
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg) // connects lazily
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := New(Config{Billing: noBilling{}, Pool: pool, Source: "thumbnails", FailedSubject: events.ThumbnailsOperationFailed}); err == nil ||
+		!strings.Contains(err.Error(), "HOOKLINE_DB_MAX_CONNS") {
+		t.Fatalf("one connection: %v", err)
+	}
+}
+
+// noBilling is a Requester never asked.
+type noBilling struct{}
+
+func (noBilling) Request(context.Context, string, any, any) error { return errors.New("not asked") }
+
 func TestRecoveryRaces(t *testing.T) {
 	e := setup(t, 2*time.Second)
 	e.billing(t, func(context.Context, events.ReserveRequest) []byte { return reply(events.ReserveOK, "") })

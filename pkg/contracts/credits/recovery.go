@@ -39,7 +39,9 @@ type Resolution struct {
 // closed: a result still uncommitted when the resolver looks gets
 // ErrSettled when it tries to settle, and is not delivered. The resolver
 // therefore reads committed state through the service's ports and needs
-// no transaction; the one that records its verdict is Recover's.
+// no transaction; the one that records its verdict is Recover's. It may
+// take a connection from the client's own pool: recoveries hold at most
+// half of it at once (New refuses a pool of one).
 type Resolver func(ctx context.Context, r Reservation) (Resolution, error)
 
 // recoverBatch bounds the reservations one pass looks at.
@@ -116,6 +118,12 @@ const (
 // whether it settled the reservation: not when it was settled meanwhile
 // (by its work, or by another recovery), met cond no more, or is Running.
 func (c *Client) recoverOne(ctx context.Context, id string, resolve Resolver, lock, cond string, args ...any) (settled bool, err error) {
+	select {
+	case c.recovering <- struct{}{}:
+		defer func() { <-c.recovering }()
+	case <-ctx.Done():
+		return false, ctx.Err()
+	}
 	var outcome Outcome
 	var r Reservation
 	err = pgx.BeginFunc(ctx, c.cfg.Pool, func(tx pgx.Tx) error {

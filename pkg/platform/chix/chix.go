@@ -56,7 +56,7 @@ func GetOne[T, D any](param string, get func(ctx context.Context, orgID, id stri
 		if err != nil {
 			return err
 		}
-		v, err := get(r.Context(), orgID(r), id)
+		v, err := get(r.Context(), principal.Org(r), id)
 		if err != nil {
 			return err
 		}
@@ -73,15 +73,9 @@ func DeleteOne(param string, del func(ctx context.Context, orgID, id string) err
 		if err != nil {
 			return err
 		}
-		if err := del(r.Context(), orgID(r), id); err != nil {
+		if err := del(r.Context(), principal.Org(r), id); err != nil {
 			return err
 		}
 		return httpx.NoContent(w)
 	}
-}
-
-// orgID is the organization of a request that passed principal.Require.
-func orgID(r *http.Request) string {
-	p, _ := principal.From(r.Context())
-	return p.OrgID
 }

@@ -97,6 +97,13 @@ func From(ctx context.Context) (Principal, bool) {
 	return p, ok
 }
 
+// Org is the organization of a request that passed Require ("" for one
+// that did not).
+func Org(r *http.Request) string {
+	p, _ := From(r.Context())
+	return p.OrgID
+}
+
 // Require is the services' middleware: no valid principal, no entry.
 func Require(secret []byte) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {

@@ -47,8 +47,7 @@ func mustSign(t *testing.T, s []byte, p Principal) string {
 
 func TestRequire(t *testing.T) {
 	h := Require(secret)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, _ := From(r.Context())
-		_, _ = w.Write([]byte(p.OrgID))
+		_, _ = w.Write([]byte(Org(r)))
 	}))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/", nil))
@@ -61,5 +60,12 @@ func TestRequire(t *testing.T) {
 	h.ServeHTTP(rec, req)
 	if rec.Code != 200 || rec.Body.String() != "org-a" {
 		t.Fatalf("valid header: %d %q", rec.Code, rec.Body.String())
+	}
+}
+
+// Org is "" for a request that did not pass Require.
+func TestOrgWithoutPrincipal(t *testing.T) {
+	if got := Org(httptest.NewRequest("GET", "/", nil)); got != "" {
+		t.Fatalf("Org = %q", got)
 	}
 }

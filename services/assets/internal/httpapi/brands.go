@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/assets/internal/brand"
 )
 
@@ -45,7 +46,7 @@ func (h *api) createBrand(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	b, err := h.svc.CreateBrand(r.Context(), org(r), in.draft())
+	b, err := h.svc.CreateBrand(r.Context(), principal.Org(r), in.draft())
 	if err != nil {
 		return err
 	}
@@ -54,7 +55,7 @@ func (h *api) createBrand(w http.ResponseWriter, r *http.Request) error {
 
 func (h *api) listBrands(w http.ResponseWriter, r *http.Request) error {
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]brand.Brand, int, error) {
-		return h.svc.Brands(ctx, org(r), offset, limit)
+		return h.svc.Brands(ctx, principal.Org(r), offset, limit)
 	}, h.brandOut)
 }
 
@@ -67,7 +68,7 @@ func (h *api) updateBrand(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	b, err := h.svc.UpdateBrand(r.Context(), org(r), id, in.draft())
+	b, err := h.svc.UpdateBrand(r.Context(), principal.Org(r), id, in.draft())
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/assets/internal/collection"
 )
 
@@ -53,7 +54,7 @@ func (h *api) createCollection(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	c, err := h.svc.CreateCollection(r.Context(), org(r), collection.Draft{Name: in.Name, Description: in.Description})
+	c, err := h.svc.CreateCollection(r.Context(), principal.Org(r), collection.Draft{Name: in.Name, Description: in.Description})
 	if err != nil {
 		return err
 	}
@@ -62,12 +63,12 @@ func (h *api) createCollection(w http.ResponseWriter, r *http.Request) error {
 
 func (h *api) listCollections(w http.ResponseWriter, r *http.Request) error {
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]collection.Collection, int, error) {
-		return h.svc.Collections(ctx, org(r), offset, limit)
+		return h.svc.Collections(ctx, principal.Org(r), offset, limit)
 	}, collectionOut)
 }
 
 func (h *api) detail(w http.ResponseWriter, r *http.Request, id string) error {
-	c, thumbs, err := h.svc.Collection(r.Context(), org(r), id)
+	c, thumbs, err := h.svc.Collection(r.Context(), principal.Org(r), id)
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func (h *api) updateCollection(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	if _, err := h.svc.UpdateCollection(r.Context(), org(r), id, collection.Patch{Name: in.Name, Description: in.Description}); err != nil {
+	if _, err := h.svc.UpdateCollection(r.Context(), principal.Org(r), id, collection.Patch{Name: in.Name, Description: in.Description}); err != nil {
 		return err
 	}
 	return h.detail(w, r, id)
@@ -128,7 +129,7 @@ func (h *api) addThumbnails(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.AddThumbnails(r.Context(), org(r), id, ids); err != nil {
+	if err := h.svc.AddThumbnails(r.Context(), principal.Org(r), id, ids); err != nil {
 		return err
 	}
 	return h.detail(w, r, id)
@@ -141,7 +142,7 @@ func (h *api) removeThumbnails(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.svc.RemoveThumbnails(r.Context(), org(r), id, ids); err != nil {
+	if err := h.svc.RemoveThumbnails(r.Context(), principal.Org(r), id, ids); err != nil {
 		return err
 	}
 	return h.detail(w, r, id)

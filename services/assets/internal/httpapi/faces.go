@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/assets/internal/face"
 )
 
@@ -32,7 +33,7 @@ func (h *api) createFace(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	f, err := h.svc.CreateFace(r.Context(), org(r), face.Draft{Name: in.Name, ImageURLs: in.ImageURLs})
+	f, err := h.svc.CreateFace(r.Context(), principal.Org(r), face.Draft{Name: in.Name, ImageURLs: in.ImageURLs})
 	if err != nil {
 		return err
 	}
@@ -41,7 +42,7 @@ func (h *api) createFace(w http.ResponseWriter, r *http.Request) error {
 
 func (h *api) listFaces(w http.ResponseWriter, r *http.Request) error {
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]face.Face, int, error) {
-		return h.svc.Faces(ctx, org(r), offset, limit)
+		return h.svc.Faces(ctx, principal.Org(r), offset, limit)
 	}, h.faceOut)
 }
 
@@ -57,7 +58,7 @@ func (h *api) updateFace(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	f, err := h.svc.UpdateFace(r.Context(), org(r), id, face.Patch{Name: in.Name, ImageURLs: in.ImageURLs})
+	f, err := h.svc.UpdateFace(r.Context(), principal.Org(r), id, face.Patch{Name: in.Name, ImageURLs: in.ImageURLs})
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,6 @@ import (
 	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
 	"hookline.dev/pkg/platform/pgkit"
-	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/assets/internal/brand"
 	"hookline.dev/services/assets/internal/collection"
 	"hookline.dev/services/assets/internal/face"
@@ -61,12 +60,6 @@ func Handler(svc *service.Service, secret []byte, ready func(context.Context) er
 }
 
 type api struct{ svc *service.Service }
-
-// org returns the organization of a request that passed principal.Require.
-func org(r *http.Request) string {
-	p, _ := principal.From(r.Context())
-	return p.OrgID
-}
 
 // MapError translates domain errors into API errors; everything else
 // passes through (apierr values as they are, the rest as internal).

@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/pkg/platform/chix"
 	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/assets/internal/style"
 )
 
@@ -52,7 +53,7 @@ func (h *api) createStyle(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	s, err := h.svc.CreateStyle(r.Context(), org(r), style.Draft{Name: in.Name, Description: in.Description, ReferenceImageURLs: in.ReferenceImageURLs})
+	s, err := h.svc.CreateStyle(r.Context(), principal.Org(r), style.Draft{Name: in.Name, Description: in.Description, ReferenceImageURLs: in.ReferenceImageURLs})
 	if err != nil {
 		return err
 	}
@@ -61,7 +62,7 @@ func (h *api) createStyle(w http.ResponseWriter, r *http.Request) error {
 
 func (h *api) listStyles(w http.ResponseWriter, r *http.Request) error {
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]style.Style, int, error) {
-		return h.svc.Styles(ctx, org(r), offset, limit)
+		return h.svc.Styles(ctx, principal.Org(r), offset, limit)
 	}, h.styleOut)
 }
 
@@ -78,7 +79,7 @@ func (h *api) updateStyle(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	s, err := h.svc.UpdateStyle(r.Context(), org(r), id, style.Patch{Name: in.Name, Description: in.Description, ReferenceImageURLs: in.ReferenceImageURLs})
+	s, err := h.svc.UpdateStyle(r.Context(), principal.Org(r), id, style.Patch{Name: in.Name, Description: in.Description, ReferenceImageURLs: in.ReferenceImageURLs})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"hookline.dev/pkg/platform/apierr"
 	"hookline.dev/pkg/platform/httpx"
+	"hookline.dev/pkg/platform/principal"
 	"hookline.dev/services/assets/internal/service"
 	"hookline.dev/services/assets/internal/upload"
 )
@@ -37,7 +38,7 @@ func (h *api) presign(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	out, err := h.svc.Presign(r.Context(), org(r), []upload.Request{in.domain()}, func(int) string { return "" })
+	out, err := h.svc.Presign(r.Context(), principal.Org(r), []upload.Request{in.domain()}, func(int) string { return "" })
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func (h *api) faceUploadURLs(w http.ResponseWriter, r *http.Request) error {
 	for i, f := range in.Files {
 		reqs[i] = f.domain()
 	}
-	out, err := h.svc.Presign(r.Context(), org(r), reqs, func(i int) string { return fmt.Sprintf("files[%d].", i) })
+	out, err := h.svc.Presign(r.Context(), principal.Org(r), reqs, func(i int) string { return fmt.Sprintf("files[%d].", i) })
 	if err != nil {
 		return err
 	}

@@ -51,19 +51,23 @@ type talkMedia struct {
 	spans []mediatest.Span
 }
 
+// sharedTalk is makeTalk's talk, made by the first test that asks.
+var sharedTalk sharedMedia[talkMedia]
+
 func makeTalk(t *testing.T) talkMedia {
 	t.Helper()
-	dir := t.TempDir()
-	wav, spans := mediatest.Speech(t, dir, strings.Join(talk, " "), "en-us", 170)
-	total := spans[len(spans)-1].End + 1
-	var scenes []mediatest.Scene
-	colours := []string{"navy", "darkred", "testsrc2", "darkgreen", "purple", "teal"}
-	for i := 0; float64(i)*10 < total; i++ {
-		scenes = append(scenes, mediatest.Scene{Colour: colours[i%len(colours)], Seconds: math.Min(10, total-float64(i)*10)})
-	}
-	file := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 320, Height: 180, Scenes: scenes, Audio: wav,
-		Bursts: []float64{spans[plantedSentence+1].End + 0.2}})
-	return talkMedia{file: file, spans: spans}
+	return sharedTalk.get(t, func(dir string) talkMedia {
+		wav, spans := mediatest.Speech(t, dir, strings.Join(talk, " "), "en-us", 170)
+		total := spans[len(spans)-1].End + 1
+		var scenes []mediatest.Scene
+		colours := []string{"navy", "darkred", "testsrc2", "darkgreen", "purple", "teal"}
+		for i := 0; float64(i)*10 < total; i++ {
+			scenes = append(scenes, mediatest.Scene{Colour: colours[i%len(colours)], Seconds: math.Min(10, total-float64(i)*10)})
+		}
+		file := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 320, Height: 180, Scenes: scenes, Audio: wav,
+			Bursts: []float64{spans[plantedSentence+1].End + 0.2}})
+		return talkMedia{file: file, spans: spans}
+	})
 }
 
 func overlap(cs []clip) bool {

@@ -7,6 +7,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -122,6 +125,13 @@ func (c *Config) fetch() safefetch.Config {
 		Stall: safefetch.Stall{Idle: c.DownloadIdleTimeout, MinRate: c.DownloadMinRateKiB << 10, Window: c.DownloadRateWindow}}
 }
 
+// x264Presets are x264's presets, fastest first.
+var x264Presets = []string{"ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"}
+
+// x264Params is the form of ffmpeg's -x264-params: key=value pairs joined
+// by colons, nothing a command line or a filtergraph could take apart.
+var x264Params = regexp.MustCompile(`^[a-z0-9_-]+=[A-Za-z0-9.,+-]+(:[a-z0-9_-]+=[A-Za-z0-9.,+-]+)*$`)
+
 // Validate checks the configuration.
 func (c *Config) Validate() error {
 	errs := []error{c.Common.Validate(), c.S3.Validate(), c.Fetch.Validate(), c.fetch().Validate(), c.Text.Validate()}
@@ -141,6 +151,12 @@ func (c *Config) Validate() error {
 	}
 	if c.RenderCRF < 1 || c.RenderCRF > 51 {
 		errs = append(errs, errors.New("HOOKLINE_CLIPS_RENDER_CRF must be 1 to 51"))
+	}
+	if !slices.Contains(x264Presets, c.RenderPreset) {
+		errs = append(errs, fmt.Errorf("HOOKLINE_CLIPS_RENDER_PRESET must be one of x264's presets: %s", strings.Join(x264Presets, ", ")))
+	}
+	if c.RenderX264Params != "" && !x264Params.MatchString(c.RenderX264Params) {
+		errs = append(errs, errors.New("HOOKLINE_CLIPS_RENDER_X264_PARAMS must be key=value pairs joined by colons (ffmpeg's -x264-params), e.g. aq-mode=2:ref=2"))
 	}
 	if c.RecoveryInterval <= 0 || c.RecoveryGrace <= messaging.DefaultRequestTimeout {
 		errs = append(errs, fmt.Errorf("HOOKLINE_RECOVERY_INTERVAL must be positive and HOOKLINE_RECOVERY_GRACE over %s", messaging.DefaultRequestTimeout))

@@ -55,6 +55,19 @@ func TestConfigPreparationKnobs(t *testing.T) {
 			t.Errorf("CRF %s: err = %v", crf, err)
 		}
 	}
+	for _, tc := range []map[string]string{{"HOOKLINE_CLIPS_RENDER_PRESET": "quick"},
+		{"HOOKLINE_CLIPS_RENDER_X264_PARAMS": "aq-mode"}, {"HOOKLINE_CLIPS_RENDER_X264_PARAMS": "ref=2::trellis=1"},
+		{"HOOKLINE_CLIPS_RENDER_X264_PARAMS": "ref=2 -y"}, {"HOOKLINE_CLIPS_RENDER_X264_PARAMS": "ref=2;x"}} {
+		for name := range tc {
+			if _, err := load(tc); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%v: err = %v", tc, err)
+			}
+		}
+	}
+	if cfg, err := load(map[string]string{"HOOKLINE_CLIPS_RENDER_PRESET": "superfast", "HOOKLINE_CLIPS_RENDER_X264_PARAMS": "aq-mode=2:rc_lookahead=10:deblock=-1,-1:psy-rd=1.0,0.15"}); err != nil ||
+		cfg.RenderPreset != "superfast" {
+		t.Errorf("valid encoder settings refused: %v", err)
+	}
 	for _, tc := range []map[string]string{{"HOOKLINE_CLIPS_WORKERS": "-1"}, {"HOOKLINE_CLIPS_RENDER_THREADS": "-2"}} {
 		if _, err := load(tc); err == nil || !strings.Contains(err.Error(), "HOOKLINE_CLIPS_WORKERS and _RENDER_THREADS") {
 			t.Errorf("%v: err = %v", tc, err)

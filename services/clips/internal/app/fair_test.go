@@ -27,8 +27,10 @@ import (
 // (hostile bytes, a long word); it returns the video's address.
 func captionedTalk(t *testing.T, h *harness, name string, edit func(i int, line string) string) string {
 	t.Helper()
-	video := mediatest.Video(t, t.TempDir(), mediatest.VideoSpec{Width: 320, Height: 180,
-		Scenes: []mediatest.Scene{{Colour: "navy", Seconds: 24}, {Colour: "darkred", Seconds: 24}}})
+	video := captionedVideo.get(t, func(dir string) string {
+		return mediatest.Video(t, dir, mediatest.VideoSpec{Width: 320, Height: 180,
+			Scenes: []mediatest.Scene{{Colour: "navy", Seconds: 24}, {Colour: "darkred", Seconds: 24}}})
+	})
 	var segs []videosite.Segment
 	for i, line := range talk[:12] {
 		segs = append(segs, videosite.Segment{Start: float64(4 * i), End: float64(4*i + 4), Text: edit(i, line)})
@@ -36,6 +38,9 @@ func captionedTalk(t *testing.T, h *harness, name string, edit func(i int, line 
 	h.media.putText(t, name+".vtt", videositefake.VTT(segs))
 	return h.media.put(t, video, name+".mp4")
 }
+
+// captionedVideo is captionedTalk's video, the same for every name.
+var captionedVideo sharedMedia[string]
 
 func asIs(_ int, line string) string { return line }
 

@@ -51,6 +51,47 @@ func newHarness(t testing.TB, overrides ...string) *harness {
 	return h
 }
 
+// sharedMedia is media several tests read and none changes (each copies
+// it into its own media server): made once a test binary, on its first
+// use, in a directory of its own under sharedMediaDir, which TestMain
+// removes.
+type sharedMedia[T any] struct {
+	once sync.Once
+	made T
+	ok   bool
+}
+
+// sharedMediaDir holds the shared media; TestMain makes and removes it.
+var sharedMediaDir string
+
+// get returns the media, made by build in a new directory on the first
+// call; a later call waits for the first.
+func (s *sharedMedia[T]) get(t testing.TB, build func(dir string) T) T {
+	t.Helper()
+	s.once.Do(func() {
+		dir, err := os.MkdirTemp(sharedMediaDir, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.made, s.ok = build(dir), true
+	})
+	if !s.ok {
+		t.Fatal("the shared media could not be made (see the first test that asked for it)")
+	}
+	return s.made
+}
+
+func TestMain(m *testing.M) {
+	var err error
+	if sharedMediaDir, err = os.MkdirTemp("", "clips-app-media"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(sharedMediaDir)
+	os.Exit(code)
+}
+
 // worker runs a worker in-process until the test ends.
 func (h *harness) worker() {
 	h.T.Helper()

@@ -29,8 +29,7 @@ func censorOut(l service.CensorList) censorListDTO {
 }
 
 func (h *api) getCensorWords(w http.ResponseWriter, r *http.Request) error {
-	p, _ := principal.From(r.Context())
-	l, err := h.svc.CensorList(r.Context(), p.OrgID)
+	l, err := h.svc.CensorList(r.Context(), principal.Org(r))
 	if err != nil {
 		return err
 	}
@@ -44,8 +43,7 @@ func (h *api) putCensorWords(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	p, _ := principal.From(r.Context())
-	l, err := h.svc.SetCensorWords(r.Context(), p.OrgID, in.Words)
+	l, err := h.svc.SetCensorWords(r.Context(), principal.Org(r), in.Words)
 	if err != nil {
 		return err
 	}

@@ -80,8 +80,7 @@ func (h *api) getTranscript(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, _ := principal.From(r.Context())
-	t, err := h.svc.Transcript(r.Context(), p.OrgID, id)
+	t, err := h.svc.Transcript(r.Context(), principal.Org(r), id)
 	if err != nil {
 		return err
 	}
@@ -115,8 +114,7 @@ func (h *api) editTranscript(w http.ResponseWriter, r *http.Request) error {
 	if in.Prompt != nil && (in.Rerank == nil || !*in.Rerank) {
 		return apierr.Field("prompt", "steers a re-rank: send it with rerank: true")
 	}
-	p, _ := principal.From(r.Context())
-	t, err := h.svc.EditTranscript(r.Context(), p.OrgID, id, version, ops, in.Rerank != nil && *in.Rerank, in.Prompt)
+	t, err := h.svc.EditTranscript(r.Context(), principal.Org(r), id, version, ops, in.Rerank != nil && *in.Rerank, in.Prompt)
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ import (
 func TestAnalyzeTellsHowMuchDecodes(t *testing.T) {
 	mediatest.Require(t)
 	dir := t.TempDir()
-	whole := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 320, Height: 180, Scenes: scenes("testsrc2", 20.0)})
+	whole := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 160, Height: 90, Scenes: scenes("testsrc2", 20.0)})
 	tools := media.Tools{}
 	for file, want := range map[string][2]float64{whole: {20, 20}, mediatest.Truncated(t, whole, dir, 0.1): {0, 5}} {
 		info, err := tools.Probe(context.Background(), file)

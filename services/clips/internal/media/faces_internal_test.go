@@ -49,9 +49,17 @@ func TestSampleFacesRepeatedFrames(t *testing.T) {
 	if len(got.Frames[0]) == 0 {
 		t.Fatal("no face found in the photo")
 	}
+	// The detector's answer for each distinct frame, searched once: the
+	// sampler keeps nothing between frames, so the same pixels give the
+	// same faces.
+	searched := map[string][]image.Rectangle{}
 	for i, f := range frames {
-		img := &image.Gray{Pix: f, Stride: w, Rect: image.Rect(0, 0, w, h)}
-		if want := boxes(sampler.Frame(img, scale)); !slices.Equal(boxes(got.Frames[i]), want) {
+		want, ok := searched[string(f)]
+		if !ok {
+			want = boxes(sampler.Frame(&image.Gray{Pix: f, Stride: w, Rect: image.Rect(0, 0, w, h)}, scale))
+			searched[string(f)] = want
+		}
+		if !slices.Equal(boxes(got.Frames[i]), want) {
 			t.Errorf("frame %d: faces %v, want %v", i, boxes(got.Frames[i]), want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +60,23 @@ func Speech(t testing.TB, dir, script, voice string, wpm int) (string, []Span) {
 	}
 	out := filepath.Join(dir, "speech.wav")
 	writeWAV(t, out, pcm, speechRate)
+	return out, spans
+}
+
+// Apart joins two of Speech's recordings, a then b, with pause seconds of
+// silence between, into one WAV in dir: audio much longer than what is
+// said. It returns the WAV's path and the spans of both, b's moved to
+// where it now starts.
+func Apart(t testing.TB, dir, a string, aSpans []Span, b string, bSpans []Span, pause float64) (string, []Span) {
+	t.Helper()
+	pcm := append(wavData(t, a), make([]byte, 2*int(pause*speechRate))...)
+	at := float64(len(pcm)) / 2 / speechRate
+	spans := slices.Clone(aSpans)
+	for _, s := range bSpans {
+		spans = append(spans, Span{Start: s.Start + at, End: s.End + at, Text: s.Text})
+	}
+	out := filepath.Join(dir, "apart.wav")
+	writeWAV(t, out, append(pcm, wavData(t, b)...), speechRate)
 	return out, spans
 }
 

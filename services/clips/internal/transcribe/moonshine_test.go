@@ -7,20 +7,58 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"hookline.dev/pkg/media/videosite"
 	"hookline.dev/services/clips/internal/mediatest"
 )
 
+// testMoonshine is the package's one Moonshine engine: the first test
+// that recognises loads its model (and its aligner's dictionary), every
+// later one uses them as they are (they are read, never changed, and
+// loading them again would only repeat the work); TestMain closes it.
+var testMoonshine struct {
+	once sync.Once
+	m    *Moonshine
+	err  error
+}
+
 func newTestMoonshine(t testing.TB, s speechSetup) *Moonshine {
 	t.Helper()
-	m, err := NewMoonshine(s.model, s.library, &SphinxAligner{})
+	testMoonshine.once.Do(func() { testMoonshine.m, testMoonshine.err = NewMoonshine(s.model, s.library, &SphinxAligner{}) })
+	if testMoonshine.err != nil {
+		t.Fatal(testMoonshine.err)
+	}
+	return testMoonshine.m
+}
+
+// heardPrompts are the test engine's transcripts of whole prompts, by
+// name: a prompt two tests recognise (TestMoonshineHearsRealSpeech and
+// TestThresholdsOnRealSpeech share one) is recognised once.
+var heardPrompts sync.Map // name → []videosite.Segment
+
+// hearPrompt is the test engine's transcript of the prompt name, whose
+// recording is wav.
+func hearPrompt(t *testing.T, s speechSetup, name, wav string) []videosite.Segment {
+	t.Helper()
+	if segs, ok := heardPrompts.Load(name); ok {
+		return segs.([]videosite.Segment)
+	}
+	segs, err := newTestMoonshine(t, s).Transcribe(context.Background(), wav, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(m.Close)
-	return m
+	heardPrompts.Store(name, segs)
+	return segs
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if testMoonshine.m != nil {
+		testMoonshine.m.Close()
+	}
+	os.Exit(code)
 }
 
 // TestMoonshineHearsRealSpeech: recorded prompts, one of them 25 s long
@@ -31,7 +69,6 @@ func TestMoonshineHearsRealSpeech(t *testing.T) {
 		t.Skip("runs the speech model over recorded prompts (a minute of CPU on two cores; TestAlignedWordsStartWhereTheirSpeechStarts runs it in -short): make test runs it")
 	}
 	s := requireSpeech(t)
-	m := newTestMoonshine(t, s)
 	dir := t.TempDir()
 	set := prompts(t, s.eval, 8)
 	set = append(set[:6:6], prompt{"basic-pbx-ivr-main", ""})
@@ -43,10 +80,7 @@ func TestMoonshineHearsRealSpeech(t *testing.T) {
 			p.text = all[i].text
 		}
 		wav := promptWAV(t, s.eval, dir, p.name)
-		segs, err := m.Transcribe(context.Background(), wav, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		segs := hearPrompt(t, s, p.name, wav)
 		checkTimeline(t, p.name, segs, duration(t, wav))
 		ref, hyp := normalWords(p.text), normalWords(text(segs))
 		d := mediatest.WordEdits(ref, hyp)

@@ -1,7 +1,6 @@
 package transcribe
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -62,7 +61,6 @@ func TestThresholdsOnRealSpeech(t *testing.T) {
 		t.Skip("recognises two minutes of speech")
 	}
 	s := requireSpeech(t)
-	m := newTestMoonshine(t, s)
 	dir := t.TempDir()
 	all := prompts(t, s.eval, 1)
 	text := map[string]string{}
@@ -87,10 +85,7 @@ func TestThresholdsOnRealSpeech(t *testing.T) {
 		{"ss-noservice", "a short sentence pair"},
 	} {
 		t.Run(row.name, func(t *testing.T) {
-			segs, err := m.Transcribe(context.Background(), promptWAV(t, s.eval, dir, row.name), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			segs := hearPrompt(t, s, row.name, promptWAV(t, s.eval, dir, row.name))
 			var hyp []string
 			var conf []float64
 			for _, sg := range segs {

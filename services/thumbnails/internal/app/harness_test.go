@@ -10,17 +10,27 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
+	"hookline.dev/pkg/contracts/credits"
 	"hookline.dev/pkg/contracts/events"
 	"hookline.dev/pkg/contracts/tiers"
+	"hookline.dev/pkg/platform/messaging"
+	"hookline.dev/pkg/platform/pgkit"
 	"hookline.dev/pkg/testkit"
 	"hookline.dev/pkg/testkit/apptest"
 	"hookline.dev/services/thumbnails/internal/app"
+	"hookline.dev/services/thumbnails/internal/generate/template"
+	"hookline.dev/services/thumbnails/internal/service"
+	"hookline.dev/services/thumbnails/migrations"
 )
 
 // Tiers of the billing the tests run: an account of tier pro opens with
-// 30 credits, one of tier broke with none.
-const proCredits = 30
+// 30 credits, one of tier starter with 5, one of tier broke with none.
+const (
+	proCredits     = 30
+	starterCredits = 5
+)
 
 // harness runs a real thumbnails service in-process and the real billing
 // service as a process beside it, on a fresh schema each, one NATS
@@ -30,15 +40,58 @@ type harness struct {
 	billingURL string
 }
 
-// newHarness starts billing and the service; overrides are name, value
-// pairs of the service's environment variables.
+// newHarness starts billing and the service on a schema whose template
+// previews are already recorded (previewsRecorded); overrides are name,
+// value pairs of the service's environment variables.
 func newHarness(t testing.TB, overrides ...string) *harness {
+	t.Helper()
+	return startHarness(t, previewsRecorded(t, false), overrides...)
+}
+
+// startHarness starts billing and the service on schema.
+func startHarness(t testing.TB, schema string, overrides ...string) *harness {
 	t.Helper()
 	ns := testkit.Namespace(t)
 	h := &harness{billingURL: startBilling(t, ns)}
 	h.Service = apptest.Start(t, apptest.Config{Name: "thumbnails", Run: app.Run, Bucket: true,
-		Env: append([]string{"HOOKLINE_NATS_NAMESPACE", ns}, overrides...)})
+		Env: append([]string{"HOOKLINE_NATS_NAMESPACE", ns, "HOOKLINE_DB_SCHEMA", schema}, overrides...)})
 	return h
+}
+
+// previewsRecorded is a fresh schema with the service's tables on which
+// the preview of every template is recorded as rendered, so the
+// service's preview renderer finds nothing to draw: it would draw all 30
+// seeded templates at every start, beside the test and under -race. With
+// leaveOne, the first template of each aspect has none: the renderer
+// draws those two (TestTemplatesAndRemix; compose's
+// TestSeededTemplatesRender renders every template's preview). The
+// objects the recorded keys name are not in the tests' buckets; no test
+// reads them.
+func previewsRecorded(t testing.TB, leaveOne bool) string {
+	t.Helper()
+	// The migrations the service applies at start-up (platform.Open), in
+	// its order: it finds them applied.
+	pool := apptest.Database(t, "thumbnails", messaging.Migrations, credits.Migrations, migrations.FS)
+	ctx := context.Background()
+	ids, err := pgkit.All(ctx, pool, "templates", func(r pgx.Row) (string, error) {
+		var id string
+		return id, r.Scan(&id)
+	}, `SELECT id FROM templates EXCEPT
+		(SELECT DISTINCT ON (aspect_ratio) id FROM templates WHERE $1::boolean ORDER BY aspect_ratio, position, id)`, leaveOne)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := pool.Exec(ctx, `UPDATE templates SET preview_key = $2, preview_version = $3 WHERE id = $1`,
+			id, service.PreviewKey(id, template.PreviewVersion), template.PreviewVersion); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var schema string
+	if err := pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	return schema
 }
 
 // startBilling runs the billing service's binary on its own schema in the
@@ -51,6 +104,7 @@ func startBilling(t testing.TB, ns string) string {
 		"HOOKLINE_DEBUG_ADDR", "", // not the test's environment's
 		"HOOKLINE_TIERS", tiers.Encode(
 			tiers.Tier{Name: "pro", MonthlyCredits: proCredits, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}},
+			tiers.Tier{Name: "starter", MonthlyCredits: starterCredits, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}},
 			tiers.Tier{Name: "broke", MonthlyCredits: 0, BillingCycle: "monthly", RateLimit: tiers.RateLimit{PerSecond: 100, Burst: 100}}))
 	testkit.StartProcessOn(t, "billing", bin, map[string]*testkit.Port{"HOOKLINE_HTTP_ADDR": port}, testkit.EnvList(env)...)
 	testkit.WaitHTTP(t, port.URL+"/readyz", 60*time.Second)

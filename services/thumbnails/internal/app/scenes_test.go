@@ -11,11 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/image/webp"
-
 	"hookline.dev/pkg/media/colour"
 	"hookline.dev/pkg/testkit"
-	"hookline.dev/services/thumbnails/internal/generate/fluentemoji"
 )
 
 // emojiHarness is a harness whose service has the object art
@@ -47,44 +44,23 @@ func (h *harness) generateScene(org, prompt string) (generated, image.Image) {
 	return g, img
 }
 
-// TestPromptScenes: twenty natural prompts through the API, measured on
-// the picture. A named background colour is the picture's dominant hue
-// (within 30°); a named object is drawn where the layout puts it (its
-// box is mostly not the background's colour); "A vs B" gives two sides
-// of different colours with something drawn on each.
+// TestPromptScenes: natural prompts through the API, measured on the
+// stored picture: a named background colour is the picture's dominant
+// hue (within 30°) and applied names it and the object; "A vs B" is
+// applied as a comparison. Twenty prompts measured on the engine's
+// picture, objects and sides included, are compose's TestPromptScenes.
 func TestPromptScenes(t *testing.T) {
 	h := emojiHarness(t)
-	orgs := []string{h.openAccount("pro")}
-	cases := []struct {
+	org := h.openAccount("pro")
+	for _, c := range []struct {
 		prompt, background, object string
-		vs                         []string // the two sides' objects
+		vs                         bool
 	}{
 		{prompt: "Shocked creator pointing at a glowing laptop, bold yellow background", background: "yellow", object: "laptop"},
-		{prompt: "Surprised woman holding a stack of cash, green background", background: "green", object: "cash"},
-		{prompt: "Pastel pink background with a cute cat sleeping on a laptop", background: "pink", object: "cat"},
-		{prompt: "Creator pointing at a giant rocket, dark blue background", background: "blue", object: "rocket"},
-		{prompt: "Chef tasting spaghetti in a bright kitchen, yellow and white colour scheme", background: "yellow", object: "spaghetti"},
-		{prompt: "A dog wearing sunglasses at the beach, bright turquoise background", background: "turquoise", object: "dog"},
-		{prompt: "Giant pizza slice with melting cheese, bright red background, bold white text", background: "red", object: "pizza"},
-		{prompt: "Rocket launching into space, dark navy background with orange glow", background: "navy", object: "rocket"},
-		{prompt: "Student asleep on a pile of books, purple background", background: "purple", object: "book"},
-		{prompt: "Man holding a giant clock, stressed face, yellow background", background: "yellow", object: "clock"},
-		{prompt: "Smiling host with a microphone, bright pink background", background: "pink", object: "microphone"},
-		{prompt: "A mechanic holding a wrench next to a broken car, yellow background", background: "yellow", object: "wrench"},
-		{prompt: "Excited woman pointing at a gift box, festive red background", background: "red", object: "gift"},
 		{prompt: "Snake coiled around a money bag, dark green background", background: "green", object: "snake"},
-		{prompt: "A brain made of lightning bolts, dark purple background, glowing", background: "purple", object: "brain"},
-		{prompt: "Mountain bike on a muddy trail, vibrant green background", background: "green", object: "bike"},
-		{prompt: "A plant growing out of a coffee cup, orange background, minimal", background: "orange", object: "plant"},
-		{prompt: "iPhone vs Android, split screen", vs: []string{"iphone", "android"}},
-		{prompt: "Cat vs dog, who is smarter?", vs: []string{"cat", "dog"}},
-		{prompt: "Cash vs credit card, which should you use", vs: []string{"cash", "credit-card"}},
-	}
-	for i, c := range cases {
-		if i == 14 {
-			orgs = append(orgs, h.openAccount("pro")) // the credits of one account run out
-		}
-		g, img := h.generateScene(orgs[len(orgs)-1], c.prompt)
+		{prompt: "Cat vs dog, who is smarter?", vs: true},
+	} {
+		g, img := h.generateScene(org, c.prompt)
 		hue, share := dominantHue(img, image.Rect(0, 0, 1280, 720))
 		if c.background != "" {
 			want, _, _ := hsvOf(colour.Names[c.background])
@@ -95,34 +71,11 @@ func TestPromptScenes(t *testing.T) {
 				t.Errorf("%q: applied %q names no background", c.prompt, g.Applied)
 			}
 		}
-		if c.object != "" {
-			if !slices.Contains(g.Applied, "object "+c.object) {
-				t.Errorf("%q: applied %q, want object %s", c.prompt, g.Applied, c.object)
-			}
-			// No face: the object stands right of the headline.
-			box := image.Rect(742, 58, 1229, 662)
-			if d := artGap(t, img, box, c.object); d > 20 {
-				t.Errorf("%q: the %s's art differs from its box by %.0f, want at most 20: not drawn", c.prompt, c.object, d)
-			}
-			// The measure tells art apart: another object's is not there.
-			other := "trophy"
-			if d := artGap(t, img, box, other); d < 30 {
-				t.Errorf("%q: the %s's art differs from the box by only %.0f", c.prompt, other, d)
-			}
+		if c.object != "" && !slices.Contains(g.Applied, "object "+c.object) {
+			t.Errorf("%q: applied %q, want object %s", c.prompt, g.Applied, c.object)
 		}
-		if c.vs != nil {
-			if !hasPrefix(g.Applied, "compare ") {
-				t.Errorf("%q: applied %q, want a comparison", c.prompt, g.Applied)
-			}
-			left, right := image.Rect(10, 260, 60, 700), image.Rect(1220, 260, 1270, 700)
-			if d := meanDistance(img, left, right); d < 60 {
-				t.Errorf("%q: the two sides differ by %.0f (RGB), want two sides", c.prompt, d)
-			}
-			for i, box := range []image.Rectangle{image.Rect(64, 245, 448, 691), image.Rect(832, 245, 1216, 691)} {
-				if d := artGap(t, img, box, c.vs[i]); d > 20 {
-					t.Errorf("%q: the %s's art differs from its side by %.0f: not drawn", c.prompt, c.vs[i], d)
-				}
-			}
+		if c.vs && !hasPrefix(g.Applied, "compare ") {
+			t.Errorf("%q: applied %q, want a comparison", c.prompt, g.Applied)
 		}
 		t.Logf("%q → %q", c.prompt, g.Applied)
 	}
@@ -229,73 +182,4 @@ func dominantHue(img image.Image, r image.Rectangle) (float64, float64) {
 		}
 	}
 	return float64(best)*10 + 5, (bins[(best+35)%36] + bins[best] + bins[(best+1)%36]) / n
-}
-
-// artGap is the mean difference (per channel, 0..255) between the art
-// of noun, as the compositor draws it (as large as fits, centred in box),
-// and the picture, over the art's opaque inside: near 0 where it is
-// drawn, large where the background is.
-func artGap(t *testing.T, img image.Image, box image.Rectangle, noun string) float64 {
-	t.Helper()
-	lib, err := fluentemoji.Open(os.Getenv("HOOKLINE_EMOJI_DIR"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, data, ok, err := lib.Find(noun)
-	if err != nil || !ok {
-		t.Fatalf("no art for %s: %v", noun, err)
-	}
-	art, err := webp.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := min(box.Dx(), box.Dy())
-	at := image.Pt(box.Min.X+(box.Dx()-s)/2, box.Min.Y+(box.Dy()-s)/2)
-	ab := art.Bounds()
-	sample := func(x, y int) (float64, float64, float64, uint32) {
-		ax, ay := ab.Min.X+x*ab.Dx()/s, ab.Min.Y+y*ab.Dy()/s
-		r, g, b, a := art.At(ax, ay).RGBA()
-		return float64(r >> 8), float64(g >> 8), float64(b >> 8), a >> 8
-	}
-	sum, n := 0.0, 0.0
-	for y := 4; y < s-4; y += 3 {
-		for x := 4; x < s-4; x += 3 {
-			// Only where the art is opaque all around: its edge is
-			// resampled differently.
-			opaque := true
-			for _, d := range [][2]int{{0, 0}, {-4, 0}, {4, 0}, {0, -4}, {0, 4}} {
-				_, _, _, a := sample(x+d[0], y+d[1])
-				opaque = opaque && a == 255
-			}
-			if !opaque {
-				continue
-			}
-			ar, ag, ab2, _ := sample(x, y)
-			pr, pg, pb := rgbOf(img, at.X+x, at.Y+y)
-			sum += (math.Abs(ar-pr) + math.Abs(ag-pg) + math.Abs(ab2-pb)) / 3
-			n++
-		}
-	}
-	if n == 0 {
-		t.Fatalf("the art of %s has no opaque inside", noun)
-	}
-	return sum / n
-}
-
-// meanDistance is the RGB distance of the mean colours of a and b.
-func meanDistance(img image.Image, a, b image.Rectangle) float64 {
-	mean := func(r image.Rectangle) [3]float64 {
-		var m [3]float64
-		n := 0.0
-		for y := r.Min.Y; y < r.Max.Y; y++ {
-			for x := r.Min.X; x < r.Max.X; x++ {
-				cr, cg, cb := rgbOf(img, x, y)
-				m[0], m[1], m[2] = m[0]+cr, m[1]+cg, m[2]+cb
-				n++
-			}
-		}
-		return [3]float64{m[0] / n, m[1] / n, m[2] / n}
-	}
-	ma, mb := mean(a), mean(b)
-	return math.Sqrt((ma[0]-mb[0])*(ma[0]-mb[0]) + (ma[1]-mb[1])*(ma[1]-mb[1]) + (ma[2]-mb[2])*(ma[2]-mb[2]))
 }

@@ -201,23 +201,30 @@ func TestVariations(t *testing.T) {
 	})
 
 	t.Run("more than the balance is refused whole", func(t *testing.T) {
-		// 30 - 1 - 3 - 10 - 7 leaves 9.
-		h.Must(201, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 7})
-		left := h.balance(org)
-		if left != 9 {
-			t.Fatalf("balance %d, want 9", left)
+		// An account of 5 credits with a thumbnail of its own has 4: a
+		// request of 5 variations is one more than it can pay.
+		small := h.openAccount("starter")
+		own := h.generate(small, map[string]any{"prompt": "Neon city chase", "aspectRatio": "9:16"})
+		left := h.balance(small)
+		if left != starterCredits-1 {
+			t.Fatalf("balance %d, want %d", left, starterCredits-1)
 		}
-		r := h.Must(402, "POST", "/thumbnails/variations", org, map[string]any{"thumbnailId": parent.ID, "count": 10})
+		r := h.Must(402, "POST", "/thumbnails/variations", small, map[string]any{"thumbnailId": own.ID, "count": left + 1})
 		if r.Code != "insufficient_credits" {
 			t.Fatalf("code %s", r.Raw)
 		}
 		var list []thumb
-		h.Must(200, "GET", "/thumbnails?kind=variation&limit=100", org, nil).Into(t, &list)
-		if len(list) != 20 {
-			t.Fatalf("%d variations stored, want 20", len(list))
+		h.Must(200, "GET", "/thumbnails?kind=variation&limit=100", small, nil).Into(t, &list)
+		if len(list) != 0 {
+			t.Fatalf("%d variations stored, want none", len(list))
 		}
-		if after := h.balance(org); after != left {
+		if after := h.balance(small); after != left {
 			t.Fatalf("balance %d -> %d after a refused request", left, after)
+		}
+		// The org's own: 3 and 10 variations above.
+		h.Must(200, "GET", "/thumbnails?kind=variation&limit=100", org, nil).Into(t, &list)
+		if len(list) != 13 {
+			t.Fatalf("%d variations stored, want 13", len(list))
 		}
 	})
 }

@@ -261,7 +261,7 @@ func TestCrashRecovery(t *testing.T) {
 	if err := w.pool.QueryRow(w.ctx, `SELECT resource_id FROM credit_reservations WHERE reservation_id = $1`, id).Scan(&resourceID); err != nil {
 		t.Fatal(err)
 	}
-	key := s3store.Key(org, "thumbnails", resourceID, "jpg")
+	key := s3store.Key(org, "thumbnails", resourceID+"-"+id, "jpg")
 	pic := picture(t)
 	if err := w.blobs.Put(w.ctx, key, bytes.NewReader(pic.Data), int64(len(pic.Data)), pic.ContentType); err != nil {
 		t.Fatal(err)
@@ -484,7 +484,7 @@ func TestRetryAfterTheProcessDied(t *testing.T) {
 		}
 		entered <- struct{}{}
 		<-release
-		return engine.Result{}, engine.ErrUnavailable
+		return picture(t), nil // the work taken for dead finishes after all
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -548,6 +548,10 @@ func TestRetryAfterTheProcessDied(t *testing.T) {
 	close(release) // the dead work resumes: its reservation is refunded once
 	if err := <-done; err == nil {
 		t.Fatal("the dead work was answered as done")
+	}
+	// It removed only what it had put: the retry's thumbnail keeps its picture.
+	if _, err := w.blobs.Stat(w.ctx, got.ImageKey); err != nil {
+		t.Fatalf("the retry's picture %s after the late work gave up: %v", got.ImageKey, err)
 	}
 	rows, err = w.pool.Query(w.ctx, `SELECT payload FROM outbox ORDER BY seq`)
 	if err != nil {

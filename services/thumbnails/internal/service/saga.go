@@ -185,7 +185,7 @@ func (s *Service) keep(ctx context.Context, t thumbnail.Thumbnail, res engine.Re
 	if res.ContentType == "image/png" {
 		ext = "png"
 	}
-	t.ImageKey = s3store.Key(t.OrgID, "thumbnails", t.ID, ext)
+	t.ImageKey = pictureKey(t.OrgID, t.ID, r, ext)
 	t.Width, t.Height = res.Width, res.Height
 	if err := s.Blobs.Put(ctx, t.ImageKey, bytes.NewReader(res.Data), int64(len(res.Data)), res.ContentType); err != nil {
 		s.fail(ctx, t, r, "storage: the picture could not be stored", outcomeFailed)
@@ -219,6 +219,19 @@ func (s *Service) keep(ctx context.Context, t thumbnail.Thumbnail, res engine.Re
 	}
 	countGeneration(t, outcomeCompleted)
 	return t, nil
+}
+
+// pictureKey is the bucket key of thumbnail id's picture made under
+// reservation r (nil: a free edit). A paid picture's key names its
+// reservation too: a retry with the same Idempotency-Key makes the same
+// thumbnail under a new reservation, and work wrongly taken for dead may
+// still finish beside it, so each attempt writes and removes only its own
+// object.
+func pictureKey(orgID, id string, r *credits.Reservation, ext string) string {
+	if r == nil {
+		return s3store.Key(orgID, "thumbnails", id, ext)
+	}
+	return s3store.Key(orgID, "thumbnails", id+"-"+r.ID, ext)
 }
 
 // fail counts t's failure and refunds r (nil: a free edit).
@@ -278,7 +291,7 @@ func (s *Service) removeOrphan(ctx context.Context, r credits.Reservation) {
 		return
 	}
 	for _, ext := range []string{"jpg", "png"} {
-		s.remove(ctx, s3store.Key(r.OrgID, "thumbnails", r.ResourceID, ext))
+		s.remove(ctx, pictureKey(r.OrgID, r.ResourceID, &r, ext))
 	}
 }
 

@@ -54,11 +54,6 @@ func MapError(err error) error {
 	return pgkit.MapUnavailable(err)
 }
 
-func org(r *http.Request) string {
-	p, _ := principal.From(r.Context())
-	return p.OrgID
-}
-
 type endpointDTO struct {
 	ID                  string    `json:"id"`
 	URL                 string    `json:"url"`
@@ -111,7 +106,7 @@ func (h *api) create(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	e, err := h.svc.CreateEndpoint(r.Context(), org(r), endpoint.Draft{URL: deref(in.URL), Description: deref(in.Description),
+	e, err := h.svc.CreateEndpoint(r.Context(), principal.Org(r), endpoint.Draft{URL: deref(in.URL), Description: deref(in.Description),
 		EventTypes: deref(in.EventTypes), Enabled: in.Enabled, CreditsLow: in.CreditsLowThreshold})
 	if err != nil {
 		return err
@@ -121,7 +116,7 @@ func (h *api) create(w http.ResponseWriter, r *http.Request) error {
 
 func (h *api) list(w http.ResponseWriter, r *http.Request) error {
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]endpoint.Endpoint, int, error) {
-		return h.svc.Endpoints(ctx, org(r), offset, limit)
+		return h.svc.Endpoints(ctx, principal.Org(r), offset, limit)
 	}, endpointOut)
 }
 
@@ -134,7 +129,7 @@ func (h *api) update(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Decode(r, &in); err != nil {
 		return err
 	}
-	e, err := h.svc.UpdateEndpoint(r.Context(), org(r), id, endpoint.Patch{URL: in.URL, Description: in.Description,
+	e, err := h.svc.UpdateEndpoint(r.Context(), principal.Org(r), id, endpoint.Patch{URL: in.URL, Description: in.Description,
 		EventTypes: in.EventTypes, Enabled: in.Enabled, CreditsLow: in.CreditsLowThreshold})
 	if err != nil {
 		return err
@@ -147,7 +142,7 @@ func (h *api) rotate(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	e, err := h.svc.RotateSecret(r.Context(), org(r), id)
+	e, err := h.svc.RotateSecret(r.Context(), principal.Org(r), id)
 	if err != nil {
 		return err
 	}
@@ -214,7 +209,7 @@ func (h *api) test(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.svc.Test(r.Context(), org(r), id)
+	d, err := h.svc.Test(r.Context(), principal.Org(r), id)
 	if err != nil {
 		return err
 	}
@@ -227,7 +222,7 @@ func (h *api) deliveries(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return httpx.ListPage(w, r, func(ctx context.Context, offset, limit int) ([]delivery.Delivery, int, error) {
-		return h.svc.Deliveries(ctx, org(r), id, offset, limit)
+		return h.svc.Deliveries(ctx, principal.Org(r), id, offset, limit)
 	}, deliveryOut)
 }
 
@@ -240,7 +235,7 @@ func (h *api) retry(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := h.svc.Retry(r.Context(), org(r), id, did)
+	d, err := h.svc.Retry(r.Context(), principal.Org(r), id, did)
 	if err != nil {
 		return err
 	}

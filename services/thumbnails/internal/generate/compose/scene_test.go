@@ -1,6 +1,7 @@
 package compose
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"image"
@@ -13,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/image/webp"
+
+	"hookline.dev/pkg/media/colour"
 	"hookline.dev/pkg/media/imaging"
 	"hookline.dev/services/thumbnails/internal/generate/engine"
 	"hookline.dev/services/thumbnails/internal/generate/layout"
@@ -256,4 +260,140 @@ func TestTextPlacement(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestPromptScenes: twenty natural prompts, measured on the picture. A
+// named background colour is the picture's dominant hue (within 30°); a
+// named object is drawn where the layout puts it (its box is mostly not
+// the background's colour); "A vs B" gives two sides of different
+// colours with something drawn on each. (It ran through the API, under
+// -race, in the app's tests; those send two of the prompts now.)
+func TestPromptScenes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("twenty scenes at 1280×720: make test runs it; TestSceneColoursAndObjects draws a scene with its object")
+	}
+	e := artEngine(t)
+	cases := []struct {
+		prompt, background, object string
+		vs                         []string // the two sides' objects
+	}{
+		{prompt: "Shocked creator pointing at a glowing laptop, bold yellow background", background: "yellow", object: "laptop"},
+		{prompt: "Surprised woman holding a stack of cash, green background", background: "green", object: "cash"},
+		{prompt: "Pastel pink background with a cute cat sleeping on a laptop", background: "pink", object: "cat"},
+		{prompt: "Creator pointing at a giant rocket, dark blue background", background: "blue", object: "rocket"},
+		{prompt: "Chef tasting spaghetti in a bright kitchen, yellow and white colour scheme", background: "yellow", object: "spaghetti"},
+		{prompt: "A dog wearing sunglasses at the beach, bright turquoise background", background: "turquoise", object: "dog"},
+		{prompt: "Giant pizza slice with melting cheese, bright red background, bold white text", background: "red", object: "pizza"},
+		{prompt: "Rocket launching into space, dark navy background with orange glow", background: "navy", object: "rocket"},
+		{prompt: "Student asleep on a pile of books, purple background", background: "purple", object: "book"},
+		{prompt: "Man holding a giant clock, stressed face, yellow background", background: "yellow", object: "clock"},
+		{prompt: "Smiling host with a microphone, bright pink background", background: "pink", object: "microphone"},
+		{prompt: "A mechanic holding a wrench next to a broken car, yellow background", background: "yellow", object: "wrench"},
+		{prompt: "Excited woman pointing at a gift box, festive red background", background: "red", object: "gift"},
+		{prompt: "Snake coiled around a money bag, dark green background", background: "green", object: "snake"},
+		{prompt: "A brain made of lightning bolts, dark purple background, glowing", background: "purple", object: "brain"},
+		{prompt: "Mountain bike on a muddy trail, vibrant green background", background: "green", object: "bike"},
+		{prompt: "A plant growing out of a coffee cup, orange background, minimal", background: "orange", object: "plant"},
+		{prompt: "iPhone vs Android, split screen", vs: []string{"iphone", "android"}},
+		{prompt: "Cat vs dog, who is smarter?", vs: []string{"cat", "dog"}},
+		{prompt: "Cash vs credit card, which should you use", vs: []string{"cash", "credit-card"}},
+	}
+	for i, c := range cases {
+		r, err := e.Generate(context.Background(), engine.Request{Prompt: c.prompt, Aspect: thumbnail.Landscape, Seed: uint64(i + 1)}) //nolint:gosec // G115: small
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := decode(t, r)
+		if c.background != "" {
+			if d := hueGap(dominantHue(img), hueOf(colour.Names[c.background])); d > 30 {
+				t.Errorf("%q: dominant hue %.0f°, want %s's %.0f° ±30", c.prompt, dominantHue(img), c.background, hueOf(colour.Names[c.background]))
+			}
+			if !slices.ContainsFunc(r.Applied, func(s string) bool { return strings.HasPrefix(s, "background ") }) {
+				t.Errorf("%q: applied %q names no background", c.prompt, r.Applied)
+			}
+		}
+		if c.object != "" {
+			if !slices.Contains(r.Applied, "object "+c.object) {
+				t.Errorf("%q: applied %q, want object %s", c.prompt, r.Applied, c.object)
+			}
+			// No face: the object stands right of the headline.
+			box := image.Rect(742, 58, 1229, 662)
+			if d := artGap(t, e, img, box, c.object); d > 20 {
+				t.Errorf("%q: the %s's art differs from its box by %.0f, want at most 20: not drawn", c.prompt, c.object, d)
+			}
+			// The measure tells art apart: another object's is not there.
+			if d := artGap(t, e, img, box, "trophy"); d < 30 {
+				t.Errorf("%q: the trophy's art differs from the box by only %.0f", c.prompt, d)
+			}
+		}
+		if c.vs != nil {
+			if !slices.ContainsFunc(r.Applied, func(s string) bool { return strings.HasPrefix(s, "compare ") }) {
+				t.Errorf("%q: applied %q, want a comparison", c.prompt, r.Applied)
+			}
+			left, right := image.Rect(10, 260, 60, 700), image.Rect(1220, 260, 1270, 700)
+			if d := meanDistance(img, left, right); d < 60 {
+				t.Errorf("%q: the two sides differ by %.0f (RGB), want two sides", c.prompt, d)
+			}
+			for i, box := range []image.Rectangle{image.Rect(64, 245, 448, 691), image.Rect(832, 245, 1216, 691)} {
+				if d := artGap(t, e, img, box, c.vs[i]); d > 20 {
+					t.Errorf("%q: the %s's art differs from its side by %.0f: not drawn", c.prompt, c.vs[i], d)
+				}
+			}
+		}
+		t.Logf("%q → %q", c.prompt, r.Applied)
+	}
+}
+
+// artGap is the mean difference (per channel, 0..255) between the art
+// of noun, decoded here and drawn as large as fits, centred in box, and
+// the picture, over the art's opaque inside: near 0 where it is drawn,
+// large where the background is.
+func artGap(t *testing.T, e *Engine, img image.Image, box image.Rectangle, noun string) float64 {
+	t.Helper()
+	_, data, ok, err := e.art.Find(noun)
+	if err != nil || !ok {
+		t.Fatalf("no art for %s: %v", noun, err)
+	}
+	art, err := webp.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := min(box.Dx(), box.Dy())
+	at := image.Pt(box.Min.X+(box.Dx()-s)/2, box.Min.Y+(box.Dy()-s)/2)
+	ab := art.Bounds()
+	sample := func(x, y int) (float64, float64, float64, uint32) {
+		ax, ay := ab.Min.X+x*ab.Dx()/s, ab.Min.Y+y*ab.Dy()/s
+		r, g, b, a := art.At(ax, ay).RGBA()
+		return float64(r >> 8), float64(g >> 8), float64(b >> 8), a >> 8
+	}
+	sum, n := 0.0, 0.0
+	for y := 4; y < s-4; y += 3 {
+		for x := 4; x < s-4; x += 3 {
+			// Only where the art is opaque all around: its edge is
+			// resampled differently.
+			opaque := true
+			for _, d := range [][2]int{{0, 0}, {-4, 0}, {4, 0}, {0, -4}, {0, 4}} {
+				_, _, _, a := sample(x+d[0], y+d[1])
+				opaque = opaque && a == 255
+			}
+			if !opaque {
+				continue
+			}
+			ar, ag, ab2, _ := sample(x, y)
+			pr, pg, pb, _ := img.At(at.X+x, at.Y+y).RGBA()
+			sum += (math.Abs(ar-float64(pr>>8)) + math.Abs(ag-float64(pg>>8)) + math.Abs(ab2-float64(pb>>8))) / 3
+			n++
+		}
+	}
+	if n == 0 {
+		t.Fatalf("the art of %s has no opaque inside", noun)
+	}
+	return sum / n
+}
+
+// meanDistance is the RGB distance of the mean colours of a and b.
+func meanDistance(img image.Image, a, b image.Rectangle) float64 {
+	ar, ag, ab := meanColor(img, a)
+	br, bg, bb := meanColor(img, b)
+	return math.Sqrt((ar-br)*(ar-br) + (ag-bg)*(ag-bg) + (ab-bb)*(ab-bb))
 }
