@@ -6,12 +6,12 @@
 #   checks   gofmt, the README's package map, ARCHITECTURE references,
 #            the free-port check (scripts/port-check.sh), go vet,
 #            golangci-lint (.golangci.yml, depguard's layering rules
-#            included) in every module, the Helm chart; then short fuzz
-#            runs of every target (one worker each); then make up in a
-#            fresh clone (up-test); then the third-party clients
-#            (test-clients). Checks and fuzzing run at nice 10: they give
-#            way to the tests, whose services must start within their
-#            deadlines.
+#            included) in every module, the Helm chart
+#   fuzz     short fuzz runs of every target (one worker each)
+#            (checks and fuzz run at nice 10: they give way to the tests,
+#            whose services must start within their deadlines)
+#   clients  make up in a fresh clone (up-test), then the third-party
+#            clients (test-clients)
 #   modules  every test of every module but e2e against the real
 #            Postgres, NATS and MinIO, TEST_P packages at a time: the media
 #            engines first without -race (NORACE below), with the few
@@ -92,9 +92,15 @@ static_checks() {
 }
 
 checks() {
-  (renice -n 10 -p "$BASHPID" >/dev/null && static_checks) || return 1
+  renice -n 10 -p "$BASHPID" >/dev/null && static_checks
+}
+
+fuzz() {
   echo "== fuzz (${FUZZTIME:-10s} per target, one worker)"
-  (renice -n 10 -p "$BASHPID" >/dev/null && FUZZTIME=${FUZZTIME:-10s} FUZZ_PARALLEL=1 scripts/fuzz.sh) || return 1
+  renice -n 10 -p "$BASHPID" >/dev/null && FUZZTIME=${FUZZTIME:-10s} FUZZ_PARALLEL=1 scripts/fuzz.sh
+}
+
+clients() {
   # make up in a fresh clone with 4222, 8080 and 9000 taken.
   echo "== make up-test"
   scripts/up-test.sh || return 1
@@ -183,6 +189,7 @@ lane() {
 
 start=$(date +%s)
 lane checks checks
+lane fuzz fuzz
 # Everything the test lanes build, built once first (beside the checks,
 # which run niced): the services (e2e links them once a test binary,
 # testkit.BuildAll) and every package and test package with -race. go list
@@ -197,13 +204,14 @@ if ! { go build $(printf "./%s " services/*/cmd/*) && split_packages && go list 
 fi
 echo "== built at $(($(date +%s) - start)) s"
 lane modules modules
+lane clients clients
 for ((i = 0; i < E2E_SHARDS; i++)); do lane "e2e-$i" e2e_shard "$i"; done
 for p in "${pids[@]}"; do wait "$p" || true; done
 
 status=0
 cat .hookline/lane-modules.log .hookline/lane-e2e-*.log >.hookline/test.log
-echo "== checks lane (.hookline/lane-checks.log)"
-grep -E '^(== |fuzz: |up-test: |test-clients: |port-check: )' .hookline/lane-checks.log || true
+echo "== checks, fuzz and clients lanes (.hookline/lane-{checks,fuzz,clients}.log)"
+grep -hE '^(== |fuzz: |up-test: |test-clients: |port-check: )' .hookline/lane-checks.log .hookline/lane-fuzz.log .hookline/lane-clients.log || true
 for name in "${lanes[@]}"; do
   rc=$(cat ".hookline/lane-$name.status" 2>/dev/null || echo 1)
   if [ "$rc" != 0 ]; then
