@@ -3,12 +3,15 @@ package e2e
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,6 +130,7 @@ type stack struct {
 // added to every service's environment (e.g. HOOKLINE_LOG_LEVEL=info).
 func startStack(t *testing.T, env ...string) *stack {
 	t.Helper()
+	recordCPU(t)
 	// The dependencies first: without them the test is skipped before it
 	// builds six binaries.
 	s3 := testkit.Bucket(t)
@@ -180,6 +184,36 @@ func (s *stack) start(name string, env ...string) *exec.Cmd {
 		s.logs[name] = f.Name()
 	}
 	return cmd
+}
+
+// recordCPU appends a line "<processor seconds> <wall seconds> e2e/<test>"
+// to $HOOKLINE_TEST_CPU when t ends, as scripts/test-exec.sh does for a
+// package: what this process and every process it waited for (the
+// services, stopped by cleanups that run before this one) used while t
+// ran. The tests of one e2e binary run one after another, so the
+// difference is t's alone.
+func recordCPU(t *testing.T) {
+	file := os.Getenv("HOOKLINE_TEST_CPU")
+	if file == "" {
+		return
+	}
+	used := func() time.Duration {
+		var self, children syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+		return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
+	}
+	cpu0, t0 := used(), time.Now()
+	t.Cleanup(func() {
+		line := fmt.Sprintf("%.1f %.0f e2e/%s\n", (used() - cpu0).Seconds(), time.Since(t0).Seconds(), strings.ReplaceAll(t.Name(), " ", "_"))
+		f, err := os.OpenFile(file, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600) //nolint:gosec // G304: make test's own file
+		if err != nil {
+			t.Log(err)
+			return
+		}
+		_, _ = f.WriteString(line)
+		_ = f.Close()
+	})
 }
 
 func (s *stack) do(method, path, bearer string, body any) (int, map[string]any) {

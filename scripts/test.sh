@@ -30,7 +30,8 @@
 # schema, NATS namespace, bucket and loopback ports (pkg/testkit).
 #
 # Lanes write to .hookline/lane-<name>.log. The run ends with a summary
-# (lane, exit status, seconds, processor seconds), the failing lanes' go
+# (lane, exit status, seconds, processor seconds), the costliest test
+# binaries and e2e tests (scripts/test-exec.sh), the failing lanes' go
 # test failures or log tails, every go test output in .hookline/test.log,
 # the run's seconds and processor seconds, "packages: N passed, N
 # failed", and exits non-zero when any lane failed.
@@ -47,10 +48,15 @@ eval "$(scripts/deps.sh start)"
 export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
 # A test whose server is missing fails here instead of skipping.
 export HOOKLINE_TEST_REQUIRE=1
+# Every test binary runs through scripts/test-exec.sh, which appends its
+# processor and wall seconds to .hookline/test-cpu.txt (e2e adds a line
+# per test); the summary names the costliest.
+export HOOKLINE_ROOT=$PWD HOOKLINE_TEST_CPU=$PWD/.hookline/test-cpu.txt
+EXEC=(-exec "$PWD/scripts/test-exec.sh")
 E2E_SHARDS=${E2E_SHARDS:-3}
 TEST_P=${TEST_P:-2}
 mkdir -p .hookline
-rm -f .hookline/lane-*.log .hookline/lane-*.status .hookline/lane-*.time .hookline/lane-*.cpu
+rm -f .hookline/lane-*.log .hookline/lane-*.status .hookline/lane-*.time .hookline/lane-*.cpu "$HOOKLINE_TEST_CPU"
 
 # Every module of go.work. The loop below stops the run when a module of
 # go.work is missing here (bench is vetted and linted; its benchmarks are
@@ -132,9 +138,9 @@ split_packages() {
 
 modules() {
   local rc=0
-  go test -count=1 -p "$TEST_P" -timeout 30m $(cat .hookline/packages-norace.txt) || rc=1
-  go test -count=1 -p "$TEST_P" -timeout 30m -run "$SLOW_MEDIA_TESTS" "${SLOW_MEDIA_PACKAGES[@]}" || rc=1
-  go test -race -count=1 -p "$TEST_P" -timeout 30m -skip "$SLOW_MEDIA_TESTS" $(cat .hookline/packages-race.txt) || rc=1
+  go test "${EXEC[@]}" -count=1 -p "$TEST_P" -timeout 30m $(cat .hookline/packages-norace.txt) || rc=1
+  go test "${EXEC[@]}" -count=1 -p "$TEST_P" -timeout 30m -run "$SLOW_MEDIA_TESTS" "${SLOW_MEDIA_PACKAGES[@]}" || rc=1
+  go test "${EXEC[@]}" -race -count=1 -p "$TEST_P" -timeout 30m -skip "$SLOW_MEDIA_TESTS" $(cat .hookline/packages-race.txt) || rc=1
   return $rc
 }
 
@@ -152,7 +158,7 @@ e2e_shard() {
   local names
   names=$(e2e_names | awk -v n="$E2E_SHARDS" -v i="$1" '{ r = (NR - 1) % (2 * n); s = r < n ? r : 2 * n - 1 - r } s == i' | paste -sd '|')
   [ -n "$names" ] || return 0
-  go test -race -count=1 -timeout 40m -run "^($names)\$" ./e2e
+  go test "${EXEC[@]}" -race -count=1 -timeout 40m -run "^($names)\$" ./e2e
 }
 
 # cpu_seconds prints the processor seconds (user + system) of everything
@@ -230,6 +236,8 @@ for name in "${lanes[@]}"; do
   printf '%-8s %6s %6s %7s  %s\n' "$name" "$(cat ".hookline/lane-$name.status" 2>/dev/null || echo '?')" \
     "$(cat ".hookline/lane-$name.time" 2>/dev/null || echo '?')" "$(cat ".hookline/lane-$name.cpu" 2>/dev/null || echo '?')" ".hookline/lane-$name.log"
 done
+echo "== costliest test binaries and e2e tests (cpu-s, s; all in .hookline/test-cpu.txt)"
+sort -rn "$HOOKLINE_TEST_CPU" 2>/dev/null | head -n 15 || true
 pass=$(grep -c '^ok ' .hookline/test.log || true)
 fail=$(grep -c "^FAIL	" .hookline/test.log || true)
 cpu_seconds >.hookline/test.cpu

@@ -87,7 +87,9 @@ func StartProcessOn(t testing.TB, name, bin string, ports map[string]*Port, env 
 	}
 	t.Cleanup(func() {
 		_ = cmd.Process.Signal(os.Interrupt)
-		_, _ = cmd.Process.Wait()
+		if st, err := cmd.Process.Wait(); err == nil {
+			t.Logf("process %s used %.2f CPU-s", name, (st.UserTime() + st.SystemTime()).Seconds())
+		}
 		_ = logf.Close()
 		if t.Failed() {
 			b, _ := os.ReadFile(logf.Name()) //nolint:gosec // G304: the log file created above

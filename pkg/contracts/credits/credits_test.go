@@ -291,14 +291,19 @@ func TestBillingDown(t *testing.T) {
 func TestBillingSlow(t *testing.T) {
 	e := setup(t, 300*time.Millisecond)
 	applied := make(chan string, 1)
+	gaveUp := make(chan struct{})
 	e.billing(t, func(ctx context.Context, req events.ReserveRequest) []byte {
 		// The caller's deadline travels with the request; billing applies
 		// the reservation only after it passed, so the answer is lost.
+		// (It answers once the client has given up: answering at its own
+		// deadline could still beat the client's on a loaded machine.)
 		<-ctx.Done()
+		<-gaveUp
 		applied <- req.ReservationID
 		return reply(events.ReserveOK, "")
 	})
 	_, err := e.client.Reserve(e.ctx, e.request("idem:slow", 2))
+	close(gaveUp)
 	wantCode(t, err, apierr.Unavailable)
 	id := ReservationID(e.org, "thumbnails.variations", "idem:slow", 0, 0)
 	if got := <-applied; got != id {

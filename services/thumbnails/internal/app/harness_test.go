@@ -117,9 +117,13 @@ func (h *harness) openAccount(tier string) string {
 	h.T.Helper()
 	org := uuid.NewString()
 	h.Emit(events.GatewayOrganizationCreated, "gateway", org, events.OrganizationCreated{OrganizationID: org, Name: "org " + org[:8], Tier: tier})
+	// Billing answers an account it has not opened yet with 200 and no
+	// credits, so the wait is for the tier's opening grant (an account of
+	// tier broke opens with none: there is nothing to wait for).
+	want := map[string]int64{"pro": proCredits, "starter": starterCredits}[tier]
 	testkit.Eventually(h.T, 20*time.Second, "account opened", func() bool {
-		st, _ := h.balanceOf(org)
-		return st == 200
+		st, b := h.balanceOf(org)
+		return st == 200 && b == want
 	})
 	return org
 }
