@@ -13,8 +13,9 @@ cd "$(dirname "$0")/.."
 started=$(date +%s)
 eval "$(scripts/deps.sh start)"
 scripts/deps.sh client-tools
-# -trimpath: the build cache is shared with every clone (scripts/test.sh).
-export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
+# -trimpath: the build cache is shared with every clone; -ldflags=-w: links
+# without DWARF (both: scripts/test.sh).
+export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath -ldflags=-w"
 
 command -v npm >/dev/null || { [ "$(id -u)" = 0 ] && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm >/dev/null; }
 cache=${HOOKLINE_CACHE:-$HOME/.cache/hookline}

@@ -13,8 +13,9 @@
 # keeps the lane fast (make test runs everything with -race).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# -trimpath: the build cache is shared with every clone (scripts/test.sh).
-export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath"
+# -trimpath: the build cache is shared with every clone; -ldflags=-w: links
+# without DWARF (both: scripts/test.sh).
+export GOFLAGS="${GOFLAGS:--buildvcs=false} -trimpath -ldflags=-w"
 scripts/deps.sh unit-tools >&2
 eval "$(scripts/deps.sh env)"
 unset HOOKLINE_TEST_DATABASE_URL HOOKLINE_TEST_NATS_URL HOOKLINE_TEST_S3_ENDPOINT \
