@@ -73,12 +73,13 @@ PATTERNS=("${MODULES[@]/#/./}"); PATTERNS=("${PATTERNS[@]/%//...}")
 for m in $(sed -n 's|^[[:space:]]*\./||p' go.work); do
   [ "$m" = bench ] || [[ " ${MODULES[*]} " == *" $m "* ]] || { echo "scripts/test.sh: go.work module $m is not tested"; exit 1; }
 done
-# The e2e tests that take longest (bench/RESULTS.md, e2e per test), dealt
-# first so the shards end together; the others follow by name. A name
-# here that no longer exists is ignored.
-E2E_LONG=(TestKilledThumbnailsSettlesEveryPaidSagaAtRestart TestClipRendersThroughTheGateway
-  TestHostileCaptionFilesRenderInsideTheFrame TestCLIThroughTheGateway TestReadYourWrites
-  TestAssetsThroughTheGateway TestEditsThroughTheGateway TestClipsThroughTheGateway)
+# The e2e tests that take longest (their wall seconds in a run's
+# .hookline/test-cpu.txt), dealt first so the shards end together; the
+# others follow by name. A name here that no longer exists is ignored.
+E2E_LONG=(TestHostileCaptionFilesRenderInsideTheFrame TestKilledThumbnailsSettlesEveryPaidSagaAtRestart
+  TestReadYourWrites TestCLIThroughTheGateway TestRenderExportsAndCensorThroughTheGateway
+  TestMCPThroughTheGateway TestClipRendersThroughTheGateway TestClipsThroughTheGateway
+  TestCaptionsInSpanishThroughTheGateway TestClipPromptThroughTheGateway TestEditsThroughTheGateway)
 
 # Each step of a lane ends it on failure (|| return 1: errexit does not
 # hold inside a lane, which runs where its status is tested).
