@@ -269,7 +269,7 @@ func TestLowConfidenceRecognitionIsSaidAndNotBuiltOn(t *testing.T) {
 	h := newHarness(t, "HOOKLINE_TRANSCRIBE_PROVIDER", "pocketsphinx")
 	h.worker()
 	dir := t.TempDir()
-	wav, spans := mediatest.Speech(t, dir, strings.Join(append(script, script...), " "), "en-us", 190)
+	wav, spans := mediatest.Speech(t, dir, strings.Join(script, " "), "en-us", 190)
 	file := mediatest.Video(t, dir, mediatest.VideoSpec{Width: 320, Height: 180, Audio: wav,
 		Scenes: []mediatest.Scene{{Colour: "teal", Seconds: spans[len(spans)-1].End + 1}}})
 	url := h.media.put(t, file, "mumbled.mp4")

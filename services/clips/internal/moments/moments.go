@@ -393,7 +393,7 @@ func timeline(segs []videosite.Segment) (string, func(int) float64, []span) {
 			if wt == "" {
 				continue
 			}
-			if k := strings.Index(t[from:], wt); k >= 0 {
+			if k := indexFold(t[from:], wt); k >= 0 {
 				at := off + from + k
 				marks = append(marks, mark{at, w.Start}, mark{at + len(wt), w.End})
 				if w.Confidence < MinConfidence {
@@ -418,6 +418,25 @@ func timeline(segs []videosite.Segment) (string, func(int) float64, []span) {
 		a, z := marks[k-1], marks[k]
 		return a.t + (z.t-a.t)*float64(o-a.off)/float64(z.off-a.off)
 	}, doubts
+}
+
+// indexFold is the byte offset of the first occurrence of word in s as a
+// whole word, ignoring case, or -1: a recogniser's words are lower case
+// while its segment text starts sentences with a capital, and the word "i"
+// is not the i of "furious".
+func indexFold(s, word string) int {
+	inWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	for i := 0; i+len(word) <= len(s); i++ {
+		if !strings.EqualFold(s[i:i+len(word)], word) {
+			continue
+		}
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(word):])
+		if (i == 0 || !inWord(before)) && (i+len(word) == len(s) || !inWord(after)) {
+			return i
+		}
+	}
+	return -1
 }
 
 // reliable is the transcript between byte offsets from and to without

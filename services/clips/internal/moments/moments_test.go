@@ -212,6 +212,35 @@ func TestDoubtfulWordsAreNotBuiltOn(t *testing.T) {
 	}
 }
 
+// A recogniser's words are lower case and bare while its segment text is
+// written out (pocketsphinx's sentences are capitalised, Moonshine's
+// punctuated): a doubtful word that starts a sentence is doubtful still.
+func TestDoubtfulWordsAreNotBuiltOnWhateverTheirCase(t *testing.T) {
+	segs := heard(transcript(40, 12), 0.95, map[string]bool{"did": true, "this": true, "i": true, "here": true, "always": true})
+	for _, s := range segs {
+		for k := range s.Words {
+			s.Words[k].Text = strings.ToLower(strings.Trim(s.Words[k].Text, ".,!?"))
+		}
+	}
+	res := Rank(Input{Segments: segs, VideoTitle: "Solar roof lessons"})
+	if len(res.Clips) == 0 {
+		t.Fatal("no clips")
+	}
+	for _, c := range res.Clips {
+		for _, s := range append([]string{c.Title, c.Hook}, c.Keywords...) {
+			for _, w := range strings.Fields(strings.ToLower(s)) {
+				if w = strings.Trim(w, ".,!?…"); w == "always" || w == "here" || w == "did" {
+					t.Errorf("clip %q (hook %q, keywords %v) uses the doubtful %q", c.Title, c.Hook, c.Keywords, w)
+				}
+			}
+			// The doubtful "i" is the word, not a letter of another.
+			if strings.Contains(s, "furous") {
+				t.Errorf("clip %q (keywords %v): the i of furious was taken for the word", c.Title, c.Keywords)
+			}
+		}
+	}
+}
+
 func TestLowQualityTranscriptTitlesFromWhatIsKnown(t *testing.T) {
 	segs := heard(transcript(40, 12), 0.3, nil)
 	res := Rank(Input{Segments: segs, VideoTitle: "Solar roof lessons"})
@@ -265,6 +294,25 @@ func TestTitleFromAConfidentPhrase(t *testing.T) {
 			"You may end the test by hanging up", "by pressing the pound key"}
 		if !slices.ContainsFunc(runs, func(r string) bool { return strings.HasPrefix(r, strings.TrimSuffix(c.Title, "…")) }) {
 			t.Errorf("title %q is not a confident phrase of the talk", c.Title)
+		}
+	}
+}
+
+func TestIndexFoldFindsWholeWords(t *testing.T) {
+	for _, c := range []struct {
+		s, word string
+		want    int
+	}{
+		{"I was furious", "i", 0},
+		{"was furious, i said", "i", 13},
+		{"Furious", "furious", 0},
+		{"the theme", "theme", 4},
+		{"there", "the", -1},
+		{"Café au lait", "café", 0},
+		{"", "a", -1},
+	} {
+		if got := indexFold(c.s, c.word); got != c.want {
+			t.Errorf("indexFold(%q, %q) = %d, want %d", c.s, c.word, got, c.want)
 		}
 	}
 }

@@ -20,12 +20,15 @@ import (
 // English acoustic model, so each word gets the frames it was spoken in.
 // Words the pronouncing dictionary lacks (names, numbers in digits) are
 // left out of the grammar and placed in the gap between their neighbours.
+// The dictionary is read once; each alignment hands pocketsphinx only the
+// entries of its own words (loading all 135,000 took 40 % of the
+// processor time of aligning a 10 s segment).
 type SphinxAligner struct {
 	Bin  string // "" is pocketsphinx_continuous on PATH
 	Dict string // "" is the en-us model's cmudict-en-us.dict
 
 	once  sync.Once
-	known map[string]bool
+	prons map[string]string // word → its dictionary lines, variants included
 	err   error
 }
 
@@ -37,7 +40,7 @@ const defaultDict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 // words: the caller times them another way.
 var errNoAlignment = errors.New("transcribe: no alignment of the words with the audio")
 
-func (a *SphinxAligner) dictionary() (map[string]bool, error) {
+func (a *SphinxAligner) dictionary() (map[string]string, error) {
 	a.once.Do(func() {
 		path := a.Dict
 		if path == "" {
@@ -49,28 +52,29 @@ func (a *SphinxAligner) dictionary() (map[string]bool, error) {
 			return
 		}
 		defer func() { _ = f.Close() }()
-		a.known = map[string]bool{}
+		a.prons = map[string]string{}
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			w, _, _ := strings.Cut(sc.Text(), " ")
+			line := sc.Text()
+			w, _, _ := strings.Cut(line, " ")
 			if i := strings.IndexByte(w, '('); i > 0 {
 				w = w[:i]
 			}
-			a.known[w] = true
+			a.prons[w] += line + "\n"
 		}
 		a.err = sc.Err()
 	})
-	return a.known, a.err
+	return a.prons, a.err
 }
 
 // dictWords are the dictionary's spellings of a written word: lower case,
 // outer punctuation gone, a hyphenated word as its parts; nil when a part
 // is not in the dictionary.
-func dictWords(known map[string]bool, word string) []string {
+func dictWords(prons map[string]string, word string) []string {
 	w := strings.ToLower(strings.TrimFunc(word, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
 	var out []string
 	for p := range strings.SplitSeq(w, "-") {
-		if p == "" || !known[p] || strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+		if p == "" || prons[p] == "" || strings.ContainsFunc(p, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
 			return nil
 		}
 		out = append(out, p)
@@ -80,16 +84,22 @@ func dictWords(known map[string]bool, word string) []string {
 
 // Align implements Aligner.
 func (a *SphinxAligner) Align(ctx context.Context, pcm []byte, words []string) ([]Timing, error) {
-	known, err := a.dictionary()
+	prons, err := a.dictionary()
 	if err != nil {
 		return nil, err
 	}
 	var grammar []string
 	owner := []int{} // owner[k] is the word grammar[k] spells
+	var dict strings.Builder
+	inDict := map[string]bool{}
 	for i, w := range words {
-		for _, p := range dictWords(known, w) {
+		for _, p := range dictWords(prons, w) {
 			grammar = append(grammar, p)
 			owner = append(owner, i)
+			if !inDict[p] {
+				inDict[p] = true
+				dict.WriteString(prons[p])
+			}
 		}
 	}
 	if len(grammar) == 0 {
@@ -100,21 +110,21 @@ func (a *SphinxAligner) Align(ctx context.Context, pcm []byte, words []string) (
 		return nil, fmt.Errorf("transcribe: %w", err)
 	}
 	defer func() { _ = os.RemoveAll(dir) }()
-	wav, gram := filepath.Join(dir, "a.wav"), filepath.Join(dir, "a.gram")
+	wav, gram, dictFile := filepath.Join(dir, "a.wav"), filepath.Join(dir, "a.gram"), filepath.Join(dir, "a.dict")
 	if err := writeWAV(wav, moonshineRate, pcm); err != nil {
 		return nil, err
 	}
 	if err := os.WriteFile(gram, []byte("#JSGF V1.0;\ngrammar align;\npublic <s> = "+strings.Join(grammar, " ")+" ;\n"), 0o600); err != nil {
 		return nil, fmt.Errorf("transcribe: writing the grammar: %w", err)
 	}
+	if err := os.WriteFile(dictFile, []byte(dict.String()), 0o600); err != nil {
+		return nil, fmt.Errorf("transcribe: writing the dictionary: %w", err)
+	}
 	args := []string{"-infile", wav, "-jsgf", gram, "-time", "yes", "-logfn", os.DevNull,
 		// One utterance for the whole segment: the grammar spans it, so
 		// pocketsphinx's voice-activity split must not end it at a pause
 		// (frames of 10 ms; segments are at most maxSegment long).
-		"-vad_postspeech", strconv.Itoa(int(maxSegment*100) + 100)}
-	if a.Dict != "" {
-		args = append(args, "-dict", a.Dict)
-	}
+		"-vad_postspeech", strconv.Itoa(int(maxSegment*100) + 100), "-dict", dictFile}
 	out, err := runSphinx(ctx, a.Bin, args...)
 	if err != nil {
 		return nil, err
