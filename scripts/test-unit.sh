@@ -6,8 +6,9 @@
 # installed when missing (scripts/deps.sh unit-tools), since those tests
 # run the real engines. make test runs everything.
 #
-# -short: the few tests that take minutes of media work on two cores
-# (a test says so with testing.Short) are left to make test.
+# Every such test runs, the long media ones too (evaluation photos, every
+# seeded template and caption style, recorded speech: they skip under
+# go test -short, for a quicker look at a package).
 # -race: the packages whose own code runs goroutines against each other
 # (RACE below) are tested with the race detector; the rest without, which
 # keeps the lane fast (make test runs everything with -race).
@@ -45,9 +46,9 @@ done
 
 set +e
 {
-  go test -short -count=1 -timeout 25m "${LONG[@]}" "${PATTERNS[@]}"
+  go test -count=1 -timeout 25m "${LONG[@]}" "${PATTERNS[@]}"
   a=$?
-  go test -short -race -count=1 -timeout 25m "${RACE[@]}"
+  go test -race -count=1 -timeout 25m "${RACE[@]}"
   b=$?
   exit $((a | b))
 } 2>&1 | tee .hookline/test-unit.log
