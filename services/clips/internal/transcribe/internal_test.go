@@ -103,3 +103,23 @@ func TestSplit(t *testing.T) {
 		t.Error("a WAV without data split")
 	}
 }
+
+// The dictionary keeps each word's lines, a variant listed apart from its
+// word included, and a last line without its newline.
+func TestDictionaryEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tiny.dict")
+	if err := os.WriteFile(path, []byte("a AH\na's EY Z\na(2) EY\nab AE B\nab(2) EY B"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prons, err := (&SphinxAligner{Dict: path}).dictionary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"a": "a AH\na(2) EY\n", "a's": "a's EY Z\n", "ab": "ab AE B\nab(2) EY B\n"}
+	if !reflect.DeepEqual(prons, want) {
+		t.Fatalf("entries %q, want %q", prons, want)
+	}
+	if got := dictWords(prons, "A's,"); !reflect.DeepEqual(got, []string{"a's"}) {
+		t.Fatalf("dictWords: %q", got)
+	}
+}
