@@ -427,12 +427,15 @@ func timeline(segs []videosite.Segment) (string, func(int) float64, []span) {
 func indexFold(s, word string) int {
 	inWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 	for i := 0; i+len(word) <= len(s); i++ {
+		// Only where a word starts is compared: a miss costs one rune
+		// mid-word, not a comparison of the whole word.
+		if before, _ := utf8.DecodeLastRuneInString(s[:i]); i > 0 && inWord(before) {
+			continue
+		}
 		if !strings.EqualFold(s[i:i+len(word)], word) {
 			continue
 		}
-		before, _ := utf8.DecodeLastRuneInString(s[:i])
-		after, _ := utf8.DecodeRuneInString(s[i+len(word):])
-		if (i == 0 || !inWord(before)) && (i+len(word) == len(s) || !inWord(after)) {
+		if after, _ := utf8.DecodeRuneInString(s[i+len(word):]); i+len(word) == len(s) || !inWord(after) {
 			return i
 		}
 	}

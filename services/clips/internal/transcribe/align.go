@@ -20,7 +20,7 @@ import (
 // Words the pronouncing dictionary lacks (names, numbers in digits) are
 // left out of the grammar and placed in the gap between their neighbours.
 // The dictionary is read once; each alignment hands pocketsphinx only the
-// entries of its own words (loading all 135,000 took 40 % of the
+// entries of its own words (loading all 135,000 entries took 40 % of the
 // processor time of aligning a 10 s segment).
 type SphinxAligner struct {
 	Bin  string // "" is pocketsphinx_continuous on PATH
